@@ -1,0 +1,290 @@
+//! The command line: flags (clap), validation, and the `Config` they make.
+//! Every usage error exits 3 before anything touches the network.
+
+mod duration;
+mod target;
+
+use std::time::Duration;
+
+use clap::{ArgAction, Parser};
+
+use crate::probe::{Config, HttpVersion, IpVersion, ModeSel, Order};
+
+pub use duration::parse_duration;
+pub use target::{parse_header, parse_target};
+
+/// The smallest interval a run may use: a safety valve for the target.
+pub const INTERVAL_FLOOR: Duration = Duration::from_millis(200);
+
+const SAFETY: &str = "Only measure hosts you own or are permitted to test: repeated connections can \
+look like an attack to a WAF or IPS. The defaults (10 rounds, 1s apart) are deliberately gentle.";
+
+const EXAMPLES: &str = "Examples:
+  tlsping example.com                      10 rounds, cold and warm interleaved
+  tlsping -n 20 -i 500ms --json https://example.com/health | jq .summary";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "tlsping",
+    about = "What a new HTTPS connection costs (DNS, TCP, TLS, server) next to a reused one, round by round.",
+    long_about = None,
+    disable_version_flag = true,
+    after_help = format!("{SAFETY}\n\n{EXAMPLES}"),
+)]
+pub struct Args {
+    /// Host, host:port or URL (https:// is assumed, / is the default path)
+    #[arg(value_name = "HOST|URL")]
+    pub target: Option<String>,
+
+    /// Number of rounds; 0 runs until Ctrl+C
+    #[arg(short = 'n', long = "count", visible_short_alias = 'c', value_name = "N", default_value_t = 10,
+          help_heading = "Measurement")]
+    pub count: u32,
+
+    /// Gap between round starts (floor 200ms)
+    #[arg(short = 'i', long, value_name = "D", default_value = "1s", value_parser = parse_duration,
+          help_heading = "Measurement")]
+    pub interval: Duration,
+
+    /// Deadline for one probe, from DNS to the end of the body
+    #[arg(short = 'w', long, value_name = "D", default_value = "5s", value_parser = parse_duration,
+          help_heading = "Measurement")]
+    pub timeout: Duration,
+
+    /// Which probes run: both, cold or warm
+    #[arg(short = 'm', long, value_name = "M", default_value = "both", value_parser = ["both", "cold", "warm"],
+          help_heading = "Measurement")]
+    pub mode: String,
+
+    /// Probe order in a round: alternate, cold-first or warm-first
+    #[arg(long, value_name = "O", default_value = "alternate",
+          value_parser = ["alternate", "cold-first", "warm-first"], help_heading = "Measurement")]
+    pub order: String,
+
+    /// Leading rounds left out of the statistics
+    #[arg(long, value_name = "N", default_value_t = 1, help_heading = "Measurement")]
+    pub warmup: u32,
+
+    /// Request method (default: HEAD, falling back to GET with Range: bytes=0-0 on 405/501)
+    #[arg(short = 'X', long = "method", value_name = "M", help_heading = "Request")]
+    pub method: Option<String>,
+
+    /// HTTP version: 1.1 or 2 (default: h2 when offered, else 1.1)
+    #[arg(long = "http-version", value_name = "V", help_heading = "Request")]
+    pub http_version: Option<String>,
+
+    /// Append ?_=<seq> to every request
+    #[arg(long = "cache-bust", help_heading = "Request")]
+    pub cache_bust: bool,
+
+    /// Resolve per round instead of pinning the preflight's address
+    #[arg(long = "no-pin-ip", help_heading = "Request")]
+    pub no_pin_ip: bool,
+
+    /// Use IPv4 only
+    #[arg(short = '4', conflicts_with = "ipv6", help_heading = "Request")]
+    pub ipv4: bool,
+
+    /// Use IPv6 only
+    #[arg(short = '6', help_heading = "Request")]
+    pub ipv6: bool,
+
+    /// Skip certificate verification
+    #[arg(short = 'k', long, help_heading = "Request")]
+    pub insecure: bool,
+
+    /// Extra request header, repeatable
+    #[arg(short = 'H', long = "header", value_name = "'N: v'", action = ArgAction::Append, help_heading = "Request")]
+    pub headers: Vec<String>,
+
+    /// Trust the CA certificates in this PEM file instead of the system's
+    #[arg(long, value_name = "FILE", help_heading = "Request")]
+    pub cacert: Option<std::path::PathBuf>,
+
+    /// TLS session resumption across cold probes: on (default) or off (every cold handshake is full)
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = ["on", "off"], help_heading = "Request")]
+    pub resume: String,
+
+    /// One JSON document on stdout when the run ends
+    #[arg(long, conflicts_with = "csv", help_heading = "Output")]
+    pub json: bool,
+
+    /// One CSV row per sample, streamed
+    #[arg(long, help_heading = "Output")]
+    pub csv: bool,
+
+    /// Never colour the output (NO_COLOR is honoured too)
+    #[arg(long = "no-color", help_heading = "Output")]
+    pub no_color: bool,
+
+    /// Only totals and status codes in the table
+    #[arg(short = 'q', long, conflicts_with = "verbose", help_heading = "Output")]
+    pub quiet: bool,
+
+    /// Residual, TLS details, paired gain and counters
+    #[arg(short = 'v', long, help_heading = "Output")]
+    pub verbose: bool,
+
+    /// Print the version and the libraries compiled in
+    #[arg(long, help_heading = "Output")]
+    pub version: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    Table,
+    Json,
+    Csv,
+}
+
+/// A validated invocation.
+#[derive(Debug)]
+pub struct Options {
+    pub config: Config,
+    pub output: Output,
+    pub no_color: bool,
+    pub quiet: bool,
+    pub verbose: bool,
+    /// Things the user should know before the run starts.
+    pub warnings: Vec<String>,
+}
+
+/// What the command line asks for.
+#[derive(Debug)]
+pub enum Invocation {
+    Run(Box<Options>),
+    Version,
+}
+
+/// A usage error: one line for stderr; the caller exits 3.
+#[derive(Debug, PartialEq)]
+pub struct UsageError(pub String);
+
+fn proxy_in_env() -> Option<String> {
+    ["https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"]
+        .iter()
+        .find(|k| std::env::var(k).is_ok_and(|v| !v.is_empty()))
+        .map(|k| k.to_string())
+}
+
+pub fn validate(args: Args) -> Result<Invocation, UsageError> {
+    if args.version {
+        return Ok(Invocation::Version);
+    }
+    let raw_target = args.target.ok_or_else(|| UsageError("a target is required: tlsping [flags] <host|url>".into()))?;
+    let target = parse_target(&raw_target).map_err(UsageError)?;
+    let mut warnings = Vec::new();
+    let mut config = Config::new(target);
+    config.count = args.count;
+    config.interval = args.interval;
+    if config.interval < INTERVAL_FLOOR {
+        warnings.push(format!(
+            "interval {} is below the 200ms floor; using 200ms",
+            crate::probe::format_duration(args.interval)
+        ));
+        config.interval = INTERVAL_FLOOR;
+    }
+    if args.timeout.is_zero() {
+        return Err(UsageError("the timeout must be above zero".into()));
+    }
+    config.timeout = args.timeout;
+    config.mode = match args.mode.as_str() {
+        "cold" => ModeSel::Cold,
+        "warm" => ModeSel::Warm,
+        _ => ModeSel::Both,
+    };
+    config.order = match args.order.as_str() {
+        "cold-first" => Order::ColdFirst,
+        "warm-first" => Order::WarmFirst,
+        _ => Order::Alternate,
+    };
+    config.warmup = args.warmup;
+    if config.count != 0 && config.warmup >= config.count {
+        warnings.push(format!(
+            "--warmup {} covers all {} rounds: the statistics will be empty",
+            config.warmup, config.count
+        ));
+    }
+    if let Some(m) = args.method {
+        let is_token = !m.is_empty() && m.chars().all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c));
+        if !is_token {
+            return Err(UsageError(format!("'{m}' is not a valid HTTP method")));
+        }
+        config.method = Some(m.to_ascii_uppercase());
+    }
+    config.http_version = match args.http_version.as_deref() {
+        None | Some("auto") => HttpVersion::Auto,
+        Some("1.1") | Some("1") => HttpVersion::V1_1,
+        Some("2") | Some("2.0") => HttpVersion::V2,
+        Some("3") | Some("3.0") => {
+            return Err(UsageError("--http-version 3 (HTTP/3) is not supported; use 1.1 or 2".into()))
+        }
+        Some(other) => return Err(UsageError(format!("--http-version '{other}' is not one of 1.1, 2"))),
+    };
+    config.cache_bust = args.cache_bust;
+    config.pin_ip = !args.no_pin_ip;
+    config.ip_version = match (args.ipv4, args.ipv6) {
+        (true, _) => IpVersion::V4,
+        (_, true) => IpVersion::V6,
+        _ => IpVersion::Any,
+    };
+    config.insecure = args.insecure;
+    config.headers = args.headers.iter().map(|h| parse_header(h)).collect::<Result<_, _>>().map_err(UsageError)?;
+    config.resume = args.resume == "on";
+    config.ca_file = args.cacert;
+    if args.no_pin_ip && config.mode == ModeSel::Both {
+        warnings.push(
+            "--no-pin-ip with both modes: cold resolves every round while warm keeps its first \
+             connection, so the two may measure different servers"
+                .into(),
+        );
+    }
+    if config.pin_ip {
+        if let Some(var) = proxy_in_env() {
+            warnings.push(format!(
+                "{var} is set but the pinned address is dialed directly, bypassing the proxy; \
+                 use --no-pin-ip to measure through it"
+            ));
+        }
+    }
+    let output = if args.json {
+        Output::Json
+    } else if args.csv {
+        Output::Csv
+    } else {
+        Output::Table
+    };
+    Ok(Invocation::Run(Box::new(Options {
+        config,
+        output,
+        no_color: args.no_color,
+        quiet: args.quiet,
+        verbose: args.verbose,
+        warnings,
+    })))
+}
+
+/// Parses the process arguments. `Err` carries the exit code and the text to print.
+pub fn parse_from<I, T>(argv: I) -> Result<Invocation, (i32, String)>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    match Args::try_parse_from(argv) {
+        Ok(args) => validate(args).map_err(|UsageError(msg)| (3, usage_line(&msg))),
+        Err(e) => match e.kind() {
+            clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                Err((0, e.render().to_string()))
+            }
+            _ => {
+                let text = e.render().to_string();
+                let first = text.lines().next().unwrap_or("invalid usage").trim_start_matches("error: ");
+                Err((3, usage_line(first)))
+            }
+        },
+    }
+}
+
+fn usage_line(msg: &str) -> String {
+    format!("tlsping: {msg}\nTry 'tlsping --help' for more information.\n")
+}

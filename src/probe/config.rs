@@ -1,0 +1,195 @@
+//! What a run is asked to do, already validated by the command line.
+
+use std::time::Duration;
+
+/// Which probes run each round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModeSel {
+    Both,
+    Cold,
+    Warm,
+}
+
+impl ModeSel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ModeSel::Both => "both",
+            ModeSel::Cold => "cold",
+            ModeSel::Warm => "warm",
+        }
+    }
+}
+
+/// The order of the two probes inside a round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Odd rounds cold first, even rounds warm first.
+    Alternate,
+    ColdFirst,
+    WarmFirst,
+}
+
+impl Order {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Order::Alternate => "alternate",
+            Order::ColdFirst => "cold-first",
+            Order::WarmFirst => "warm-first",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HttpVersion {
+    /// h2 when the server offers it over TLS, else HTTP/1.1.
+    Auto,
+    V1_1,
+    V2,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IpVersion {
+    Any,
+    V4,
+    V6,
+}
+
+/// A normalised target: scheme, host, port and the request path with query.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub https: bool,
+    /// Host as it appears in the URL (IPv6 without brackets).
+    pub host: String,
+    pub port: u16,
+    /// Path plus `?query`, always starting with `/`.
+    pub path_and_query: String,
+}
+
+impl Target {
+    /// The host as it must appear inside a URL (IPv6 literals bracketed).
+    pub fn url_host(&self) -> String {
+        if self.host.contains(':') {
+            format!("[{}]", self.host)
+        } else {
+            self.host.clone()
+        }
+    }
+
+    pub fn url(&self) -> String {
+        let scheme = if self.https { "https" } else { "http" };
+        let default_port = if self.https { 443 } else { 80 };
+        if self.port == default_port {
+            format!("{scheme}://{}{}", self.url_host(), self.path_and_query)
+        } else {
+            format!("{scheme}://{}:{}{}", self.url_host(), self.port, self.path_and_query)
+        }
+    }
+
+    /// The URL for one request; `?_=<seq>` (or `&_=<seq>`) when cache busting.
+    pub fn request_url(&self, cache_bust_seq: Option<u64>) -> String {
+        let base = self.url();
+        match cache_bust_seq {
+            None => base,
+            Some(seq) => {
+                let sep = if self.path_and_query.contains('?') { '&' } else { '?' };
+                format!("{base}{sep}_={seq}")
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub target: Target,
+    /// Rounds to run; 0 means until interrupted.
+    pub count: u32,
+    pub interval: Duration,
+    pub timeout: Duration,
+    pub mode: ModeSel,
+    pub order: Order,
+    pub warmup: u32,
+    /// `None` = HEAD with the ranged-GET fallback settled by the preflight.
+    pub method: Option<String>,
+    pub http_version: HttpVersion,
+    pub cache_bust: bool,
+    pub pin_ip: bool,
+    pub ip_version: IpVersion,
+    pub insecure: bool,
+    /// Extra request headers, each already checked to be `Name: value`.
+    pub headers: Vec<String>,
+    /// Share TLS sessions across cold probes (resumption from round 2).
+    pub resume: bool,
+    /// Trust anchors from this PEM file instead of the system's.
+    pub ca_file: Option<std::path::PathBuf>,
+}
+
+impl Config {
+    /// A config with the documented defaults, for `target`.
+    pub fn new(target: Target) -> Config {
+        Config {
+            target,
+            count: 10,
+            interval: Duration::from_secs(1),
+            timeout: Duration::from_secs(5),
+            mode: ModeSel::Both,
+            order: Order::Alternate,
+            warmup: 1,
+            method: None,
+            http_version: HttpVersion::Auto,
+            cache_bust: false,
+            pin_ip: true,
+            ip_version: IpVersion::Any,
+            insecure: false,
+            headers: Vec::new(),
+            resume: true,
+            ca_file: None,
+        }
+    }
+}
+
+/// `1.5s`, `400ms`, `2m`: the shortest exact spelling of a duration.
+pub fn format_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms == 0 {
+        return format!("{}us", d.as_micros());
+    }
+    if ms % 60_000 == 0 {
+        format!("{}m", ms / 60_000)
+    } else if ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else if ms >= 1000 && ms % 100 == 0 {
+        format!("{}.{}s", ms / 1000, (ms % 1000) / 100)
+    } else {
+        format!("{ms}ms")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(path: &str) -> Target {
+        Target { https: true, host: "example.com".into(), port: 443, path_and_query: path.into() }
+    }
+
+    #[test]
+    fn cache_bust_appends_with_the_right_separator() {
+        assert_eq!(target("/").request_url(Some(3)), "https://example.com/?_=3");
+        assert_eq!(target("/a?b=1").request_url(Some(4)), "https://example.com/a?b=1&_=4");
+        assert_eq!(target("/a").request_url(None), "https://example.com/a");
+    }
+
+    #[test]
+    fn url_keeps_non_default_port_and_brackets_ipv6() {
+        let t = Target { https: true, host: "::1".into(), port: 8443, path_and_query: "/".into() };
+        assert_eq!(t.url(), "https://[::1]:8443/");
+    }
+
+    #[test]
+    fn durations_print_in_their_shortest_exact_form() {
+        assert_eq!(format_duration(Duration::from_secs(5)), "5s");
+        assert_eq!(format_duration(Duration::from_millis(400)), "400ms");
+        assert_eq!(format_duration(Duration::from_millis(1500)), "1.5s");
+        assert_eq!(format_duration(Duration::from_secs(120)), "2m");
+    }
+}

@@ -1,0 +1,256 @@
+//! Every call into libcurl and OpenSSL that the `curl` crate does not wrap.
+//! Each `unsafe` block is short and says why it holds; the rest of the crate
+//! only sees the safe functions and types below.
+
+use std::marker::PhantomData;
+use std::os::raw::{c_long, c_void};
+use std::ptr;
+
+use curl::easy::{Easy2, Handler};
+use curl_sys::{CURLcode, CURL, CURLINFO, CURLE_OK};
+use foreign_types::ForeignTypeRef;
+use openssl::ssl::SslRef;
+
+use super::types::{CurlTimers, Proto, TlsFacts};
+
+// Constants from curl.h (8.10+) that curl-sys does not export.
+const CURLINFO_OFF_T: CURLINFO = 0x600000;
+const CURLINFO_PTR: CURLINFO = 0x400000;
+const CURLINFO_TOTAL_TIME_T: CURLINFO = CURLINFO_OFF_T + 50;
+const CURLINFO_NAMELOOKUP_TIME_T: CURLINFO = CURLINFO_OFF_T + 51;
+const CURLINFO_CONNECT_TIME_T: CURLINFO = CURLINFO_OFF_T + 52;
+const CURLINFO_PRETRANSFER_TIME_T: CURLINFO = CURLINFO_OFF_T + 53;
+const CURLINFO_STARTTRANSFER_TIME_T: CURLINFO = CURLINFO_OFF_T + 54;
+const CURLINFO_APPCONNECT_TIME_T: CURLINFO = CURLINFO_OFF_T + 56;
+const CURLINFO_RETRY_AFTER: CURLINFO = CURLINFO_OFF_T + 57;
+const CURLINFO_POSTTRANSFER_TIME_T: CURLINFO = CURLINFO_OFF_T + 67;
+const CURLINFO_TLS_SSL_PTR: CURLINFO = CURLINFO_PTR + 45;
+const CURLINFO_HTTP_VERSION: CURLINFO = curl_sys::CURLINFO_LONG + 46;
+const CURLSSLBACKEND_OPENSSL: i32 = 1;
+
+// curl.h: CURL_HTTP_VERSION_* as reported by CURLINFO_HTTP_VERSION.
+const CURL_HTTP_VERSION_1_0: c_long = 1;
+const CURL_HTTP_VERSION_1_1: c_long = 2;
+const CURL_HTTP_VERSION_2_0: c_long = 3;
+const CURL_HTTP_VERSION_3: c_long = 30;
+
+extern "C" {
+    // libcrypto (OpenSSL >= 1.1.0), linked through openssl-sys; not bound there.
+    fn X509_STORE_up_ref(store: *mut openssl_sys::X509_STORE) -> std::os::raw::c_int;
+}
+
+/// `struct curl_tlssessioninfo` from curl.h.
+#[repr(C)]
+struct TlsSessionInfo {
+    backend: i32,
+    internals: *mut c_void,
+}
+
+fn getinfo_off_t(raw: *mut CURL, info: CURLINFO) -> u64 {
+    let mut value: curl_sys::curl_off_t = 0;
+    // SAFETY: `raw` comes from a live `Easy2` (callers pass `easy.raw()` or the
+    // pointer a handler stored from it while that handle exists); the OFF_T
+    // family writes exactly one curl_off_t through the pointer we pass.
+    let rc: CURLcode = unsafe { curl_sys::curl_easy_getinfo(raw, info, &mut value) };
+    if rc == CURLE_OK && value > 0 {
+        value as u64
+    } else {
+        0
+    }
+}
+
+fn getinfo_long(raw: *mut CURL, info: CURLINFO) -> Option<c_long> {
+    let mut value: c_long = 0;
+    // SAFETY: as in `getinfo_off_t`; the LONG family writes one `long`.
+    let rc: CURLcode = unsafe { curl_sys::curl_easy_getinfo(raw, info, &mut value) };
+    (rc == CURLE_OK).then_some(value)
+}
+
+/// libcurl's own timers for the last transfer of `easy`.
+pub fn timers<H>(easy: &Easy2<H>) -> CurlTimers {
+    let raw = easy.raw();
+    CurlTimers {
+        namelookup_us: getinfo_off_t(raw, CURLINFO_NAMELOOKUP_TIME_T),
+        connect_us: getinfo_off_t(raw, CURLINFO_CONNECT_TIME_T),
+        appconnect_us: getinfo_off_t(raw, CURLINFO_APPCONNECT_TIME_T),
+        pretransfer_us: getinfo_off_t(raw, CURLINFO_PRETRANSFER_TIME_T),
+        posttransfer_us: getinfo_off_t(raw, CURLINFO_POSTTRANSFER_TIME_T),
+        starttransfer_us: getinfo_off_t(raw, CURLINFO_STARTTRANSFER_TIME_T),
+        total_us: getinfo_off_t(raw, CURLINFO_TOTAL_TIME_T),
+        num_connects: easy.num_connects().unwrap_or(0) as u32,
+    }
+}
+
+/// OpenSSL's certificate verification verdict (an `X509_V_ERR_*` value).
+pub fn verify_result<H>(easy: &Easy2<H>) -> i64 {
+    getinfo_long(easy.raw(), curl_sys::CURLINFO_SSL_VERIFYRESULT).unwrap_or(0) as i64
+}
+
+/// Seconds from a `Retry-After` header of the last response, if libcurl parsed one.
+pub fn retry_after<H>(easy: &Easy2<H>) -> Option<u64> {
+    let secs = getinfo_off_t(easy.raw(), CURLINFO_RETRY_AFTER);
+    (secs > 0).then_some(secs)
+}
+
+/// The HTTP version the last response used.
+pub fn http_version<H>(easy: &Easy2<H>) -> Option<Proto> {
+    match getinfo_long(easy.raw(), CURLINFO_HTTP_VERSION)? {
+        CURL_HTTP_VERSION_1_0 => Some(Proto::Http10),
+        CURL_HTTP_VERSION_1_1 => Some(Proto::Http11),
+        CURL_HTTP_VERSION_2_0 => Some(Proto::H2),
+        CURL_HTTP_VERSION_3 => Some(Proto::H3),
+        _ => None,
+    }
+}
+
+/// A raw easy handle that a handler may use from inside libcurl's callbacks.
+/// It is only ever set from the `Easy2` that owns the handler, so it lives
+/// exactly as long as the handler can be called.
+#[derive(Clone, Copy, Debug)]
+pub struct LiveHandle(*mut CURL);
+
+impl LiveHandle {
+    pub fn none() -> LiveHandle {
+        LiveHandle(ptr::null_mut())
+    }
+
+    pub fn of<H>(easy: &Easy2<H>) -> LiveHandle {
+        LiveHandle(easy.raw())
+    }
+
+    /// Reads the TLS facts of the connection the current transfer runs on.
+    /// Call only from a callback of that transfer: the `SSL*` belongs to the
+    /// connection and may be freed as soon as the transfer ends.
+    pub fn tls_facts(self) -> Option<TlsFacts> {
+        if self.0.is_null() {
+            return None;
+        }
+        let mut info: *mut TlsSessionInfo = ptr::null_mut();
+        // SAFETY: `self.0` is the handle whose transfer is running right now
+        // (we are inside its callback); TLS_SSL_PTR writes one pointer to a
+        // libcurl-owned struct that stays valid for the rest of this callback.
+        let rc = unsafe { curl_sys::curl_easy_getinfo(self.0, CURLINFO_TLS_SSL_PTR, &mut info) };
+        if rc != CURLE_OK || info.is_null() {
+            return None;
+        }
+        // SAFETY: non-null pointer to libcurl's curl_tlssessioninfo, valid
+        // during this callback (see above); we copy the two fields out.
+        let (backend, internals) = unsafe { ((*info).backend, (*info).internals) };
+        if backend != CURLSSLBACKEND_OPENSSL || internals.is_null() {
+            return None;
+        }
+        // SAFETY: with the OpenSSL backend, `internals` is the connection's
+        // `SSL*`, alive while the transfer is; the borrow below ends before
+        // this function returns, and we only call read-only accessors.
+        let ssl: &SslRef = unsafe { SslRef::from_ptr(internals as *mut openssl_sys::SSL) };
+        Some(TlsFacts {
+            version: ssl.version_str(),
+            alpn: ssl.selected_alpn_protocol().and_then(Proto::from_alpn),
+            resumed: ssl.session_reused(),
+            chain_len: ssl.peer_cert_chain().map(|c| c.len().min(255) as u8),
+            cipher: ssl.current_cipher().map(|c| c.name()).unwrap_or(""),
+        })
+    }
+}
+
+/// A libcurl share object holding one TLS session cache, so that cold probes
+/// (each on its own fresh easy handle) can resume the previous handshake.
+pub struct SessionShare {
+    raw: *mut curl_sys::CURLSH,
+}
+
+impl SessionShare {
+    pub fn new() -> Option<SessionShare> {
+        // SAFETY: curl_share_init has no preconditions (curl::init ran first:
+        // `Easy2::new` calls it, and callers build an Easy2 before probing).
+        curl::init();
+        let raw = unsafe { curl_sys::curl_share_init() };
+        if raw.is_null() {
+            return None;
+        }
+        // SAFETY: `raw` is a fresh share handle; CURLSHOPT_SHARE takes one
+        // int-sized lock-data value.
+        let rc = unsafe {
+            curl_sys::curl_share_setopt(
+                raw,
+                curl_sys::CURLSHOPT_SHARE,
+                curl_sys::CURL_LOCK_DATA_SSL_SESSION,
+            )
+        };
+        let share = SessionShare { raw };
+        (rc == curl_sys::CURLSHE_OK).then_some(share)
+    }
+}
+
+impl Drop for SessionShare {
+    fn drop(&mut self) {
+        // SAFETY: every easy handle that used this share is a `SharedEasy`
+        // borrowing it, so all of them have been dropped (detached) by now.
+        unsafe {
+            curl_sys::curl_share_cleanup(self.raw);
+        }
+    }
+}
+
+/// An easy handle attached to a `SessionShare`; the borrow keeps the share
+/// alive for as long as the handle exists.
+pub struct SharedEasy<'s, H: Handler> {
+    pub easy: Easy2<H>,
+    _share: PhantomData<&'s SessionShare>,
+}
+
+impl<'s, H: Handler> SharedEasy<'s, H> {
+    pub fn attach(easy: Easy2<H>, share: &'s SessionShare) -> Result<Self, curl::Error> {
+        // SAFETY: both handles are live; the share outlives the easy handle
+        // because `SharedEasy` borrows it for 's, and libcurl detaches the
+        // easy from the share in curl_easy_cleanup (when `easy` drops).
+        let rc = unsafe { curl_sys::curl_easy_setopt(easy.raw(), curl_sys::CURLOPT_SHARE, share.raw) };
+        if rc != CURLE_OK {
+            return Err(curl::Error::new(rc));
+        }
+        Ok(SharedEasy { easy, _share: PhantomData })
+    }
+
+    /// A handle that uses no share (its TLS session cache is its own and empty).
+    pub fn unshared(easy: Easy2<H>) -> SharedEasy<'static, H> {
+        SharedEasy { easy, _share: PhantomData }
+    }
+}
+
+/// Makes libcurl load no CA file or directory of its own for this handle:
+/// the run's shared store is installed from the SSL_CTX callback instead.
+pub fn clear_ca_locations<H>(easy: &mut Easy2<H>) -> Result<(), curl::Error> {
+    for opt in [curl_sys::CURLOPT_CAINFO, curl_sys::CURLOPT_CAPATH] {
+        // SAFETY: the handle is live; a NULL string is documented for both
+        // options as "use no file/directory", and libcurl copies nothing.
+        let rc = unsafe { curl_sys::curl_easy_setopt(easy.raw(), opt, ptr::null::<std::os::raw::c_char>()) };
+        if rc != CURLE_OK {
+            return Err(curl::Error::new(rc));
+        }
+    }
+    Ok(())
+}
+
+/// Installs `store` as the trust store of the SSL_CTX libcurl is setting up.
+/// `ssl_ctx` must be the pointer libcurl passed to the CURLOPT_SSL_CTX_FUNCTION callback.
+pub fn install_trust_store(ssl_ctx: *mut c_void, store: &super::trust::TrustStore) {
+    use foreign_types::ForeignType;
+    let store_ptr = store.store.as_ptr();
+    // SAFETY: libcurl calls the SSL_CTX callback with its live `SSL_CTX*`
+    // before any handshake uses it. The store is alive (borrowed); we take
+    // one more reference for the SSL_CTX, which set_cert_store adopts and
+    // releases when the SSL_CTX is freed, so it never outlives its owner.
+    unsafe {
+        if X509_STORE_up_ref(store_ptr) == 1 {
+            openssl_sys::SSL_CTX_set_cert_store(ssl_ctx as *mut openssl_sys::SSL_CTX, store_ptr);
+        }
+    }
+}
+
+/// Versions actually linked into this binary.
+pub fn library_versions() -> (String, String, Option<String>) {
+    let v = curl::Version::get();
+    let tls = v.ssl_version().unwrap_or("none").to_string();
+    let h2 = v.nghttp2_version().map(|s| s.to_string());
+    (v.version().to_string(), tls, h2)
+}

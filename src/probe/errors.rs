@@ -1,0 +1,158 @@
+//! Turning libcurl's result code, the OS errno and the certificate check's
+//! verdict into one stable `ErrorKind`.
+
+use curl::easy::Easy2;
+
+use super::transfer::Collector;
+use super::types::{ErrorKind, ProbeError};
+
+// errno values (Linux; the same on the BSDs for these).
+const ECONNREFUSED: i32 = libc_errno::ECONNREFUSED;
+const ECONNRESET: i32 = libc_errno::ECONNRESET;
+const ENETUNREACH: i32 = libc_errno::ENETUNREACH;
+const EHOSTUNREACH: i32 = libc_errno::EHOSTUNREACH;
+const EPIPE: i32 = libc_errno::EPIPE;
+
+#[cfg(target_os = "linux")]
+mod libc_errno {
+    pub const EPIPE: i32 = 32;
+    pub const ENETUNREACH: i32 = 101;
+    pub const ECONNRESET: i32 = 104;
+    pub const ECONNREFUSED: i32 = 111;
+    pub const EHOSTUNREACH: i32 = 113;
+}
+
+#[cfg(not(target_os = "linux"))]
+mod libc_errno {
+    pub const EPIPE: i32 = 32;
+    pub const ENETUNREACH: i32 = 51;
+    pub const ECONNRESET: i32 = 54;
+    pub const ECONNREFUSED: i32 = 61;
+    pub const EHOSTUNREACH: i32 = 65;
+}
+
+// X509_V_ERR_* from OpenSSL's x509_vfy.h.
+const X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT: i64 = 2;
+const X509_V_ERR_CERT_NOT_YET_VALID: i64 = 9;
+const X509_V_ERR_CERT_HAS_EXPIRED: i64 = 10;
+const X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT: i64 = 18;
+const X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN: i64 = 19;
+const X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY: i64 = 20;
+const X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE: i64 = 21;
+const X509_V_ERR_HOSTNAME_MISMATCH: i64 = 62;
+
+/// Everything the classification looks at, separated from libcurl so it can be unit-tested.
+#[derive(Clone, Copy, Debug)]
+pub struct Evidence<'a> {
+    pub code: curl_sys::CURLcode,
+    pub os_errno: i32,
+    pub verify_result: i64,
+    pub status: u16,
+    pub text: &'a str,
+}
+
+pub fn classify(err: &curl::Error, easy: &Easy2<Collector>, status: u16) -> ProbeError {
+    let text = match err.extra_description() {
+        Some(extra) => format!("{}: {}", err.description(), extra),
+        None => err.description().to_string(),
+    };
+    let evidence = Evidence {
+        code: err.code(),
+        os_errno: easy.os_errno().unwrap_or(0),
+        verify_result: super::curl_ffi::verify_result(easy),
+        status,
+        text: &text,
+    };
+    ProbeError { kind: kind_of(&evidence), text }
+}
+
+pub fn kind_of(e: &Evidence) -> ErrorKind {
+    use curl_sys as c;
+    let by_errno = || match e.os_errno {
+        ECONNREFUSED => Some(ErrorKind::ConnRefused),
+        ECONNRESET => Some(ErrorKind::ConnReset),
+        ENETUNREACH | EHOSTUNREACH => Some(ErrorKind::Unreachable),
+        EPIPE => Some(ErrorKind::ConnClosed),
+        _ => None,
+    };
+    let lower = e.text.to_ascii_lowercase();
+    match e.code {
+        c::CURLE_OPERATION_TIMEDOUT => ErrorKind::Timeout,
+        c::CURLE_ABORTED_BY_CALLBACK => ErrorKind::Canceled,
+        c::CURLE_COULDNT_RESOLVE_HOST => ErrorKind::DnsFail,
+        c::CURLE_COULDNT_CONNECT => by_errno().unwrap_or(ErrorKind::ConnRefused),
+        c::CURLE_PEER_FAILED_VERIFICATION => match e.verify_result {
+            X509_V_ERR_CERT_HAS_EXPIRED => ErrorKind::CertExpired,
+            X509_V_ERR_HOSTNAME_MISMATCH => ErrorKind::CertName,
+            X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT
+            | X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT
+            | X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN
+            | X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY
+            | X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE => ErrorKind::CertUnknownCa,
+            X509_V_ERR_CERT_NOT_YET_VALID => ErrorKind::CertInvalid,
+            // libcurl checks the host name itself, after OpenSSL accepted the chain.
+            0 if lower.contains("subject name") || lower.contains("does not match") => ErrorKind::CertName,
+            _ => ErrorKind::CertInvalid,
+        },
+        c::CURLE_SSL_CONNECT_ERROR => match by_errno() {
+            Some(ErrorKind::ConnReset) => ErrorKind::ConnReset,
+            _ if lower.contains("unexpected eof") || lower.contains("syscall") => ErrorKind::ConnClosed,
+            _ => ErrorKind::TlsError,
+        },
+        c::CURLE_SSL_CACERT_BADFILE | c::CURLE_SSL_CERTPROBLEM | c::CURLE_SSL_CIPHER | c::CURLE_SSL_ENGINE_NOTFOUND => {
+            ErrorKind::TlsError
+        }
+        c::CURLE_GOT_NOTHING => ErrorKind::ConnClosed,
+        c::CURLE_PARTIAL_FILE | c::CURLE_BAD_CONTENT_ENCODING => ErrorKind::BodyError,
+        c::CURLE_RECV_ERROR | c::CURLE_SEND_ERROR | c::CURLE_HTTP2 | c::CURLE_HTTP2_STREAM => {
+            match by_errno() {
+                Some(kind) => kind,
+                None if e.status > 0 => ErrorKind::BodyError,
+                None => ErrorKind::ConnClosed,
+            }
+        }
+        _ if e.status > 0 => ErrorKind::BodyError,
+        _ => ErrorKind::Error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(code: curl_sys::CURLcode, errno: i32, verify: i64, status: u16, text: &str) -> ErrorKind {
+        kind_of(&Evidence { code, os_errno: errno, verify_result: verify, status, text })
+    }
+
+    #[test]
+    fn connect_failures_follow_errno() {
+        assert_eq!(ev(curl_sys::CURLE_COULDNT_CONNECT, ECONNREFUSED, 0, 0, ""), ErrorKind::ConnRefused);
+        assert_eq!(ev(curl_sys::CURLE_COULDNT_CONNECT, ENETUNREACH, 0, 0, ""), ErrorKind::Unreachable);
+        assert_eq!(ev(curl_sys::CURLE_COULDNT_CONNECT, EHOSTUNREACH, 0, 0, ""), ErrorKind::Unreachable);
+    }
+
+    #[test]
+    fn certificate_verdicts_map_to_their_kinds() {
+        let c = curl_sys::CURLE_PEER_FAILED_VERIFICATION;
+        assert_eq!(ev(c, 0, X509_V_ERR_CERT_HAS_EXPIRED, 0, ""), ErrorKind::CertExpired);
+        assert_eq!(ev(c, 0, X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT, 0, ""), ErrorKind::CertUnknownCa);
+        assert_eq!(ev(c, 0, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY, 0, ""), ErrorKind::CertUnknownCa);
+        assert_eq!(
+            ev(c, 0, 0, 0, "SSL: no alternative certificate subject name matches target host name 'x'"),
+            ErrorKind::CertName
+        );
+        assert_eq!(ev(c, 0, 7, 0, "signature failure"), ErrorKind::CertInvalid);
+    }
+
+    #[test]
+    fn transport_errors_distinguish_reset_close_and_body() {
+        assert_eq!(ev(curl_sys::CURLE_RECV_ERROR, ECONNRESET, 0, 0, ""), ErrorKind::ConnReset);
+        assert_eq!(ev(curl_sys::CURLE_GOT_NOTHING, 0, 0, 0, ""), ErrorKind::ConnClosed);
+        assert_eq!(ev(curl_sys::CURLE_PARTIAL_FILE, 0, 0, 200, ""), ErrorKind::BodyError);
+        assert_eq!(ev(curl_sys::CURLE_RECV_ERROR, 0, 0, 200, ""), ErrorKind::BodyError);
+        assert_eq!(ev(curl_sys::CURLE_OPERATION_TIMEDOUT, 0, 0, 0, ""), ErrorKind::Timeout);
+        assert_eq!(ev(curl_sys::CURLE_ABORTED_BY_CALLBACK, 0, 0, 0, ""), ErrorKind::Canceled);
+        assert_eq!(ev(curl_sys::CURLE_COULDNT_RESOLVE_HOST, 0, 0, 0, ""), ErrorKind::DnsFail);
+        assert_eq!(ev(curl_sys::CURLE_URL_MALFORMAT, 0, 0, 0, ""), ErrorKind::Error);
+    }
+}

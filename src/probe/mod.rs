@@ -1,0 +1,49 @@
+//! Measuring: the preflight, the cold and warm probes on libcurl, and the
+//! scheduler. Owns every shared data type; knows nothing of statistics or output.
+
+mod cold;
+mod config;
+pub mod curl_ffi;
+mod errors;
+mod preflight;
+mod resolver;
+mod scheduler;
+mod transfer;
+mod trust;
+mod types;
+mod warm;
+mod warnings;
+
+pub use config::{format_duration, Config, HttpVersion, IpVersion, ModeSel, Order, Target};
+pub use errors::{kind_of, Evidence};
+pub use preflight::{run as preflight, Preflight};
+pub use scheduler::{round_modes, run_rounds, EarlyStop, Observer, Rounds, MAX_CONSECUTIVE_FAILURES};
+pub use transfer::{Cancel, Method, ProbeEnv, BODY_CAP};
+pub use trust::TrustStore;
+pub use types::{tls_version_label, CurlTimers, ErrorKind, Mode, ProbeError, Proto, RunInfo, Sample, TlsFacts};
+pub use warnings::Warnings;
+
+/// The run's facts for the header line and `run` in JSON.
+pub fn run_info(cfg: &Config, pre: &Preflight) -> RunInfo {
+    let (libcurl_version, tls_library, _) = curl_ffi::library_versions();
+    RunInfo {
+        url: cfg.target.url(),
+        host: cfg.target.host.clone(),
+        method: pre.method.label().to_string(),
+        addr: pre.addr,
+        proto: pre.proto,
+        tls: pre.tls,
+        ip_pinned: cfg.pin_ip && pre.addr.is_some(),
+        dns_first: pre.dns_first,
+        preflight_status: pre.status,
+        preflight_bytes: pre.bytes,
+        count: cfg.count,
+        interval: cfg.interval,
+        timeout: cfg.timeout,
+        order: cfg.order,
+        mode: cfg.mode,
+        warmup: cfg.warmup,
+        libcurl_version,
+        tls_library,
+    }
+}

@@ -1,0 +1,79 @@
+//! The one request before the rounds: it settles the method, the address to
+//! pin, the protocol and the TLS version. It is in no statistic.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use super::config::Config;
+use super::resolver::Resolver;
+use super::transfer::{self, Finished, Method, ProbeEnv};
+use super::types::{Mode, ProbeError, Proto, Sample, TlsFacts};
+
+#[derive(Debug)]
+pub struct Preflight {
+    pub method: Method,
+    pub addr: Option<SocketAddr>,
+    pub proto: Option<Proto>,
+    pub tls: Option<TlsFacts>,
+    pub status: u16,
+    pub bytes: u32,
+    /// Our own timed lookup of the host before the preflight request.
+    pub dns_first: Option<Duration>,
+    /// `Location` when the first response was a redirect.
+    pub redirect: Option<String>,
+}
+
+fn one_request(cfg: &Config, env: &ProbeEnv, method: &Method) -> (Sample, Option<String>) {
+    let https = cfg.target.https;
+    let mut easy = match transfer::new_handle(cfg, env, method, None) {
+        Ok(easy) => easy,
+        Err(e) => {
+            let err = ProbeError { kind: super::types::ErrorKind::Error, text: e.to_string() };
+            return (transfer::failed_before_transfer(Mode::Cold, 0, https, err, Duration::ZERO), None);
+        }
+    };
+    transfer::prepare(&mut easy);
+    let start = Instant::now();
+    let result = easy.perform();
+    let returned = Instant::now();
+    let location = easy.get_ref().location.clone();
+    let done = Finished { result, own_dns: None, start, returned };
+    let sample = transfer::to_sample(&mut easy, Mode::Cold, 0, https, done);
+    (sample, location)
+}
+
+/// Runs the preflight. `Err` means nothing can be measured.
+pub fn run(cfg: &Config, env: &ProbeEnv) -> Result<Preflight, ProbeError> {
+    let dns_first = if cfg.pin_ip {
+        let mut resolver = Resolver::new(cfg.ip_version);
+        let deadline = Instant::now() + cfg.timeout;
+        Some(resolver.lookup(&cfg.target.host, cfg.target.port, deadline)?.took)
+    } else {
+        None
+    };
+    let mut method = match &cfg.method {
+        Some(m) => Method::Custom(m.clone()),
+        None => Method::Head,
+    };
+    let (mut sample, mut location) = one_request(cfg, env, &method);
+    if method == Method::Head && sample.ok() && (sample.status == 405 || sample.status == 501) {
+        // The server refuses HEAD: switch to a one-byte GET for the whole run,
+        // here and not mid-run, so no round ever costs two connections.
+        method = Method::RangedGet;
+        (sample, location) = one_request(cfg, env, &method);
+    }
+    if let Some(err) = sample.error {
+        return Err(*err);
+    }
+    let redirect = if (300..400).contains(&sample.status) { location } else { None };
+    Ok(Preflight {
+        method,
+        addr: sample.addr,
+        proto: sample.proto,
+        tls: sample.tls,
+        status: sample.status,
+        bytes: sample.bytes,
+        dns_first: sample.own_dns.or(dns_first),
+        redirect,
+    })
+}

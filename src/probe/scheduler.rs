@@ -1,0 +1,192 @@
+//! Decides what runs when: rounds anchored to the run start, the order of the
+//! two probes inside a round, warmup marking, and the rules that stop a run.
+
+use std::time::{Duration, Instant};
+
+use super::cold::ColdRunner;
+use super::config::{Config, ModeSel, Order};
+use super::transfer::{Cancel, Method, ProbeEnv};
+use super::types::{ErrorKind, Mode, Sample};
+use super::warm::WarmRunner;
+use super::warnings::Warnings;
+
+/// Stop after this many failed probes in a row.
+pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
+/// How often a sleeping scheduler looks at the cancel flag.
+const CANCEL_POLL: Duration = Duration::from_millis(20);
+
+/// Receives results as they happen, for live output.
+/// An `Err` (say, stdout closed) ends the run; the error is kept in `Rounds`.
+pub trait Observer {
+    fn sample(&mut self, _sample: &Sample) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn round(&mut self, _round: u32, _samples: &[Sample]) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Why a run ended before its count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EarlyStop {
+    Interrupted,
+    Valve(String),
+    /// The output could not be written; the text is the I/O error.
+    Output(String),
+}
+
+pub struct Rounds {
+    pub samples: Vec<Sample>,
+    pub elapsed: Duration,
+    pub stop: Option<EarlyStop>,
+}
+
+/// The modes of round `round`, in the order they run.
+pub fn round_modes(sel: ModeSel, order: Order, round: u32) -> Vec<Mode> {
+    match sel {
+        ModeSel::Cold => vec![Mode::Cold],
+        ModeSel::Warm => vec![Mode::Warm],
+        ModeSel::Both => {
+            let cold_first = match order {
+                Order::ColdFirst => true,
+                Order::WarmFirst => false,
+                Order::Alternate => round % 2 == 1,
+            };
+            if cold_first {
+                vec![Mode::Cold, Mode::Warm]
+            } else {
+                vec![Mode::Warm, Mode::Cold]
+            }
+        }
+    }
+}
+
+/// Sleeps until `until`, waking early (returning false) if canceled.
+pub fn sleep_until(until: Instant, cancel: &Cancel) -> bool {
+    loop {
+        if cancel.is_canceled() {
+            return false;
+        }
+        let now = Instant::now();
+        if now >= until {
+            return true;
+        }
+        std::thread::sleep((until - now).min(CANCEL_POLL));
+    }
+}
+
+/// A valve that stops the run, judged on one sample.
+fn valve(sample: &Sample) -> Option<String> {
+    if sample.status == 429 {
+        return Some("server answered 429 Too Many Requests: stopping to respect its rate limit".into());
+    }
+    if sample.status == 503 && sample.retry_after.is_some() {
+        return Some(format!(
+            "server answered 503 with Retry-After {}s: stopping, it asked clients to back off",
+            sample.retry_after.unwrap_or(0)
+        ));
+    }
+    None
+}
+
+pub fn run_rounds(
+    cfg: &Config,
+    method: &Method,
+    pin: Option<std::net::SocketAddr>,
+    env: &ProbeEnv,
+    warnings: &mut Warnings,
+    observer: &mut dyn Observer,
+) -> Rounds {
+    let cancel = &env.cancel;
+    let mut cold = (cfg.mode != ModeSel::Warm).then(|| ColdRunner::new(cfg, env, method.clone(), pin));
+    let mut warm = (cfg.mode != ModeSel::Cold).then(|| WarmRunner::new(cfg, env, method.clone(), pin));
+    let mut samples = Vec::new();
+    let mut consecutive_failures = 0;
+    let mut request_seq: u64 = 0;
+    let mut stop = None;
+    let start = Instant::now();
+    let mut round: u32 = 1;
+    'rounds: while cfg.count == 0 || round <= cfg.count {
+        // Anchored to the run start, so slow rounds do not push later ones back.
+        let anchor = start + cfg.interval * (round - 1);
+        if !sleep_until(anchor, cancel) {
+            stop = Some(EarlyStop::Interrupted);
+            break;
+        }
+        let first = samples.len();
+        for (i, mode) in round_modes(cfg.mode, cfg.order, round).into_iter().enumerate() {
+            if i > 0 && !sleep_until(Instant::now() + cfg.interval / 4, cancel) {
+                stop = Some(EarlyStop::Interrupted);
+                break;
+            }
+            request_seq += 1;
+            let url = cfg.cache_bust.then(|| cfg.target.request_url(Some(request_seq)));
+            let mut sample = match mode {
+                Mode::Cold => match cold.as_mut() {
+                    Some(c) => c.probe(round, url.as_deref().unwrap_or(&cfg.target.url())),
+                    None => continue,
+                },
+                Mode::Warm => match warm.as_mut() {
+                    Some(w) => w.probe(round, url.as_deref()),
+                    None => continue,
+                },
+            };
+            sample.warmup = round <= cfg.warmup;
+            let written = observer.sample(&sample);
+            let canceled = sample.error.as_ref().is_some_and(|e| e.kind == ErrorKind::Canceled);
+            if sample.ok() {
+                consecutive_failures = 0;
+            } else if !canceled {
+                consecutive_failures += 1;
+            }
+            let valve_hit = valve(&sample);
+            samples.push(sample);
+            if let Err(e) = written {
+                stop = Some(EarlyStop::Output(e.to_string()));
+            } else if canceled || cancel.is_canceled() {
+                stop = Some(EarlyStop::Interrupted);
+            } else if let Some(why) = valve_hit {
+                warnings.warn(why.clone());
+                stop = Some(EarlyStop::Valve(why));
+            } else if consecutive_failures >= MAX_CONSECUTIVE_FAILURES {
+                let why = format!("{MAX_CONSECUTIVE_FAILURES} probes failed in a row: stopping");
+                warnings.warn(why.clone());
+                stop = Some(EarlyStop::Valve(why));
+            }
+            if stop.is_some() {
+                break;
+            }
+        }
+        if let Err(e) = observer.round(round, &samples[first..]) {
+            stop.get_or_insert(EarlyStop::Output(e.to_string()));
+        }
+        if stop.is_some() {
+            break 'rounds;
+        }
+        round = round.saturating_add(1);
+    }
+    Rounds { samples, elapsed: start.elapsed(), stop }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alternate_order_puts_cold_first_on_odd_rounds() {
+        assert_eq!(round_modes(ModeSel::Both, Order::Alternate, 1), vec![Mode::Cold, Mode::Warm]);
+        assert_eq!(round_modes(ModeSel::Both, Order::Alternate, 2), vec![Mode::Warm, Mode::Cold]);
+        assert_eq!(round_modes(ModeSel::Both, Order::WarmFirst, 1), vec![Mode::Warm, Mode::Cold]);
+        assert_eq!(round_modes(ModeSel::Both, Order::ColdFirst, 2), vec![Mode::Cold, Mode::Warm]);
+        assert_eq!(round_modes(ModeSel::Warm, Order::Alternate, 1), vec![Mode::Warm]);
+    }
+
+    #[test]
+    fn sleep_until_returns_false_once_canceled() {
+        let cancel = Cancel::new();
+        cancel.cancel();
+        let t = Instant::now();
+        assert!(!sleep_until(t + Duration::from_secs(5), &cancel));
+        assert!(t.elapsed() < Duration::from_secs(1));
+    }
+}

@@ -1,0 +1,322 @@
+//! What cold and warm probes share: the libcurl handler that watches one
+//! transfer, the options every request gets, and turning libcurl's result
+//! into a `Sample`.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use curl::easy::{Easy2, Handler, HttpVersion as CurlHttp, IpResolve, List, WriteError};
+
+use super::config::{Config, HttpVersion, IpVersion};
+use super::curl_ffi::{self, LiveHandle};
+use super::errors::classify;
+use super::trust::TrustStore;
+use super::types::{Mode, ProbeError, Sample, TlsFacts};
+
+/// Bodies are read up to this many bytes; a longer body ends the transfer.
+pub const BODY_CAP: u64 = 64 * 1024;
+
+/// Set from the Ctrl+C handler; probes in flight abort at libcurl's next progress check.
+#[derive(Clone, Debug, Default)]
+pub struct Cancel(Arc<AtomicBool>);
+
+impl Cancel {
+    pub fn new() -> Cancel {
+        Cancel::default()
+    }
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+    pub fn is_canceled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// How the request is made, settled once by the preflight.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Method {
+    Head,
+    /// GET with `Range: bytes=0-0`, after the server refused HEAD.
+    RangedGet,
+    Custom(String),
+}
+
+impl Method {
+    pub fn label(&self) -> &str {
+        match self {
+            Method::Head => "HEAD",
+            Method::RangedGet => "GET",
+            Method::Custom(m) => m,
+        }
+    }
+}
+
+/// Watches one transfer at a time. Reset before each `perform`.
+pub struct Collector {
+    live: LiveHandle,
+    trust: Option<Arc<TrustStore>>,
+    /// When the last response byte (header or body) reached us.
+    pub last_byte: Option<Instant>,
+    cancel: Cancel,
+    pub tls: Option<TlsFacts>,
+    pub body_bytes: u64,
+    pub body_overflow: bool,
+    pub location: Option<String>,
+    header_lines: u32,
+}
+
+impl Collector {
+    pub fn new(cancel: Cancel, trust: Option<Arc<TrustStore>>) -> Collector {
+        Collector {
+            live: LiveHandle::none(),
+            trust,
+            last_byte: None,
+            cancel,
+            tls: None,
+            body_bytes: 0,
+            body_overflow: false,
+            location: None,
+            header_lines: 0,
+        }
+    }
+
+    fn reset(&mut self) {
+        self.last_byte = None;
+        self.tls = None;
+        self.body_bytes = 0;
+        self.body_overflow = false;
+        self.location = None;
+        self.header_lines = 0;
+    }
+}
+
+impl Handler for Collector {
+    fn write(&mut self, data: &[u8]) -> Result<usize, WriteError> {
+        self.last_byte = Some(Instant::now());
+        let len = data.len() as u64;
+        if self.body_bytes + len > BODY_CAP {
+            // Stop reading: returning less than we were given ends the transfer.
+            self.body_bytes = BODY_CAP;
+            self.body_overflow = true;
+            return Ok(0);
+        }
+        self.body_bytes += len;
+        Ok(data.len())
+    }
+
+    fn header(&mut self, data: &[u8]) -> bool {
+        self.last_byte = Some(Instant::now());
+        if self.header_lines == 0 {
+            // First header of the response: the connection's TLS state is
+            // final and the transfer is alive, so its SSL* is safe to read.
+            self.tls = self.live.tls_facts();
+        }
+        self.header_lines += 1;
+        if data.starts_with(b"HTTP/") {
+            self.location = None;
+        } else if data.len() > 9 && data[..9].eq_ignore_ascii_case(b"location:") {
+            let value = String::from_utf8_lossy(&data[9..]).trim().to_string();
+            self.location = Some(value);
+        }
+        true
+    }
+
+    fn ssl_ctx(&mut self, ssl_ctx: *mut std::os::raw::c_void) -> Result<(), curl::Error> {
+        if let Some(trust) = &self.trust {
+            curl_ffi::install_trust_store(ssl_ctx, trust);
+        }
+        Ok(())
+    }
+
+    fn progress(&mut self, _dltotal: f64, _dlnow: f64, _ultotal: f64, _ulnow: f64) -> bool {
+        !self.cancel.is_canceled()
+    }
+}
+
+/// A fresh easy handle with the handler wired to it, configured with every
+/// option that does not change per round.
+pub fn new_handle(
+    cfg: &Config,
+    env: &ProbeEnv,
+    method: &Method,
+    pin: Option<SocketAddr>,
+) -> Result<Easy2<Collector>, curl::Error> {
+    let mut easy = Easy2::new(Collector::new(env.cancel.clone(), env.trust.clone()));
+    if env.trust.is_some() {
+        curl_ffi::clear_ca_locations(&mut easy)?;
+    }
+    let live = LiveHandle::of(&easy);
+    easy.get_mut().live = live;
+    easy.url(&cfg.target.url())?;
+    easy.useragent(&format!("tlsping/{}", env!("CARGO_PKG_VERSION")))?;
+    easy.follow_location(false)?;
+    if std::env::var_os("TLSPING_CURL_VERBOSE").is_some() {
+        easy.verbose(true)?;
+    }
+    easy.progress(true)?;
+    easy.timeout(cfg.timeout)?;
+    easy.http_version(match cfg.http_version {
+        HttpVersion::Auto => CurlHttp::V2TLS,
+        HttpVersion::V1_1 => CurlHttp::V11,
+        HttpVersion::V2 => CurlHttp::V2TLS,
+    })?;
+    easy.ip_resolve(match cfg.ip_version {
+        IpVersion::Any => IpResolve::Any,
+        IpVersion::V4 => IpResolve::V4,
+        IpVersion::V6 => IpResolve::V6,
+    })?;
+    if cfg.insecure {
+        // A deliberate, user-chosen switch: nothing is verified at all.
+        easy.ssl_verify_peer(false)?;
+        easy.ssl_verify_host(false)?;
+    }
+    let mut headers = List::new();
+    for h in &cfg.headers {
+        headers.append(h)?;
+    }
+    match method {
+        Method::Head => easy.nobody(true)?,
+        Method::RangedGet => {
+            easy.get(true)?;
+            easy.range("0-0")?;
+        }
+        Method::Custom(m) => {
+            if m == "GET" {
+                easy.get(true)?;
+            } else if m == "HEAD" {
+                easy.nobody(true)?;
+            } else {
+                easy.custom_request(m)?;
+            }
+        }
+    }
+    easy.http_headers(headers)?;
+    if let Some(addr) = pin {
+        // Dial the pinned address while the URL host still drives SNI,
+        // the Host header and certificate checks.
+        let ip = match addr.ip() {
+            IpAddr::V4(v4) => v4.to_string(),
+            IpAddr::V6(v6) => format!("[{v6}]"),
+        };
+        let mut resolve = List::new();
+        resolve.append(&format!("{}:{}:{}", cfg.target.host, cfg.target.port, ip))?;
+        easy.resolve(resolve)?;
+        // A pinned dial goes straight to the address: no proxy from the environment.
+        easy.proxy("")?;
+    }
+    Ok(easy)
+}
+
+/// What every probe of a run shares: the interrupt flag and the trust store.
+#[derive(Clone)]
+pub struct ProbeEnv {
+    pub cancel: Cancel,
+    /// `None` with `-k`, where nothing is verified.
+    pub trust: Option<Arc<TrustStore>>,
+}
+
+impl ProbeEnv {
+    /// Loads the trust store once; `Err` names the CA source that failed.
+    pub fn new(cfg: &Config, cancel: Cancel) -> Result<ProbeEnv, String> {
+        let trust = if cfg.insecure || !cfg.target.https {
+            None
+        } else {
+            Some(Arc::new(TrustStore::load(cfg.ca_file.as_deref())?))
+        };
+        Ok(ProbeEnv { cancel, trust })
+    }
+}
+
+/// Clears what the handler saw on the previous transfer.
+pub fn prepare(easy: &mut Easy2<Collector>) {
+    easy.get_mut().reset();
+}
+
+/// Everything libcurl knows about the transfer that just ended, as a sample.
+pub struct Finished {
+    pub result: Result<(), curl::Error>,
+    pub own_dns: Option<Duration>,
+    /// When the clock started (before DNS for cold, before the transfer for warm).
+    pub start: Instant,
+    /// When `perform` returned.
+    pub returned: Instant,
+}
+
+pub fn to_sample(
+    easy: &mut Easy2<Collector>,
+    mode: Mode,
+    round: u32,
+    https: bool,
+    done: Finished,
+) -> Sample {
+    let timers = curl_ffi::timers(easy);
+    // The response ends at its last byte; libcurl's teardown after that
+    // (closing a cold connection) is not part of the probe.
+    let end = match (&done.result, easy.get_ref().last_byte) {
+        (Ok(()), Some(last)) => last,
+        (Err(e), Some(last)) if e.is_write_error() && easy.get_ref().body_overflow => last,
+        _ => done.returned,
+    };
+    let wall_total = end.saturating_duration_since(done.start);
+    let status = easy.response_code().unwrap_or(0) as u16;
+    let addr = match (easy.primary_ip(), easy.primary_port()) {
+        (Ok(Some(ip)), Ok(port)) if !ip.is_empty() => {
+            ip.parse::<IpAddr>().ok().map(|ip| SocketAddr::new(ip, port))
+        }
+        _ => None,
+    };
+    let proto = if status > 0 { curl_ffi::http_version(easy) } else { None };
+    let retry_after = curl_ffi::retry_after(easy).map(|s| s.min(u32::MAX as u64) as u32);
+    let collector = easy.get_ref();
+    let body_overflow = collector.body_overflow;
+    let error = match &done.result {
+        Ok(()) => None,
+        // We stopped reading on purpose; the response itself is fine.
+        Err(e) if e.is_write_error() && body_overflow => None,
+        Err(e) => Some(Box::new(classify(e, easy, status))),
+    };
+    // TLS facts belong only to probes that made a handshake.
+    let tls = if timers.num_connects > 0 { collector.tls } else { None };
+    Sample {
+        round,
+        mode,
+        warmup: false,
+        own_dns: done.own_dns,
+        wall_total: Some(wall_total),
+        timers,
+        status,
+        proto,
+        tls,
+        retries: 0,
+        bytes: collector.body_bytes as u32,
+        addr,
+        body_overflow,
+        retry_after,
+        https,
+        error,
+    }
+}
+
+/// A sample for a probe that failed before libcurl was even asked (our own DNS lookup).
+pub fn failed_before_transfer(mode: Mode, round: u32, https: bool, err: ProbeError, wall: Duration) -> Sample {
+    Sample {
+        round,
+        mode,
+        warmup: false,
+        own_dns: None,
+        wall_total: Some(wall),
+        timers: Default::default(),
+        status: 0,
+        proto: None,
+        tls: None,
+        retries: 0,
+        bytes: 0,
+        addr: None,
+        body_overflow: false,
+        retry_after: None,
+        https,
+        error: Some(Box::new(err)),
+    }
+}

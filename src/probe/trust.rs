@@ -1,0 +1,60 @@
+//! The certificate trust store, built once per run and handed to every
+//! handshake, so no probe pays for reading and parsing the CA bundle inside
+//! its `tls` stage. Verification stays as strict as libcurl's own set-up.
+
+use std::path::{Path, PathBuf};
+
+use openssl::x509::store::{X509Lookup, X509Store, X509StoreBuilder};
+use openssl::x509::verify::X509VerifyFlags;
+use openssl::x509::X509;
+
+/// A reference-counted OpenSSL store; each SSL_CTX takes its own reference.
+pub struct TrustStore {
+    pub(crate) store: X509Store,
+    /// Where the anchors came from, for `-v` and the docs.
+    pub source: String,
+}
+
+/// Where the anchors come from: `--cacert`, else `SSL_CERT_FILE`/`SSL_CERT_DIR`,
+/// else the system bundle that openssl-probe finds.
+fn locate(ca_file: Option<&Path>) -> (Option<PathBuf>, Option<PathBuf>) {
+    if let Some(f) = ca_file {
+        return (Some(f.to_path_buf()), None);
+    }
+    let probe = openssl_probe::probe();
+    (probe.cert_file, probe.cert_dir)
+}
+
+impl TrustStore {
+    pub fn load(ca_file: Option<&Path>) -> Result<TrustStore, String> {
+        let (file, dir) = locate(ca_file);
+        let mut builder = X509StoreBuilder::new().map_err(|e| e.to_string())?;
+        let mut sources = Vec::new();
+        if let Some(file) = &file {
+            let pem = std::fs::read(file).map_err(|e| format!("reading CA file {}: {e}", file.display()))?;
+            let certs = X509::stack_from_pem(&pem).map_err(|e| format!("parsing CA file {}: {e}", file.display()))?;
+            if certs.is_empty() {
+                return Err(format!("CA file {} holds no certificate", file.display()));
+            }
+            for cert in certs {
+                // Duplicates in a bundle are harmless; skip OpenSSL's complaint.
+                let _ = builder.add_cert(cert);
+            }
+            sources.push(file.display().to_string());
+        } else if let Some(dir) = &dir {
+            // No bundle file: fall back to a hashed directory, looked up lazily.
+            let lookup = builder.add_lookup(X509Lookup::hash_dir()).map_err(|e| e.to_string())?;
+            lookup
+                .add_dir(&dir.to_string_lossy(), openssl::ssl::SslFiletype::PEM)
+                .map_err(|e| format!("CA directory {}: {e}", dir.display()))?;
+            sources.push(dir.display().to_string());
+        } else {
+            return Err("no CA certificates found; set SSL_CERT_FILE or use --cacert".into());
+        }
+        // The same flags libcurl sets on the store it builds itself.
+        builder
+            .set_flags(X509VerifyFlags::TRUSTED_FIRST | X509VerifyFlags::PARTIAL_CHAIN)
+            .map_err(|e| e.to_string())?;
+        Ok(TrustStore { store: builder.build(), source: sources.join(", ") })
+    }
+}

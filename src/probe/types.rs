@@ -1,0 +1,300 @@
+//! The shared data types: everything `stats` and `render` read comes from here.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// Which kind of connection a probe measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// A brand-new connection: DNS, TCP, TLS and the request.
+    Cold,
+    /// The request on a connection kept open from earlier rounds.
+    Warm,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Cold => "cold",
+            Mode::Warm => "warm",
+        }
+    }
+}
+
+/// The HTTP protocol a response came back on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Proto {
+    Http10,
+    Http11,
+    H2,
+    H3,
+}
+
+impl Proto {
+    /// The spelling used in every output (`h2`, `http/1.1`), which is also the ALPN id.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Proto::Http10 => "http/1.0",
+            Proto::Http11 => "http/1.1",
+            Proto::H2 => "h2",
+            Proto::H3 => "h3",
+        }
+    }
+
+    pub fn from_alpn(id: &[u8]) -> Option<Proto> {
+        match id {
+            b"h2" => Some(Proto::H2),
+            b"http/1.1" => Some(Proto::Http11),
+            b"http/1.0" => Some(Proto::Http10),
+            b"h3" => Some(Proto::H3),
+            _ => None,
+        }
+    }
+}
+
+/// Why a probe got no HTTP response. The slug is part of the JSON/CSV schema.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    Timeout,
+    ConnRefused,
+    ConnReset,
+    DnsFail,
+    Unreachable,
+    CertExpired,
+    CertName,
+    CertUnknownCa,
+    CertInvalid,
+    TlsError,
+    ConnClosed,
+    BodyError,
+    Canceled,
+    Error,
+}
+
+impl ErrorKind {
+    /// Stable machine-readable name (`error_kind`).
+    pub fn slug(self) -> &'static str {
+        match self {
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::ConnRefused => "conn_refused",
+            ErrorKind::ConnReset => "conn_reset",
+            ErrorKind::DnsFail => "dns_fail",
+            ErrorKind::Unreachable => "unreachable",
+            ErrorKind::CertExpired => "cert_expired",
+            ErrorKind::CertName => "cert_name",
+            ErrorKind::CertUnknownCa => "cert_unknown_ca",
+            ErrorKind::CertInvalid => "cert_invalid",
+            ErrorKind::TlsError => "tls_error",
+            ErrorKind::ConnClosed => "conn_closed",
+            ErrorKind::BodyError => "body_error",
+            ErrorKind::Canceled => "canceled",
+            ErrorKind::Error => "error",
+        }
+    }
+
+    /// Short reason shown in the table cell. `timeout` carries the configured limit.
+    pub fn reason(self, timeout: Duration) -> String {
+        match self {
+            ErrorKind::Timeout => format!("timeout ({})", crate::probe::format_duration(timeout)),
+            ErrorKind::ConnRefused => "conn refused".into(),
+            ErrorKind::ConnReset => "conn reset".into(),
+            ErrorKind::DnsFail => "dns fail".into(),
+            ErrorKind::Unreachable => "unreachable".into(),
+            ErrorKind::CertExpired => "TLS: cert expired".into(),
+            ErrorKind::CertName => "TLS: cert name".into(),
+            ErrorKind::CertUnknownCa => "TLS: unknown CA".into(),
+            ErrorKind::CertInvalid => "TLS: cert invalid".into(),
+            ErrorKind::TlsError => "TLS error".into(),
+            ErrorKind::ConnClosed => "conn closed".into(),
+            ErrorKind::BodyError => "body error".into(),
+            ErrorKind::Canceled => "canceled".into(),
+            ErrorKind::Error => "error".into(),
+        }
+    }
+}
+
+/// A failed probe: the stable kind and libcurl's own words.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProbeError {
+    pub kind: ErrorKind,
+    pub text: String,
+}
+
+/// libcurl's cumulative timers for one transfer, in microseconds from the start
+/// of that transfer, exactly as `curl_easy_getinfo(*_TIME_T)` reports them.
+/// libcurl leaves a timer at 0 when the transfer never reached that point.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CurlTimers {
+    pub namelookup_us: u64,
+    pub connect_us: u64,
+    pub appconnect_us: u64,
+    pub pretransfer_us: u64,
+    pub posttransfer_us: u64,
+    pub starttransfer_us: u64,
+    pub total_us: u64,
+    /// New connections libcurl opened for this transfer (`CURLINFO_NUM_CONNECTS`).
+    pub num_connects: u32,
+}
+
+/// What the live TLS connection said about itself, read while the transfer ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TlsFacts {
+    /// `TLSv1.3` as OpenSSL spells it; rendered as `TLS1.3`.
+    pub version: &'static str,
+    pub alpn: Option<Proto>,
+    /// The handshake reused a session (ticket or id) instead of a full exchange.
+    pub resumed: bool,
+    /// Certificates the server sent (leaf included); `None` when none were sent.
+    pub chain_len: Option<u8>,
+    pub cipher: &'static str,
+}
+
+impl TlsFacts {
+    /// `TLSv1.3` → `TLS1.3`, the spelling of the original tool.
+    pub fn version_label(&self) -> String {
+        tls_version_label(self.version)
+    }
+}
+
+pub fn tls_version_label(openssl_name: &str) -> String {
+    openssl_name.replacen("TLSv", "TLS", 1)
+}
+
+/// One probe's result. Stages are derived from the raw timers so that the
+/// numbers we print and the numbers libcurl reported can never drift apart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample {
+    pub round: u32,
+    pub mode: Mode,
+    pub warmup: bool,
+    /// Our own timed lookup (cold probes with a pinned address); `None` otherwise.
+    pub own_dns: Option<Duration>,
+    /// Wall clock for the whole probe, taken around the work by us; `None` if
+    /// the probe never started a transfer.
+    pub wall_total: Option<Duration>,
+    pub timers: CurlTimers,
+    /// HTTP status, 0 when no response arrived.
+    pub status: u16,
+    pub proto: Option<Proto>,
+    /// Present only when this probe performed a TLS handshake.
+    pub tls: Option<TlsFacts>,
+    pub retries: u8,
+    pub bytes: u32,
+    pub addr: Option<SocketAddr>,
+    pub body_overflow: bool,
+    /// Seconds from a `Retry-After` header, when the response carried one.
+    pub retry_after: Option<u32>,
+    /// `true` for an https URL: a missing TLS stage is then "not reached", not "not applicable".
+    pub https: bool,
+    pub error: Option<Box<ProbeError>>,
+}
+
+fn micros(us: u64) -> Duration {
+    Duration::from_micros(us)
+}
+
+fn diff(later: u64, earlier: u64) -> Option<Duration> {
+    (later > 0).then(|| micros(later.saturating_sub(earlier)))
+}
+
+impl Sample {
+    /// An HTTP response arrived (any status).
+    pub fn ok(&self) -> bool {
+        self.error.is_none() && self.status > 0
+    }
+
+    /// The warm probe ran on a connection that already existed.
+    pub fn reused(&self) -> bool {
+        self.wall_total.is_some() && self.timers.num_connects == 0 && self.timers.pretransfer_us > 0
+    }
+
+    /// The probe had to open a connection. For cold that is the point; for warm
+    /// it is worth reporting (the server did not keep the connection).
+    pub fn new_conn(&self) -> bool {
+        self.mode == Mode::Warm && self.timers.num_connects > 0
+    }
+
+    pub fn dns(&self) -> Option<Duration> {
+        match self.mode {
+            Mode::Warm => None,
+            Mode::Cold => self.own_dns.or_else(|| {
+                (self.timers.namelookup_us > 0).then(|| micros(self.timers.namelookup_us))
+            }),
+        }
+    }
+
+    pub fn tcp(&self) -> Option<Duration> {
+        match self.mode {
+            Mode::Warm => None,
+            Mode::Cold => diff(self.timers.connect_us, self.timers.namelookup_us),
+        }
+    }
+
+    pub fn tls(&self) -> Option<Duration> {
+        match self.mode {
+            Mode::Cold if self.https => diff(self.timers.appconnect_us, self.timers.connect_us),
+            _ => None,
+        }
+    }
+
+    /// Warm only: until the request could be written. On a re-dial this
+    /// swallows the connect and the handshake.
+    pub fn wait(&self) -> Option<Duration> {
+        match self.mode {
+            Mode::Cold => None,
+            Mode::Warm => (self.timers.pretransfer_us > 0 || self.status > 0)
+                .then(|| micros(self.timers.pretransfer_us)),
+        }
+    }
+
+    /// From the request fully sent to the first response byte. libcurl's
+    /// posttransfer timer marks "request sent"; pretransfer would also count
+    /// the time spent writing the request, which is ours, not the server's.
+    pub fn srv(&self) -> Option<Duration> {
+        let t = &self.timers;
+        if t.starttransfer_us == 0 || self.status == 0 {
+            return None;
+        }
+        let sent = if t.posttransfer_us > 0 { t.posttransfer_us } else { t.pretransfer_us };
+        Some(micros(t.starttransfer_us.saturating_sub(sent)))
+    }
+
+    pub fn total(&self) -> Option<Duration> {
+        self.wall_total
+    }
+
+    /// What the stages leave unexplained: header writing, body reading, our call overhead.
+    /// Never negative: the stages are subtracted with saturation.
+    pub fn other(&self) -> Option<Duration> {
+        let total = self.total()?;
+        let parts = match self.mode {
+            Mode::Cold => [self.dns(), self.tcp(), self.tls(), self.srv()],
+            Mode::Warm => [self.wait(), self.srv(), None, None],
+        };
+        let sum: Duration = parts.iter().flatten().sum();
+        Some(total.saturating_sub(sum))
+    }
+}
+
+/// Facts settled once per run by the preflight, plus the settings used.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunInfo {
+    pub url: String,
+    pub host: String,
+    pub method: String,
+    pub addr: Option<SocketAddr>,
+    pub proto: Option<Proto>,
+    pub tls: Option<TlsFacts>,
+    pub ip_pinned: bool,
+    pub dns_first: Option<Duration>,
+    pub preflight_status: u16,
+    pub preflight_bytes: u32,
+    pub count: u32,
+    pub interval: Duration,
+    pub timeout: Duration,
+    pub order: crate::probe::Order,
+    pub mode: crate::probe::ModeSel,
+    pub warmup: u32,
+    pub libcurl_version: String,
+    pub tls_library: String,
+}

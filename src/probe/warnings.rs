@@ -1,0 +1,27 @@
+//! The one place warnings are issued: each goes to stderr as `tlsping: <text>`
+//! when it happens and is kept for `warnings[]` in the JSON document.
+
+#[derive(Debug, Default)]
+pub struct Warnings {
+    list: Vec<String>,
+}
+
+impl Warnings {
+    pub fn new() -> Warnings {
+        Warnings::default()
+    }
+
+    pub fn warn(&mut self, text: impl Into<String>) {
+        let text = text.into();
+        eprintln!("tlsping: {text}");
+        self.list.push(text);
+    }
+
+    pub fn list(&self) -> &[String] {
+        &self.list
+    }
+
+    pub fn into_vec(self) -> Vec<String> {
+        self.list
+    }
+}

@@ -1,0 +1,67 @@
+//! Number and text formatting shared by the human layouts.
+
+use std::time::Duration;
+
+/// Milliseconds with as many decimals as a small value needs and a large one
+/// does not: `0.42`, `12.3`, `482`. At most 7 characters below 10^7 ms.
+pub fn ms(d: Duration) -> String {
+    let v = d.as_secs_f64() * 1000.0;
+    if v < 10.0 {
+        format!("{v:.2}")
+    } else if v < 100.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// A stage cell: the value, or `-` for "not measured".
+pub fn cell(d: Option<Duration>) -> String {
+    d.map(ms).unwrap_or_else(|| "-".to_string())
+}
+
+/// Signed milliseconds with an explicit sign: `+353`, `-1.20`.
+pub fn signed_ms(v: f64) -> String {
+    let sign = if v < 0.0 { "-" } else { "+" };
+    format!("{sign}{}", ms(Duration::from_secs_f64(v.abs() / 1000.0)))
+}
+
+/// Cuts `text` to at most `width` characters, marking the cut with `…`.
+pub fn truncate(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// Seconds with one decimal, for elapsed times.
+pub fn secs(d: Duration) -> String {
+    format!("{:.1}s", d.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn precision_follows_magnitude() {
+        assert_eq!(ms(Duration::from_micros(420)), "0.42");
+        assert_eq!(ms(Duration::from_micros(12_340)), "12.3");
+        assert_eq!(ms(Duration::from_millis(482)), "482");
+        assert_eq!(ms(Duration::from_millis(99_999)), "99999");
+    }
+
+    #[test]
+    fn signed_values_keep_their_sign() {
+        assert_eq!(signed_ms(353.0), "+353");
+        assert_eq!(signed_ms(-1.2), "-1.20");
+    }
+
+    #[test]
+    fn truncation_marks_the_cut() {
+        assert_eq!(truncate("abcdef", 4), "abc…");
+        assert_eq!(truncate("abc", 4), "abc");
+    }
+}

@@ -1,0 +1,75 @@
+//! The statistics block printed when a run ends.
+
+use std::time::Duration;
+
+use crate::probe::{ModeSel, RunInfo};
+use crate::stats::{ModeSummary, Summary, P95_MIN_N};
+
+use super::format::{ms, secs, signed_ms};
+
+const LABEL: usize = 10;
+const COL: usize = 10;
+
+fn with_unit(d: Option<Duration>) -> String {
+    d.map(|d| format!("{}ms", ms(d))).unwrap_or_else(|| "-".into())
+}
+
+fn row(label: &str, cols: &[String]) -> String {
+    let mut line = format!("{label:<LABEL$}");
+    for c in cols {
+        line.push_str(&format!("{c:>COL$}"));
+    }
+    line.trim_end().to_string()
+}
+
+pub fn statistics(info: &RunInfo, summary: &Summary) -> Vec<String> {
+    let mut out = Vec::new();
+    out.push(format!("--- {} statistics ---", info.host));
+    let warmup = if summary.warmup_excluded > 0 {
+        format!(" (warmup {} excluded)", summary.warmup_excluded)
+    } else {
+        String::new()
+    };
+    out.push(format!("n = {}{warmup}, elapsed {}", summary.rounds, secs(summary.elapsed)));
+    let modes: Vec<(&str, &ModeSummary)> = match info.mode {
+        ModeSel::Both => vec![("cold", &summary.cold), ("warm", &summary.warm)],
+        ModeSel::Cold => vec![("cold", &summary.cold)],
+        ModeSel::Warm => vec![("warm", &summary.warm)],
+    };
+    let each = |f: &dyn Fn(&ModeSummary) -> String| modes.iter().map(|(_, m)| f(m)).collect::<Vec<_>>();
+    out.push(row("", &modes.iter().map(|(name, _)| name.to_string()).collect::<Vec<_>>()));
+    out.push(row("ok / sent", &each(&|m| format!("{}/{}", m.ok, m.sent))));
+    out.push(row(
+        "loss",
+        &each(&|m| m.loss.map(|l| format!("{:.1}%", l * 100.0)).unwrap_or_else(|| "-".into())),
+    ));
+    out.push(row("min", &each(&|m| with_unit(m.timing.min))));
+    out.push(row("mean", &each(&|m| with_unit(m.timing.mean))));
+    out.push(row("median", &each(&|m| with_unit(m.timing.median))));
+    out.push(row("max", &each(&|m| with_unit(m.timing.max))));
+    out.push(row("mdev", &each(&|m| with_unit(m.timing.mdev))));
+    out.push(row("p95", &each(&|m| with_unit(m.timing.p95))));
+    if modes.iter().any(|(_, m)| m.timing.n < P95_MIN_N) {
+        out.push(format!("  (p95 needs n >= {P95_MIN_N})"));
+    }
+    if info.mode != ModeSel::Warm {
+        let h = &summary.handshake;
+        let stages = if info.url.starts_with("https") { "dns+tcp+tls" } else { "dns+tcp" };
+        out.push(format!(
+            "handshake overhead = {}  median({stages}) per cold sample",
+            h.overhead.map(|d| format!("+{}ms", ms(d))).unwrap_or_else(|| "-".into())
+        ));
+        let mut parts = vec![format!("dns {}", with_unit(h.dns)), format!("tcp {}", with_unit(h.tcp))];
+        if info.url.starts_with("https") {
+            parts.push(format!("tls {}", with_unit(h.tls)));
+        }
+        out.push(format!("  {}  (per-stage medians)", parts.join(" · ")));
+    }
+    if info.mode == ModeSel::Both {
+        out.push(format!(
+            "keep-alive gain    = {}  median(cold.total) - median(warm.total) [reference]",
+            summary.keepalive_gain_ms.map(|g| format!("{}ms", signed_ms(g))).unwrap_or_else(|| "-".into())
+        ));
+    }
+    out
+}

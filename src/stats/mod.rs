@@ -1,0 +1,7 @@
+//! Statistics over the samples a run collected. Reads `probe` types only.
+
+pub mod descriptive;
+mod summary;
+
+pub use descriptive::{Description, P95_MIN_N};
+pub use summary::{judge, large_residual, summarize, timed, Handshake, ModeSummary, Summary, Verdict};
