@@ -11,11 +11,20 @@ fn main() {
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "unknown".into());
     println!("cargo:rustc-env=TLSPING_GIT_REV={rev}");
-    println!("cargo:rustc-env=TLSPING_TARGET={}", std::env::var("TARGET").unwrap_or_default());
-    println!("cargo:rustc-env=TLSPING_PROFILE={}", std::env::var("PROFILE").unwrap_or_default());
+    println!(
+        "cargo:rustc-env=TLSPING_TARGET={}",
+        std::env::var("TARGET").unwrap_or_default()
+    );
+    println!(
+        "cargo:rustc-env=TLSPING_PROFILE={}",
+        std::env::var("PROFILE").unwrap_or_default()
+    );
     // Rerun only when the checked-out commit moves (or this script changes).
     println!("cargo:rerun-if-changed=build.rs");
-    if let Ok(out) = Command::new("git").args(["rev-parse", "--git-dir"]).output() {
+    if let Ok(out) = Command::new("git")
+        .args(["rev-parse", "--git-dir"])
+        .output()
+    {
         if out.status.success() {
             let dir = String::from_utf8_lossy(&out.stdout).trim().to_string();
             println!("cargo:rerun-if-changed={dir}/HEAD");

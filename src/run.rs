@@ -5,8 +5,8 @@ use std::io::{self, Write};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::cli::{Options, Output};
-use crate::probe::{self, Cancel, EarlyStop, Warnings};
-use crate::render;
+use crate::probe::{self, Cancel, EarlyStop, Observer, Sample, Warnings};
+use crate::render::{self, layout, Human, Layout, Style};
 use crate::stats::{self, Verdict};
 
 /// Exit codes of the spec.
@@ -15,6 +15,7 @@ pub const EXIT_SOME_FAILED: i32 = 1;
 pub const EXIT_FAILED: i32 = 2;
 pub const EXIT_USAGE: i32 = 3;
 
+/// The one place that turns a run's outcome into an exit code.
 pub fn exit_code(verdict: Verdict, stop: Option<&EarlyStop>) -> i32 {
     if let Some(EarlyStop::Output(_)) = stop {
         return EXIT_FAILED;
@@ -51,6 +52,49 @@ pub fn version_text() -> String {
     )
 }
 
+fn style(opts: &Options) -> Style {
+    let width = layout::terminal_width(std::env::var("COLUMNS").ok().as_deref());
+    Style {
+        layout: Layout::for_width(width),
+        width,
+        color: layout::use_color(
+            opts.no_color,
+            std::env::var_os("NO_COLOR").as_deref(),
+            layout::stdout_is_tty(),
+        ),
+        quiet: opts.quiet,
+        verbose: opts.verbose,
+    }
+}
+
+/// The live output of a run, whichever format was asked for.
+enum Live<W: Write> {
+    Human(Human<W>),
+    Csv(render::csv::CsvStream<W>),
+    /// JSON prints one document at the end; nothing streams.
+    Silent,
+}
+
+impl<W: Write> Observer for Live<W> {
+    fn sample(&mut self, s: &Sample) -> io::Result<()> {
+        match self {
+            Live::Csv(c) => c.sample(s),
+            _ => Ok(()),
+        }
+    }
+    fn round(&mut self, round: u32, samples: &[Sample]) -> io::Result<()> {
+        match self {
+            Live::Human(h) => h.round(round, samples),
+            _ => Ok(()),
+        }
+    }
+}
+
+fn output_failed(e: &dyn std::fmt::Display) -> i32 {
+    eprintln!("tlsping: could not write the output: {e}");
+    EXIT_FAILED
+}
+
 pub fn run(opts: Options) -> i32 {
     let cancel = Cancel::new();
     install_interrupt(&cancel);
@@ -70,7 +114,12 @@ pub fn run(opts: Options) -> i32 {
     let pre = match probe::preflight(cfg, &env) {
         Ok(pre) => pre,
         Err(e) => {
-            eprintln!("tlsping: preflight to {} failed: {} ({})", cfg.target.url(), e.kind.reason(cfg.timeout), e.text);
+            eprintln!(
+                "tlsping: preflight to {} failed: {} ({})",
+                cfg.target.url(),
+                e.kind.reason(cfg.timeout),
+                e.text
+            );
             return EXIT_FAILED;
         }
     };
@@ -83,36 +132,43 @@ pub fn run(opts: Options) -> i32 {
     let info = probe::run_info(cfg, &pre);
     let pin = if cfg.pin_ip { pre.addr } else { None };
     let stdout = io::stdout();
-    let mut table = render::WideTable::new(stdout.lock(), &info);
-    let started = match opts.output {
-        Output::Table => table.start(&info),
-        _ => Ok(()),
+    let started: io::Result<Live<_>> = match opts.output {
+        Output::Table => {
+            let mut h = Human::new(stdout.lock(), &info, style(&opts));
+            h.start(&info).map(|_| Live::Human(h))
+        }
+        Output::Csv => render::csv::CsvStream::new(stdout.lock()).map(Live::Csv),
+        Output::Json => Ok(Live::Silent),
     };
-    let rounds = match started {
-        Err(e) => probe::Rounds { samples: Vec::new(), elapsed: Default::default(), stop: Some(EarlyStop::Output(e.to_string())) },
-        Ok(()) => probe::run_rounds(cfg, &pre.method, pin, &env, &mut warnings, &mut table),
+    let mut live = match started {
+        Ok(live) => live,
+        Err(e) => return output_failed(&e),
     };
-    drop(table);
+    let rounds = probe::run_rounds(cfg, &pre.method, pin, &env, &mut warnings, &mut live);
+    if let Some(EarlyStop::Output(e)) = &rounds.stop {
+        return output_failed(e);
+    }
     let summary = stats::summarize(&rounds.samples, rounds.elapsed);
     if stats::large_residual(&rounds.samples).is_some() {
         warnings.warn("the unexplained residual ('other') is above 20% of total on some samples; stages may be missing time");
     }
-    let verdict = stats::judge(&rounds.samples);
-    if let Some(EarlyStop::Output(e)) = &rounds.stop {
-        eprintln!("tlsping: could not write the output: {e}");
-        return EXIT_FAILED;
-    }
-    let mut out = io::stdout().lock();
-    let printed = (|| -> io::Result<()> {
-        writeln!(out)?;
-        for line in render::statistics(&info, &summary) {
-            writeln!(out, "{line}")?;
+    let printed = match &mut live {
+        Live::Human(h) => h.finish().and_then(|_| h.statistics(&info, &summary)),
+        Live::Csv(_) => Ok(()),
+        Live::Silent => {
+            let doc = render::json::document(
+                &info,
+                cfg.resume,
+                &rounds.samples,
+                &summary,
+                warnings.list(),
+            );
+            let mut out = stdout.lock();
+            writeln!(out, "{doc}").and_then(|_| out.flush())
         }
-        out.flush()
-    })();
+    };
     if let Err(e) = printed {
-        eprintln!("tlsping: could not write the output: {e}");
-        return EXIT_FAILED;
+        return output_failed(&e);
     }
-    exit_code(verdict, rounds.stop.as_ref())
+    exit_code(stats::judge(&rounds.samples), rounds.stop.as_ref())
 }

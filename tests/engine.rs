@@ -6,7 +6,9 @@ mod support;
 use std::time::Duration;
 
 use support::{ca, start, ServerOpts, Snapshot, TestServer};
-use tlsping::probe::{self, Cancel, Config, Method, Mode, ModeSel, Observer, ProbeEnv, Proto, Sample, Warnings};
+use tlsping::probe::{
+    self, Cancel, Config, Method, Mode, ModeSel, Observer, ProbeEnv, Proto, Sample, Warnings,
+};
 
 struct Quiet;
 impl Observer for Quiet {}
@@ -36,7 +38,11 @@ fn run(server: &TestServer, cfg: &Config) -> Outcome {
     let mut warnings = Warnings::new();
     let r = probe::run_rounds(cfg, &pre.method, pre.addr, &env, &mut warnings, &mut Quiet);
     assert!(r.stop.is_none(), "run stopped early: {:?}", r.stop);
-    Outcome { pre, rounds: server.counters.snapshot() - after_preflight, samples: r.samples }
+    Outcome {
+        pre,
+        rounds: server.counters.snapshot() - after_preflight,
+        samples: r.samples,
+    }
 }
 
 fn of(samples: &[Sample], mode: Mode) -> Vec<&Sample> {
@@ -44,10 +50,16 @@ fn of(samples: &[Sample], mode: Mode) -> Vec<&Sample> {
 }
 
 fn cold_opens_one_connection_per_probe(h2: bool) {
-    let server = start(ServerOpts { h2, ..Default::default() });
+    let server = start(ServerOpts {
+        h2,
+        ..Default::default()
+    });
     let out = run(&server, &config(&server, ModeSel::Cold, 5));
     assert_eq!(out.samples.len(), 5);
-    assert_eq!(out.rounds.tcp, 5, "5 cold probes must cost the server exactly 5 connections");
+    assert_eq!(
+        out.rounds.tcp, 5,
+        "5 cold probes must cost the server exactly 5 connections"
+    );
     assert_eq!(out.rounds.requests, 5);
     for s in &out.samples {
         assert!(s.ok(), "{:?}", s.error);
@@ -57,15 +69,31 @@ fn cold_opens_one_connection_per_probe(h2: bool) {
 }
 
 fn warm_reuses_one_connection(h2: bool) {
-    let server = start(ServerOpts { h2, ..Default::default() });
+    let server = start(ServerOpts {
+        h2,
+        ..Default::default()
+    });
     let out = run(&server, &config(&server, ModeSel::Warm, 5));
-    assert_eq!(out.rounds.tcp, 1, "5 warm probes must cost the server exactly 1 connection");
+    assert_eq!(
+        out.rounds.tcp, 1,
+        "5 warm probes must cost the server exactly 1 connection"
+    );
     assert_eq!(out.rounds.requests, 5);
     let warm = of(&out.samples, Mode::Warm);
-    assert!(warm[0].new_conn() && !warm[0].reused(), "the first warm probe has to dial");
-    assert!(warm[0].tls.is_some(), "the dialing warm probe made a handshake");
+    assert!(
+        warm[0].new_conn() && !warm[0].reused(),
+        "the first warm probe has to dial"
+    );
+    assert!(
+        warm[0].tls.is_some(),
+        "the dialing warm probe made a handshake"
+    );
     for s in &warm[1..] {
-        assert!(s.reused() && !s.new_conn(), "round {} did not reuse", s.round);
+        assert!(
+            s.reused() && !s.new_conn(),
+            "round {} did not reuse",
+            s.round
+        );
         assert!(s.tls.is_none(), "no handshake on a reused connection");
     }
 }
@@ -92,23 +120,47 @@ fn warm_reuses_one_connection_http2() {
 
 #[test]
 fn both_modes_interleaved_cost_n_plus_one_connections() {
-    let server = start(ServerOpts { h2: true, ..Default::default() });
+    let server = start(ServerOpts {
+        h2: true,
+        ..Default::default()
+    });
     let out = run(&server, &config(&server, ModeSel::Both, 4));
     assert_eq!(out.rounds.tcp, 4 + 1);
     let modes: Vec<Mode> = out.samples.iter().map(|s| s.mode).collect();
     use Mode::{Cold, Warm};
-    assert_eq!(modes, vec![Cold, Warm, Warm, Cold, Cold, Warm, Warm, Cold], "alternate order");
-    assert!(out.samples.iter().filter(|s| s.round == 1).all(|s| s.warmup));
-    assert!(out.samples.iter().filter(|s| s.round > 1).all(|s| !s.warmup));
+    assert_eq!(
+        modes,
+        vec![Cold, Warm, Warm, Cold, Cold, Warm, Warm, Cold],
+        "alternate order"
+    );
+    assert!(out
+        .samples
+        .iter()
+        .filter(|s| s.round == 1)
+        .all(|s| s.warmup));
+    assert!(out
+        .samples
+        .iter()
+        .filter(|s| s.round > 1)
+        .all(|s| !s.warmup));
 }
 
 fn resumption_shows_from_round_two(tls12: bool) {
-    let server = start(ServerOpts { tls12, ..Default::default() });
+    let server = start(ServerOpts {
+        tls12,
+        ..Default::default()
+    });
     let out = run(&server, &config(&server, ModeSel::Cold, 4));
     let cold = of(&out.samples, Mode::Cold);
-    let facts: Vec<_> = cold.iter().map(|s| s.tls.expect("cold probes carry TLS facts")).collect();
+    let facts: Vec<_> = cold
+        .iter()
+        .map(|s| s.tls.expect("cold probes carry TLS facts"))
+        .collect();
     assert!(!facts[0].resumed, "round 1 is a full handshake");
-    assert!(facts[1..].iter().all(|f| f.resumed), "rounds 2.. resume: {facts:?}");
+    assert!(
+        facts[1..].iter().all(|f| f.resumed),
+        "rounds 2.. resume: {facts:?}"
+    );
     let want = if tls12 { "TLSv1.2" } else { "TLSv1.3" };
     assert!(facts.iter().all(|f| f.version == want));
     assert!(facts[0].chain_len.unwrap_or(0) >= 1);
@@ -133,47 +185,78 @@ fn resume_off_makes_every_cold_handshake_full() {
     cfg.resume = false;
     let out = run(&server, &cfg);
     assert_eq!((out.rounds.full, out.rounds.resumed), (3, 0));
-    assert!(out.samples.iter().all(|s| s.tls.is_some_and(|t| !t.resumed)));
+    assert!(out
+        .samples
+        .iter()
+        .all(|s| s.tls.is_some_and(|t| !t.resumed)));
 }
 
 #[test]
 fn stages_are_measured_or_absent_and_never_exceed_total() {
-    let server = start(ServerOpts { h2: true, ..Default::default() });
+    let server = start(ServerOpts {
+        h2: true,
+        ..Default::default()
+    });
     let out = run(&server, &config(&server, ModeSel::Both, 4));
     for s in &out.samples {
         let total = s.total().expect("total measured");
         match s.mode {
             Mode::Cold => {
                 let parts = [s.dns(), s.tcp(), s.tls(), s.srv()];
-                assert!(parts.iter().all(|p| p.is_some()), "cold stage missing: {s:?}");
+                assert!(
+                    parts.iter().all(|p| p.is_some()),
+                    "cold stage missing: {s:?}"
+                );
                 assert!(s.wait().is_none(), "cold has no wait stage");
                 let sum: Duration = parts.iter().flatten().sum();
-                assert!(total >= sum, "round {}: total {total:?} < stages {sum:?}", s.round);
+                assert!(
+                    total >= sum,
+                    "round {}: total {total:?} < stages {sum:?}",
+                    s.round
+                );
             }
             Mode::Warm => {
-                assert!(s.dns().is_none() && s.tcp().is_none() && s.tls().is_none(), "warm never measures dns/tcp/tls");
+                assert!(
+                    s.dns().is_none() && s.tcp().is_none() && s.tls().is_none(),
+                    "warm never measures dns/tcp/tls"
+                );
                 let sum = s.wait().unwrap() + s.srv().unwrap();
-                assert!(total >= sum, "round {}: total {total:?} < stages {sum:?}", s.round);
+                assert!(
+                    total >= sum,
+                    "round {}: total {total:?} < stages {sum:?}",
+                    s.round
+                );
             }
         }
-        assert_eq!(s.other().unwrap() + {
-            let parts: Duration = match s.mode {
-                Mode::Cold => [s.dns(), s.tcp(), s.tls(), s.srv()].iter().flatten().sum(),
-                Mode::Warm => [s.wait(), s.srv()].iter().flatten().sum(),
-            };
-            parts
-        }, total);
+        assert_eq!(
+            s.other().unwrap() + {
+                let parts: Duration = match s.mode {
+                    Mode::Cold => [s.dns(), s.tcp(), s.tls(), s.srv()].iter().flatten().sum(),
+                    Mode::Warm => [s.wait(), s.srv()].iter().flatten().sum(),
+                };
+                parts
+            },
+            total
+        );
     }
 }
 
 fn head_refused_with(code: u16) {
-    let server = start(ServerOpts { refuse_head: Some(code), ..Default::default() });
+    let server = start(ServerOpts {
+        refuse_head: Some(code),
+        ..Default::default()
+    });
     let out = run(&server, &config(&server, ModeSel::Both, 3));
     assert_eq!(out.pre.method, Method::RangedGet);
     let requests = server.counters.requests.lock().unwrap().clone();
     // Exactly one HEAD (the preflight's first try), then ranged GETs only.
     assert_eq!(requests[0].0, "HEAD");
-    assert!(requests[1..].iter().all(|(m, r)| m == "GET" && r.as_deref() == Some("bytes=0-0")), "{requests:?}");
+    assert!(
+        requests[1..]
+            .iter()
+            .all(|(m, r)| m == "GET" && r.as_deref() == Some("bytes=0-0")),
+        "{requests:?}"
+    );
     assert_eq!(requests.len(), 2 + 6);
     assert!(out.samples.iter().all(|s| s.ok() && s.status == 200));
 }
@@ -190,7 +273,10 @@ fn head_falls_back_to_ranged_get_on_501() {
 
 #[test]
 fn preflight_settles_address_protocol_and_tls_version() {
-    let server = start(ServerOpts { h2: true, ..Default::default() });
+    let server = start(ServerOpts {
+        h2: true,
+        ..Default::default()
+    });
     let cfg = config(&server, ModeSel::Both, 1);
     let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
     let pre = probe::preflight(&cfg, &env).unwrap();

@@ -7,17 +7,36 @@ use support::{ca, start, stderr, stdout, tlsping, ServerOpts};
 
 #[test]
 fn prints_table_and_statistics_that_agree_with_the_server() {
-    let server = start(ServerOpts { h2: true, ..Default::default() });
+    let server = start(ServerOpts {
+        h2: true,
+        ..Default::default()
+    });
     let url = server.url();
     let cacert = ca().pem_path.to_str().unwrap().to_string();
     let out = tlsping(&["-n", "4", "-i", "200ms", "--cacert", &cacert, &url]);
     let text = stdout(&out);
-    assert_eq!(out.status.code(), Some(0), "stdout:\n{text}\nstderr:\n{}", stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout:\n{text}\nstderr:\n{}",
+        stderr(&out)
+    );
     let port = server.addr.port();
-    assert!(text.starts_with(&format!("HEAD {url} -> 127.0.0.1:{port} h2 · TLS1.3 · 0 bytes\n")), "{text}");
-    assert!(text.contains("4 rounds, 200ms interval, order=alternate"), "{text}");
+    assert!(
+        text.starts_with(&format!(
+            "HEAD {url} -> 127.0.0.1:{port} h2 · TLS1.3 · 0 bytes\n"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("4 rounds, 200ms interval, order=alternate"),
+        "{text}"
+    );
     assert!(text.contains("COLD new connection") && text.contains("WARM keep-alive"));
-    let rows: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with(char::is_numeric) && l.contains(" | ")).collect();
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with(char::is_numeric) && l.contains(" | "))
+        .collect();
     assert_eq!(rows.len(), 4, "{text}");
     assert!(rows[0].ends_with("200 warmup·new conn"), "{}", rows[0]);
     for row in &rows[1..] {
@@ -37,14 +56,24 @@ fn prints_table_and_statistics_that_agree_with_the_server() {
 #[test]
 fn preflight_failure_exits_2_with_one_clear_line() {
     // Bind then drop, so the port is (very likely) closed.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let out = tlsping(&["-n", "2", &format!("https://127.0.0.1:{port}/")]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(err.starts_with("tlsping: preflight to https://127.0.0.1:"), "{err}");
+    assert!(
+        err.starts_with("tlsping: preflight to https://127.0.0.1:"),
+        "{err}"
+    );
     assert!(err.contains("conn refused"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(stdout(&out).is_empty(), "nothing is measured after a failed preflight");
+    assert!(
+        stdout(&out).is_empty(),
+        "nothing is measured after a failed preflight"
+    );
 }
 
 #[test]
@@ -61,6 +90,12 @@ fn version_names_the_compiled_in_libraries() {
     let out = tlsping(&["--version"]);
     assert_eq!(out.status.code(), Some(0));
     let text = stdout(&out);
-    assert!(text.starts_with(&format!("tlsping {}", env!("CARGO_PKG_VERSION"))), "{text}");
-    assert!(text.contains("libcurl 8.") && text.contains("OpenSSL/3.") && text.contains("nghttp2 1."), "{text}");
+    assert!(
+        text.starts_with(&format!("tlsping {}", env!("CARGO_PKG_VERSION"))),
+        "{text}"
+    );
+    assert!(
+        text.contains("libcurl 8.") && text.contains("OpenSSL/3.") && text.contains("nghttp2 1."),
+        "{text}"
+    );
 }

@@ -6,7 +6,9 @@ pub const ACCEPTED_FORMS: &str = "a number with a unit: 400ms, 1s, 1.5s, 2m";
 
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let t = text.trim();
-    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
     let (number, unit) = t.split_at(split);
     if number.is_empty() {
         return Err(format!("'{text}' is not a duration; use {ACCEPTED_FORMS}"));
@@ -14,13 +16,19 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     if unit.is_empty() {
         return Err(format!("'{text}' has no unit; use {ACCEPTED_FORMS}"));
     }
-    let value: f64 = number.parse().map_err(|_| format!("'{text}' is not a duration; use {ACCEPTED_FORMS}"))?;
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("'{text}' is not a duration; use {ACCEPTED_FORMS}"))?;
     let scale = match unit {
         "ms" => 0.001,
         "s" => 1.0,
         "m" => 60.0,
         "h" => 3600.0,
-        _ => return Err(format!("'{text}' has an unknown unit '{unit}'; use {ACCEPTED_FORMS}")),
+        _ => {
+            return Err(format!(
+                "'{text}' has an unknown unit '{unit}'; use {ACCEPTED_FORMS}"
+            ))
+        }
     };
     let secs = value * scale;
     if !secs.is_finite() || secs > 7.0 * 24.0 * 3600.0 {
@@ -47,6 +55,8 @@ mod tests {
             let err = parse_duration(bad).unwrap_err();
             assert!(err.contains(bad) || bad.is_empty(), "{bad}: {err}");
         }
-        assert!(parse_duration("5").unwrap_err().contains("400ms, 1s, 1.5s, 2m"));
+        assert!(parse_duration("5")
+            .unwrap_err()
+            .contains("400ms, 1s, 1.5s, 2m"));
     }
 }

@@ -16,7 +16,8 @@ pub use target::{parse_header, parse_target};
 /// The smallest interval a run may use: a safety valve for the target.
 pub const INTERVAL_FLOOR: Duration = Duration::from_millis(200);
 
-const SAFETY: &str = "Only measure hosts you own or are permitted to test: repeated connections can \
+const SAFETY: &str =
+    "Only measure hosts you own or are permitted to test: repeated connections can \
 look like an attack to a WAF or IPS. The defaults (10 rounds, 1s apart) are deliberately gentle.";
 
 const EXAMPLES: &str = "Examples:
@@ -37,8 +38,14 @@ pub struct Args {
     pub target: Option<String>,
 
     /// Number of rounds; 0 runs until Ctrl+C
-    #[arg(short = 'n', long = "count", visible_short_alias = 'c', value_name = "N", default_value_t = 10,
-          help_heading = "Measurement")]
+    #[arg(
+        short = 'n',
+        long = "count",
+        visible_short_alias = 'c',
+        value_name = "N",
+        default_value_t = 10,
+        help_heading = "Measurement"
+    )]
     pub count: u32,
 
     /// Gap between round starts (floor 200ms)
@@ -62,11 +69,21 @@ pub struct Args {
     pub order: String,
 
     /// Leading rounds left out of the statistics
-    #[arg(long, value_name = "N", default_value_t = 1, help_heading = "Measurement")]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        help_heading = "Measurement"
+    )]
     pub warmup: u32,
 
     /// Request method (default: HEAD, falling back to GET with Range: bytes=0-0 on 405/501)
-    #[arg(short = 'X', long = "method", value_name = "M", help_heading = "Request")]
+    #[arg(
+        short = 'X',
+        long = "method",
+        value_name = "M",
+        help_heading = "Request"
+    )]
     pub method: Option<String>,
 
     /// HTTP version: 1.1 or 2 (default: h2 when offered, else 1.1)
@@ -161,17 +178,26 @@ pub enum Invocation {
 pub struct UsageError(pub String);
 
 fn proxy_in_env() -> Option<String> {
-    ["https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"]
-        .iter()
-        .find(|k| std::env::var(k).is_ok_and(|v| !v.is_empty()))
-        .map(|k| k.to_string())
+    [
+        "https_proxy",
+        "HTTPS_PROXY",
+        "http_proxy",
+        "HTTP_PROXY",
+        "all_proxy",
+        "ALL_PROXY",
+    ]
+    .iter()
+    .find(|k| std::env::var(k).is_ok_and(|v| !v.is_empty()))
+    .map(|k| k.to_string())
 }
 
 pub fn validate(args: Args) -> Result<Invocation, UsageError> {
     if args.version {
         return Ok(Invocation::Version);
     }
-    let raw_target = args.target.ok_or_else(|| UsageError("a target is required: tlsping [flags] <host|url>".into()))?;
+    let raw_target = args
+        .target
+        .ok_or_else(|| UsageError("a target is required: tlsping [flags] <host|url>".into()))?;
     let target = parse_target(&raw_target).map_err(UsageError)?;
     let mut warnings = Vec::new();
     let mut config = Config::new(target);
@@ -206,7 +232,9 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         ));
     }
     if let Some(m) = args.method {
-        let is_token = !m.is_empty() && m.chars().all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c));
+        let is_token = !m.is_empty()
+            && m.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c));
         if !is_token {
             return Err(UsageError(format!("'{m}' is not a valid HTTP method")));
         }
@@ -217,9 +245,15 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         Some("1.1") | Some("1") => HttpVersion::V1_1,
         Some("2") | Some("2.0") => HttpVersion::V2,
         Some("3") | Some("3.0") => {
-            return Err(UsageError("--http-version 3 (HTTP/3) is not supported; use 1.1 or 2".into()))
+            return Err(UsageError(
+                "--http-version 3 (HTTP/3) is not supported; use 1.1 or 2".into(),
+            ))
         }
-        Some(other) => return Err(UsageError(format!("--http-version '{other}' is not one of 1.1, 2"))),
+        Some(other) => {
+            return Err(UsageError(format!(
+                "--http-version '{other}' is not one of 1.1, 2"
+            )))
+        }
     };
     config.cache_bust = args.cache_bust;
     config.pin_ip = !args.no_pin_ip;
@@ -229,7 +263,12 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         _ => IpVersion::Any,
     };
     config.insecure = args.insecure;
-    config.headers = args.headers.iter().map(|h| parse_header(h)).collect::<Result<_, _>>().map_err(UsageError)?;
+    config.headers = args
+        .headers
+        .iter()
+        .map(|h| parse_header(h))
+        .collect::<Result<_, _>>()
+        .map_err(UsageError)?;
     config.resume = args.resume == "on";
     config.ca_file = args.cacert;
     if args.no_pin_ip && config.mode == ModeSel::Both {
@@ -278,7 +317,11 @@ where
             }
             _ => {
                 let text = e.render().to_string();
-                let first = text.lines().next().unwrap_or("invalid usage").trim_start_matches("error: ");
+                let first = text
+                    .lines()
+                    .next()
+                    .unwrap_or("invalid usage")
+                    .trim_start_matches("error: ");
                 Err((3, usage_line(first)))
             }
         },

@@ -16,15 +16,26 @@ pub fn parse_target(input: &str) -> Result<Target, String> {
     if has_ctl(input) {
         return Err("the target contains a line break or NUL; refusing it".into());
     }
-    let with_scheme = if raw.contains("://") { raw.to_string() } else { format!("https://{raw}") };
-    let url = url::Url::parse(&with_scheme).map_err(|e| format!("'{raw}' is not a valid host or URL: {e}"))?;
+    let with_scheme = if raw.contains("://") {
+        raw.to_string()
+    } else {
+        format!("https://{raw}")
+    };
+    let url = url::Url::parse(&with_scheme)
+        .map_err(|e| format!("'{raw}' is not a valid host or URL: {e}"))?;
     let https = match url.scheme() {
         "https" => true,
         "http" => false,
-        other => return Err(format!("scheme '{other}' is not supported; use https:// or http://")),
+        other => {
+            return Err(format!(
+                "scheme '{other}' is not supported; use https:// or http://"
+            ))
+        }
     };
     if !url.username().is_empty() || url.password().is_some() {
-        return Err("the URL carries user:password; tlsping does not send credentials, remove them".into());
+        return Err(
+            "the URL carries user:password; tlsping does not send credentials, remove them".into(),
+        );
     }
     let host = match url.host() {
         Some(url::Host::Ipv6(v6)) => v6.to_string(),
@@ -37,7 +48,9 @@ pub fn parse_target(input: &str) -> Result<Target, String> {
     if url.port() == Some(0) {
         return Err("port 0 cannot be dialed".into());
     }
-    let port = url.port_or_known_default().unwrap_or(if https { 443 } else { 80 });
+    let port = url
+        .port_or_known_default()
+        .unwrap_or(if https { 443 } else { 80 });
     let mut path_and_query = url.path().to_string();
     if path_and_query.is_empty() {
         path_and_query.push('/');
@@ -46,13 +59,20 @@ pub fn parse_target(input: &str) -> Result<Target, String> {
         path_and_query.push('?');
         path_and_query.push_str(q);
     }
-    Ok(Target { https, host, port, path_and_query })
+    Ok(Target {
+        https,
+        host,
+        port,
+        path_and_query,
+    })
 }
 
 /// `Name: value`, with a token name and no line breaks (request smuggling).
 pub fn parse_header(text: &str) -> Result<String, String> {
     if has_ctl(text) {
-        return Err(format!("header {text:?} contains a line break or NUL; refusing it"));
+        return Err(format!(
+            "header {text:?} contains a line break or NUL; refusing it"
+        ));
     }
     let (name, value) = text
         .split_once(':')
@@ -60,7 +80,9 @@ pub fn parse_header(text: &str) -> Result<String, String> {
     let name = name.trim();
     let is_tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
     if name.is_empty() || !name.chars().all(is_tchar) {
-        return Err(format!("header name '{name}' has characters a header name cannot have"));
+        return Err(format!(
+            "header name '{name}' has characters a header name cannot have"
+        ));
     }
     Ok(format!("{name}: {}", value.trim()))
 }
@@ -78,15 +100,29 @@ mod tests {
 
     #[test]
     fn host_port_and_paths_are_kept() {
-        assert_eq!(parse_target("127.0.0.1:8443").unwrap().url(), "https://127.0.0.1:8443/");
-        assert_eq!(parse_target("http://a.test/x?y=1").unwrap().url(), "http://a.test/x?y=1");
+        assert_eq!(
+            parse_target("127.0.0.1:8443").unwrap().url(),
+            "https://127.0.0.1:8443/"
+        );
+        assert_eq!(
+            parse_target("http://a.test/x?y=1").unwrap().url(),
+            "http://a.test/x?y=1"
+        );
         let v6 = parse_target("https://[::1]:9443/p").unwrap();
         assert_eq!((v6.host.as_str(), v6.port), ("::1", 9443));
     }
 
     #[test]
     fn bad_targets_are_refused() {
-        for bad in ["", "   ", "ftp://a.test/", "https://u:p@a.test/", "a.test:99999", "a.test:0", "https://a.test/\r\nX: y"] {
+        for bad in [
+            "",
+            "   ",
+            "ftp://a.test/",
+            "https://u:p@a.test/",
+            "a.test:99999",
+            "a.test:0",
+            "https://a.test/\r\nX: y",
+        ] {
             assert!(parse_target(bad).is_err(), "{bad:?} accepted");
         }
     }

@@ -20,8 +20,17 @@ pub struct ColdRunner {
 }
 
 impl ColdRunner {
-    pub fn new(cfg: &Config, env: &ProbeEnv, method: Method, pin: Option<SocketAddr>) -> ColdRunner {
-        let share = if cfg.resume { SessionShare::new() } else { None };
+    pub fn new(
+        cfg: &Config,
+        env: &ProbeEnv,
+        method: Method,
+        pin: Option<SocketAddr>,
+    ) -> ColdRunner {
+        let share = if cfg.resume {
+            SessionShare::new()
+        } else {
+            None
+        };
         ColdRunner {
             resolver: Resolver::new(cfg.ip_version),
             cfg: cfg.clone(),
@@ -61,25 +70,50 @@ impl ColdRunner {
         let mut own_dns = None;
         if self.pin.is_some() {
             // Pinned: libcurl never resolves, so the DNS stage is our own lookup.
-            match self.resolver.lookup(&self.cfg.target.host, self.cfg.target.port, deadline) {
+            match self
+                .resolver
+                .lookup(&self.cfg.target.host, self.cfg.target.port, deadline)
+            {
                 Ok(found) => own_dns = Some(found.took),
                 Err(err) => {
-                    return transfer::failed_before_transfer(Mode::Cold, round, https, err, start.elapsed())
+                    return transfer::failed_before_transfer(
+                        Mode::Cold,
+                        round,
+                        https,
+                        err,
+                        start.elapsed(),
+                    )
                 }
             }
-            let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
+            let left = deadline
+                .saturating_duration_since(Instant::now())
+                .max(Duration::from_millis(1));
             if let Err(e) = easy.timeout(left) {
                 return setup_failure(round, https, e);
             }
         }
         let result = easy.perform();
         let returned = Instant::now();
-        transfer::to_sample(easy, Mode::Cold, round, https, Finished { result, own_dns, start, returned })
+        transfer::to_sample(
+            easy,
+            Mode::Cold,
+            round,
+            https,
+            Finished {
+                result,
+                own_dns,
+                start,
+                returned,
+            },
+        )
     }
 }
 
 fn setup_failure(round: u32, https: bool, e: curl::Error) -> Sample {
-    let err = super::types::ProbeError { kind: super::types::ErrorKind::Error, text: e.to_string() };
+    let err = super::types::ProbeError {
+        kind: super::types::ErrorKind::Error,
+        text: e.to_string(),
+    };
     let mut s = transfer::failed_before_transfer(Mode::Cold, round, https, err, Duration::ZERO);
     s.wall_total = None;
     s

@@ -81,7 +81,12 @@ impl Target {
         if self.port == default_port {
             format!("{scheme}://{}{}", self.url_host(), self.path_and_query)
         } else {
-            format!("{scheme}://{}:{}{}", self.url_host(), self.port, self.path_and_query)
+            format!(
+                "{scheme}://{}:{}{}",
+                self.url_host(),
+                self.port,
+                self.path_and_query
+            )
         }
     }
 
@@ -91,7 +96,11 @@ impl Target {
         match cache_bust_seq {
             None => base,
             Some(seq) => {
-                let sep = if self.path_and_query.contains('?') { '&' } else { '?' };
+                let sep = if self.path_and_query.contains('?') {
+                    '&'
+                } else {
+                    '?'
+                };
                 format!("{base}{sep}_={seq}")
             }
         }
@@ -153,11 +162,11 @@ pub fn format_duration(d: Duration) -> String {
     if ms == 0 {
         return format!("{}us", d.as_micros());
     }
-    if ms % 60_000 == 0 {
+    if ms.is_multiple_of(60_000) {
         format!("{}m", ms / 60_000)
-    } else if ms % 1000 == 0 {
+    } else if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
-    } else if ms >= 1000 && ms % 100 == 0 {
+    } else if ms >= 1000 && ms.is_multiple_of(100) {
         format!("{}.{}s", ms / 1000, (ms % 1000) / 100)
     } else {
         format!("{ms}ms")
@@ -169,19 +178,32 @@ mod tests {
     use super::*;
 
     fn target(path: &str) -> Target {
-        Target { https: true, host: "example.com".into(), port: 443, path_and_query: path.into() }
+        Target {
+            https: true,
+            host: "example.com".into(),
+            port: 443,
+            path_and_query: path.into(),
+        }
     }
 
     #[test]
     fn cache_bust_appends_with_the_right_separator() {
         assert_eq!(target("/").request_url(Some(3)), "https://example.com/?_=3");
-        assert_eq!(target("/a?b=1").request_url(Some(4)), "https://example.com/a?b=1&_=4");
+        assert_eq!(
+            target("/a?b=1").request_url(Some(4)),
+            "https://example.com/a?b=1&_=4"
+        );
         assert_eq!(target("/a").request_url(None), "https://example.com/a");
     }
 
     #[test]
     fn url_keeps_non_default_port_and_brackets_ipv6() {
-        let t = Target { https: true, host: "::1".into(), port: 8443, path_and_query: "/".into() };
+        let t = Target {
+            https: true,
+            host: "::1".into(),
+            port: 8443,
+            path_and_query: "/".into(),
+        };
         assert_eq!(t.url(), "https://[::1]:8443/");
     }
 

@@ -7,7 +7,7 @@ use std::os::raw::{c_long, c_void};
 use std::ptr;
 
 use curl::easy::{Easy2, Handler};
-use curl_sys::{CURLcode, CURL, CURLINFO, CURLE_OK};
+use curl_sys::{CURLcode, CURL, CURLE_OK, CURLINFO};
 use foreign_types::ForeignTypeRef;
 use openssl::ssl::SslRef;
 
@@ -83,7 +83,8 @@ pub fn timers<H>(easy: &Easy2<H>) -> CurlTimers {
 
 /// OpenSSL's certificate verification verdict (an `X509_V_ERR_*` value).
 pub fn verify_result<H>(easy: &Easy2<H>) -> i64 {
-    getinfo_long(easy.raw(), curl_sys::CURLINFO_SSL_VERIFYRESULT).unwrap_or(0) as i64
+    #[allow(clippy::useless_conversion)] // c_long is i32 on some targets
+    getinfo_long(easy.raw(), curl_sys::CURLINFO_SSL_VERIFYRESULT).map(i64::from).unwrap_or(0)
 }
 
 /// Seconds from a `Retry-After` header of the last response, if libcurl parsed one.
@@ -147,7 +148,12 @@ impl LiveHandle {
             version: ssl.version_str(),
             alpn: ssl.selected_alpn_protocol().and_then(Proto::from_alpn),
             resumed: ssl.session_reused(),
-            chain_len: ssl.peer_cert_chain().map(|c| c.len().min(255) as u8),
+            // A resumed handshake carries no certificates at all: that is 0, not unknown.
+            chain_len: match ssl.peer_cert_chain() {
+                Some(chain) => Some(chain.len().min(255) as u8),
+                None if ssl.session_reused() => Some(0),
+                None => None,
+            },
             cipher: ssl.current_cipher().map(|c| c.name()).unwrap_or(""),
         })
     }
@@ -204,16 +210,23 @@ impl<'s, H: Handler> SharedEasy<'s, H> {
         // SAFETY: both handles are live; the share outlives the easy handle
         // because `SharedEasy` borrows it for 's, and libcurl detaches the
         // easy from the share in curl_easy_cleanup (when `easy` drops).
-        let rc = unsafe { curl_sys::curl_easy_setopt(easy.raw(), curl_sys::CURLOPT_SHARE, share.raw) };
+        let rc =
+            unsafe { curl_sys::curl_easy_setopt(easy.raw(), curl_sys::CURLOPT_SHARE, share.raw) };
         if rc != CURLE_OK {
             return Err(curl::Error::new(rc));
         }
-        Ok(SharedEasy { easy, _share: PhantomData })
+        Ok(SharedEasy {
+            easy,
+            _share: PhantomData,
+        })
     }
 
     /// A handle that uses no share (its TLS session cache is its own and empty).
     pub fn unshared(easy: Easy2<H>) -> SharedEasy<'static, H> {
-        SharedEasy { easy, _share: PhantomData }
+        SharedEasy {
+            easy,
+            _share: PhantomData,
+        }
     }
 }
 
@@ -223,7 +236,9 @@ pub fn clear_ca_locations<H>(easy: &mut Easy2<H>) -> Result<(), curl::Error> {
     for opt in [curl_sys::CURLOPT_CAINFO, curl_sys::CURLOPT_CAPATH] {
         // SAFETY: the handle is live; a NULL string is documented for both
         // options as "use no file/directory", and libcurl copies nothing.
-        let rc = unsafe { curl_sys::curl_easy_setopt(easy.raw(), opt, ptr::null::<std::os::raw::c_char>()) };
+        let rc = unsafe {
+            curl_sys::curl_easy_setopt(easy.raw(), opt, ptr::null::<std::os::raw::c_char>())
+        };
         if rc != CURLE_OK {
             return Err(curl::Error::new(rc));
         }

@@ -63,7 +63,10 @@ pub fn classify(err: &curl::Error, easy: &Easy2<Collector>, status: u16) -> Prob
         status,
         text: &text,
     };
-    ProbeError { kind: kind_of(&evidence), text }
+    ProbeError {
+        kind: kind_of(&evidence),
+        text,
+    }
 }
 
 pub fn kind_of(e: &Evidence) -> ErrorKind {
@@ -91,17 +94,22 @@ pub fn kind_of(e: &Evidence) -> ErrorKind {
             | X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE => ErrorKind::CertUnknownCa,
             X509_V_ERR_CERT_NOT_YET_VALID => ErrorKind::CertInvalid,
             // libcurl checks the host name itself, after OpenSSL accepted the chain.
-            0 if lower.contains("subject name") || lower.contains("does not match") => ErrorKind::CertName,
+            0 if lower.contains("subject name") || lower.contains("does not match") => {
+                ErrorKind::CertName
+            }
             _ => ErrorKind::CertInvalid,
         },
         c::CURLE_SSL_CONNECT_ERROR => match by_errno() {
             Some(ErrorKind::ConnReset) => ErrorKind::ConnReset,
-            _ if lower.contains("unexpected eof") || lower.contains("syscall") => ErrorKind::ConnClosed,
+            _ if lower.contains("unexpected eof") || lower.contains("syscall") => {
+                ErrorKind::ConnClosed
+            }
             _ => ErrorKind::TlsError,
         },
-        c::CURLE_SSL_CACERT_BADFILE | c::CURLE_SSL_CERTPROBLEM | c::CURLE_SSL_CIPHER | c::CURLE_SSL_ENGINE_NOTFOUND => {
-            ErrorKind::TlsError
-        }
+        c::CURLE_SSL_CACERT_BADFILE
+        | c::CURLE_SSL_CERTPROBLEM
+        | c::CURLE_SSL_CIPHER
+        | c::CURLE_SSL_ENGINE_NOTFOUND => ErrorKind::TlsError,
         c::CURLE_GOT_NOTHING => ErrorKind::ConnClosed,
         c::CURLE_PARTIAL_FILE | c::CURLE_BAD_CONTENT_ENCODING => ErrorKind::BodyError,
         c::CURLE_RECV_ERROR | c::CURLE_SEND_ERROR | c::CURLE_HTTP2 | c::CURLE_HTTP2_STREAM => {
@@ -121,24 +129,54 @@ mod tests {
     use super::*;
 
     fn ev(code: curl_sys::CURLcode, errno: i32, verify: i64, status: u16, text: &str) -> ErrorKind {
-        kind_of(&Evidence { code, os_errno: errno, verify_result: verify, status, text })
+        kind_of(&Evidence {
+            code,
+            os_errno: errno,
+            verify_result: verify,
+            status,
+            text,
+        })
     }
 
     #[test]
     fn connect_failures_follow_errno() {
-        assert_eq!(ev(curl_sys::CURLE_COULDNT_CONNECT, ECONNREFUSED, 0, 0, ""), ErrorKind::ConnRefused);
-        assert_eq!(ev(curl_sys::CURLE_COULDNT_CONNECT, ENETUNREACH, 0, 0, ""), ErrorKind::Unreachable);
-        assert_eq!(ev(curl_sys::CURLE_COULDNT_CONNECT, EHOSTUNREACH, 0, 0, ""), ErrorKind::Unreachable);
+        assert_eq!(
+            ev(curl_sys::CURLE_COULDNT_CONNECT, ECONNREFUSED, 0, 0, ""),
+            ErrorKind::ConnRefused
+        );
+        assert_eq!(
+            ev(curl_sys::CURLE_COULDNT_CONNECT, ENETUNREACH, 0, 0, ""),
+            ErrorKind::Unreachable
+        );
+        assert_eq!(
+            ev(curl_sys::CURLE_COULDNT_CONNECT, EHOSTUNREACH, 0, 0, ""),
+            ErrorKind::Unreachable
+        );
     }
 
     #[test]
     fn certificate_verdicts_map_to_their_kinds() {
         let c = curl_sys::CURLE_PEER_FAILED_VERIFICATION;
-        assert_eq!(ev(c, 0, X509_V_ERR_CERT_HAS_EXPIRED, 0, ""), ErrorKind::CertExpired);
-        assert_eq!(ev(c, 0, X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT, 0, ""), ErrorKind::CertUnknownCa);
-        assert_eq!(ev(c, 0, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY, 0, ""), ErrorKind::CertUnknownCa);
         assert_eq!(
-            ev(c, 0, 0, 0, "SSL: no alternative certificate subject name matches target host name 'x'"),
+            ev(c, 0, X509_V_ERR_CERT_HAS_EXPIRED, 0, ""),
+            ErrorKind::CertExpired
+        );
+        assert_eq!(
+            ev(c, 0, X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT, 0, ""),
+            ErrorKind::CertUnknownCa
+        );
+        assert_eq!(
+            ev(c, 0, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY, 0, ""),
+            ErrorKind::CertUnknownCa
+        );
+        assert_eq!(
+            ev(
+                c,
+                0,
+                0,
+                0,
+                "SSL: no alternative certificate subject name matches target host name 'x'"
+            ),
             ErrorKind::CertName
         );
         assert_eq!(ev(c, 0, 7, 0, "signature failure"), ErrorKind::CertInvalid);
@@ -146,13 +184,37 @@ mod tests {
 
     #[test]
     fn transport_errors_distinguish_reset_close_and_body() {
-        assert_eq!(ev(curl_sys::CURLE_RECV_ERROR, ECONNRESET, 0, 0, ""), ErrorKind::ConnReset);
-        assert_eq!(ev(curl_sys::CURLE_GOT_NOTHING, 0, 0, 0, ""), ErrorKind::ConnClosed);
-        assert_eq!(ev(curl_sys::CURLE_PARTIAL_FILE, 0, 0, 200, ""), ErrorKind::BodyError);
-        assert_eq!(ev(curl_sys::CURLE_RECV_ERROR, 0, 0, 200, ""), ErrorKind::BodyError);
-        assert_eq!(ev(curl_sys::CURLE_OPERATION_TIMEDOUT, 0, 0, 0, ""), ErrorKind::Timeout);
-        assert_eq!(ev(curl_sys::CURLE_ABORTED_BY_CALLBACK, 0, 0, 0, ""), ErrorKind::Canceled);
-        assert_eq!(ev(curl_sys::CURLE_COULDNT_RESOLVE_HOST, 0, 0, 0, ""), ErrorKind::DnsFail);
-        assert_eq!(ev(curl_sys::CURLE_URL_MALFORMAT, 0, 0, 0, ""), ErrorKind::Error);
+        assert_eq!(
+            ev(curl_sys::CURLE_RECV_ERROR, ECONNRESET, 0, 0, ""),
+            ErrorKind::ConnReset
+        );
+        assert_eq!(
+            ev(curl_sys::CURLE_GOT_NOTHING, 0, 0, 0, ""),
+            ErrorKind::ConnClosed
+        );
+        assert_eq!(
+            ev(curl_sys::CURLE_PARTIAL_FILE, 0, 0, 200, ""),
+            ErrorKind::BodyError
+        );
+        assert_eq!(
+            ev(curl_sys::CURLE_RECV_ERROR, 0, 0, 200, ""),
+            ErrorKind::BodyError
+        );
+        assert_eq!(
+            ev(curl_sys::CURLE_OPERATION_TIMEDOUT, 0, 0, 0, ""),
+            ErrorKind::Timeout
+        );
+        assert_eq!(
+            ev(curl_sys::CURLE_ABORTED_BY_CALLBACK, 0, 0, 0, ""),
+            ErrorKind::Canceled
+        );
+        assert_eq!(
+            ev(curl_sys::CURLE_COULDNT_RESOLVE_HOST, 0, 0, 0, ""),
+            ErrorKind::DnsFail
+        );
+        assert_eq!(
+            ev(curl_sys::CURLE_URL_MALFORMAT, 0, 0, 0, ""),
+            ErrorKind::Error
+        );
     }
 }

@@ -17,10 +17,14 @@ mod warnings;
 pub use config::{format_duration, Config, HttpVersion, IpVersion, ModeSel, Order, Target};
 pub use errors::{kind_of, Evidence};
 pub use preflight::{run as preflight, Preflight};
-pub use scheduler::{round_modes, run_rounds, EarlyStop, Observer, Rounds, MAX_CONSECUTIVE_FAILURES};
+pub use scheduler::{
+    round_modes, run_rounds, EarlyStop, Observer, Rounds, MAX_CONSECUTIVE_FAILURES,
+};
 pub use transfer::{Cancel, Method, ProbeEnv, BODY_CAP};
 pub use trust::TrustStore;
-pub use types::{tls_version_label, CurlTimers, ErrorKind, Mode, ProbeError, Proto, RunInfo, Sample, TlsFacts};
+pub use types::{
+    tls_version_label, CurlTimers, ErrorKind, Mode, ProbeError, Proto, RunInfo, Sample, TlsFacts,
+};
 pub use warnings::Warnings;
 
 /// The run's facts for the header line and `run` in JSON.

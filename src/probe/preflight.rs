@@ -28,8 +28,14 @@ fn one_request(cfg: &Config, env: &ProbeEnv, method: &Method) -> (Sample, Option
     let mut easy = match transfer::new_handle(cfg, env, method, None) {
         Ok(easy) => easy,
         Err(e) => {
-            let err = ProbeError { kind: super::types::ErrorKind::Error, text: e.to_string() };
-            return (transfer::failed_before_transfer(Mode::Cold, 0, https, err, Duration::ZERO), None);
+            let err = ProbeError {
+                kind: super::types::ErrorKind::Error,
+                text: e.to_string(),
+            };
+            return (
+                transfer::failed_before_transfer(Mode::Cold, 0, https, err, Duration::ZERO),
+                None,
+            );
         }
     };
     transfer::prepare(&mut easy);
@@ -37,7 +43,12 @@ fn one_request(cfg: &Config, env: &ProbeEnv, method: &Method) -> (Sample, Option
     let result = easy.perform();
     let returned = Instant::now();
     let location = easy.get_ref().location.clone();
-    let done = Finished { result, own_dns: None, start, returned };
+    let done = Finished {
+        result,
+        own_dns: None,
+        start,
+        returned,
+    };
     let sample = transfer::to_sample(&mut easy, Mode::Cold, 0, https, done);
     (sample, location)
 }
@@ -47,7 +58,11 @@ pub fn run(cfg: &Config, env: &ProbeEnv) -> Result<Preflight, ProbeError> {
     let dns_first = if cfg.pin_ip {
         let mut resolver = Resolver::new(cfg.ip_version);
         let deadline = Instant::now() + cfg.timeout;
-        Some(resolver.lookup(&cfg.target.host, cfg.target.port, deadline)?.took)
+        Some(
+            resolver
+                .lookup(&cfg.target.host, cfg.target.port, deadline)?
+                .took,
+        )
     } else {
         None
     };
@@ -65,7 +80,11 @@ pub fn run(cfg: &Config, env: &ProbeEnv) -> Result<Preflight, ProbeError> {
     if let Some(err) = sample.error {
         return Err(*err);
     }
-    let redirect = if (300..400).contains(&sample.status) { location } else { None };
+    let redirect = if (300..400).contains(&sample.status) {
+        location
+    } else {
+        None
+    };
     Ok(Preflight {
         method,
         addr: sample.addr,

@@ -33,10 +33,9 @@ impl Worker {
     }
 }
 
-/// A timed lookup result: how long the resolver took and the first usable address.
+/// A timed lookup result: how long the resolver took.
 pub struct Lookup {
     pub took: Duration,
-    pub addrs: Vec<SocketAddr>,
 }
 
 pub struct Resolver {
@@ -46,18 +45,33 @@ pub struct Resolver {
 
 impl Resolver {
     pub fn new(ip_version: IpVersion) -> Resolver {
-        Resolver { worker: Some(Worker::spawn()), ip_version }
+        Resolver {
+            worker: Some(Worker::spawn()),
+            ip_version,
+        }
     }
 
     /// Looks `host` up, giving up at `deadline`. A lookup that is given up on
     /// keeps its worker busy, so that worker is abandoned and a new one serves
     /// the next call.
-    pub fn lookup(&mut self, host: &str, port: u16, deadline: Instant) -> Result<Lookup, ProbeError> {
+    pub fn lookup(
+        &mut self,
+        host: &str,
+        port: u16,
+        deadline: Instant,
+    ) -> Result<Lookup, ProbeError> {
         let worker = self.worker.get_or_insert_with(Worker::spawn);
         let (reply_tx, reply_rx): (Sender<Reply>, Receiver<Reply>) = mpsc::channel();
-        if worker.requests.send((host.to_string(), port, reply_tx)).is_err() {
+        if worker
+            .requests
+            .send((host.to_string(), port, reply_tx))
+            .is_err()
+        {
             self.worker = None;
-            return Err(ProbeError { kind: ErrorKind::Error, text: "DNS worker stopped".into() });
+            return Err(ProbeError {
+                kind: ErrorKind::Error,
+                text: "DNS worker stopped".into(),
+            });
         }
         let wait = deadline.saturating_duration_since(Instant::now());
         match reply_rx.recv_timeout(wait) {
@@ -76,16 +90,25 @@ impl Resolver {
                         text: format!("no address of the requested IP version for {host}"),
                     });
                 }
-                Ok(Lookup { took, addrs })
+                Ok(Lookup { took })
             }
-            Ok((_, Err(e))) => Err(ProbeError { kind: ErrorKind::DnsFail, text: format!("{host}: {e}") }),
+            Ok((_, Err(e))) => Err(ProbeError {
+                kind: ErrorKind::DnsFail,
+                text: format!("{host}: {e}"),
+            }),
             Err(RecvTimeoutError::Timeout) => {
                 self.worker = None;
-                Err(ProbeError { kind: ErrorKind::Timeout, text: format!("DNS lookup of {host} timed out") })
+                Err(ProbeError {
+                    kind: ErrorKind::Timeout,
+                    text: format!("DNS lookup of {host} timed out"),
+                })
             }
             Err(RecvTimeoutError::Disconnected) => {
                 self.worker = None;
-                Err(ProbeError { kind: ErrorKind::Error, text: "DNS worker stopped".into() })
+                Err(ProbeError {
+                    kind: ErrorKind::Error,
+                    text: "DNS worker stopped".into(),
+                })
             }
         }
     }
@@ -98,15 +121,19 @@ mod tests {
     #[test]
     fn resolves_loopback_literal_and_times_it() {
         let mut r = Resolver::new(IpVersion::Any);
-        let found = r.lookup("127.0.0.1", 443, Instant::now() + Duration::from_secs(5)).unwrap();
-        assert_eq!(found.addrs[0], "127.0.0.1:443".parse().unwrap());
+        let found = r
+            .lookup("127.0.0.1", 443, Instant::now() + Duration::from_secs(5))
+            .unwrap();
         assert!(found.took < Duration::from_secs(5));
     }
 
     #[test]
     fn filters_by_ip_version() {
         let mut r = Resolver::new(IpVersion::V6);
-        let err = r.lookup("127.0.0.1", 443, Instant::now() + Duration::from_secs(5)).err().unwrap();
+        let err = r
+            .lookup("127.0.0.1", 443, Instant::now() + Duration::from_secs(5))
+            .err()
+            .unwrap();
         assert_eq!(err.kind, ErrorKind::DnsFail);
     }
 }

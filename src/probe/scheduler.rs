@@ -78,7 +78,9 @@ pub fn sleep_until(until: Instant, cancel: &Cancel) -> bool {
 /// A valve that stops the run, judged on one sample.
 fn valve(sample: &Sample) -> Option<String> {
     if sample.status == 429 {
-        return Some("server answered 429 Too Many Requests: stopping to respect its rate limit".into());
+        return Some(
+            "server answered 429 Too Many Requests: stopping to respect its rate limit".into(),
+        );
     }
     if sample.status == 503 && sample.retry_after.is_some() {
         return Some(format!(
@@ -98,8 +100,10 @@ pub fn run_rounds(
     observer: &mut dyn Observer,
 ) -> Rounds {
     let cancel = &env.cancel;
-    let mut cold = (cfg.mode != ModeSel::Warm).then(|| ColdRunner::new(cfg, env, method.clone(), pin));
-    let mut warm = (cfg.mode != ModeSel::Cold).then(|| WarmRunner::new(cfg, env, method.clone(), pin));
+    let mut cold =
+        (cfg.mode != ModeSel::Warm).then(|| ColdRunner::new(cfg, env, method.clone(), pin));
+    let mut warm =
+        (cfg.mode != ModeSel::Cold).then(|| WarmRunner::new(cfg, env, method.clone(), pin));
     let mut samples = Vec::new();
     let mut consecutive_failures = 0;
     let mut request_seq: u64 = 0;
@@ -114,13 +118,18 @@ pub fn run_rounds(
             break;
         }
         let first = samples.len();
-        for (i, mode) in round_modes(cfg.mode, cfg.order, round).into_iter().enumerate() {
+        for (i, mode) in round_modes(cfg.mode, cfg.order, round)
+            .into_iter()
+            .enumerate()
+        {
             if i > 0 && !sleep_until(Instant::now() + cfg.interval / 4, cancel) {
                 stop = Some(EarlyStop::Interrupted);
                 break;
             }
             request_seq += 1;
-            let url = cfg.cache_bust.then(|| cfg.target.request_url(Some(request_seq)));
+            let url = cfg
+                .cache_bust
+                .then(|| cfg.target.request_url(Some(request_seq)));
             let mut sample = match mode {
                 Mode::Cold => match cold.as_mut() {
                     Some(c) => c.probe(round, url.as_deref().unwrap_or(&cfg.target.url())),
@@ -133,7 +142,10 @@ pub fn run_rounds(
             };
             sample.warmup = round <= cfg.warmup;
             let written = observer.sample(&sample);
-            let canceled = sample.error.as_ref().is_some_and(|e| e.kind == ErrorKind::Canceled);
+            let canceled = sample
+                .error
+                .as_ref()
+                .is_some_and(|e| e.kind == ErrorKind::Canceled);
             if sample.ok() {
                 consecutive_failures = 0;
             } else if !canceled {
@@ -165,7 +177,11 @@ pub fn run_rounds(
         }
         round = round.saturating_add(1);
     }
-    Rounds { samples, elapsed: start.elapsed(), stop }
+    Rounds {
+        samples,
+        elapsed: start.elapsed(),
+        stop,
+    }
 }
 
 #[cfg(test)]
@@ -174,11 +190,26 @@ mod tests {
 
     #[test]
     fn alternate_order_puts_cold_first_on_odd_rounds() {
-        assert_eq!(round_modes(ModeSel::Both, Order::Alternate, 1), vec![Mode::Cold, Mode::Warm]);
-        assert_eq!(round_modes(ModeSel::Both, Order::Alternate, 2), vec![Mode::Warm, Mode::Cold]);
-        assert_eq!(round_modes(ModeSel::Both, Order::WarmFirst, 1), vec![Mode::Warm, Mode::Cold]);
-        assert_eq!(round_modes(ModeSel::Both, Order::ColdFirst, 2), vec![Mode::Cold, Mode::Warm]);
-        assert_eq!(round_modes(ModeSel::Warm, Order::Alternate, 1), vec![Mode::Warm]);
+        assert_eq!(
+            round_modes(ModeSel::Both, Order::Alternate, 1),
+            vec![Mode::Cold, Mode::Warm]
+        );
+        assert_eq!(
+            round_modes(ModeSel::Both, Order::Alternate, 2),
+            vec![Mode::Warm, Mode::Cold]
+        );
+        assert_eq!(
+            round_modes(ModeSel::Both, Order::WarmFirst, 1),
+            vec![Mode::Warm, Mode::Cold]
+        );
+        assert_eq!(
+            round_modes(ModeSel::Both, Order::ColdFirst, 2),
+            vec![Mode::Cold, Mode::Warm]
+        );
+        assert_eq!(
+            round_modes(ModeSel::Warm, Order::Alternate, 1),
+            vec![Mode::Warm]
+        );
     }
 
     #[test]

@@ -262,12 +262,17 @@ pub fn to_sample(
     let wall_total = end.saturating_duration_since(done.start);
     let status = easy.response_code().unwrap_or(0) as u16;
     let addr = match (easy.primary_ip(), easy.primary_port()) {
-        (Ok(Some(ip)), Ok(port)) if !ip.is_empty() => {
-            ip.parse::<IpAddr>().ok().map(|ip| SocketAddr::new(ip, port))
-        }
+        (Ok(Some(ip)), Ok(port)) if !ip.is_empty() => ip
+            .parse::<IpAddr>()
+            .ok()
+            .map(|ip| SocketAddr::new(ip, port)),
         _ => None,
     };
-    let proto = if status > 0 { curl_ffi::http_version(easy) } else { None };
+    let proto = if status > 0 {
+        curl_ffi::http_version(easy)
+    } else {
+        None
+    };
     let retry_after = curl_ffi::retry_after(easy).map(|s| s.min(u32::MAX as u64) as u32);
     let collector = easy.get_ref();
     let body_overflow = collector.body_overflow;
@@ -278,7 +283,11 @@ pub fn to_sample(
         Err(e) => Some(Box::new(classify(e, easy, status))),
     };
     // TLS facts belong only to probes that made a handshake.
-    let tls = if timers.num_connects > 0 { collector.tls } else { None };
+    let tls = if timers.num_connects > 0 {
+        collector.tls
+    } else {
+        None
+    };
     Sample {
         round,
         mode,
@@ -300,7 +309,13 @@ pub fn to_sample(
 }
 
 /// A sample for a probe that failed before libcurl was even asked (our own DNS lookup).
-pub fn failed_before_transfer(mode: Mode, round: u32, https: bool, err: ProbeError, wall: Duration) -> Sample {
+pub fn failed_before_transfer(
+    mode: Mode,
+    round: u32,
+    https: bool,
+    err: ProbeError,
+    wall: Duration,
+) -> Sample {
     Sample {
         round,
         mode,

@@ -21,6 +21,13 @@ fn locate(ca_file: Option<&Path>) -> (Option<PathBuf>, Option<PathBuf>) {
     if let Some(f) = ca_file {
         return (Some(f.to_path_buf()), None);
     }
+    let env_path = |name: &str| std::env::var_os(name).map(PathBuf::from).filter(|p| p.exists());
+    if let Some(f) = env_path("SSL_CERT_FILE") {
+        return (Some(f), None);
+    }
+    if let Some(d) = env_path("SSL_CERT_DIR") {
+        return (None, Some(d));
+    }
     let probe = openssl_probe::probe();
     (probe.cert_file, probe.cert_dir)
 }
@@ -31,8 +38,10 @@ impl TrustStore {
         let mut builder = X509StoreBuilder::new().map_err(|e| e.to_string())?;
         let mut sources = Vec::new();
         if let Some(file) = &file {
-            let pem = std::fs::read(file).map_err(|e| format!("reading CA file {}: {e}", file.display()))?;
-            let certs = X509::stack_from_pem(&pem).map_err(|e| format!("parsing CA file {}: {e}", file.display()))?;
+            let pem = std::fs::read(file)
+                .map_err(|e| format!("reading CA file {}: {e}", file.display()))?;
+            let certs = X509::stack_from_pem(&pem)
+                .map_err(|e| format!("parsing CA file {}: {e}", file.display()))?;
             if certs.is_empty() {
                 return Err(format!("CA file {} holds no certificate", file.display()));
             }
@@ -43,7 +52,9 @@ impl TrustStore {
             sources.push(file.display().to_string());
         } else if let Some(dir) = &dir {
             // No bundle file: fall back to a hashed directory, looked up lazily.
-            let lookup = builder.add_lookup(X509Lookup::hash_dir()).map_err(|e| e.to_string())?;
+            let lookup = builder
+                .add_lookup(X509Lookup::hash_dir())
+                .map_err(|e| e.to_string())?;
             lookup
                 .add_dir(&dir.to_string_lossy(), openssl::ssl::SslFiletype::PEM)
                 .map_err(|e| format!("CA directory {}: {e}", dir.display()))?;
@@ -55,6 +66,9 @@ impl TrustStore {
         builder
             .set_flags(X509VerifyFlags::TRUSTED_FIRST | X509VerifyFlags::PARTIAL_CHAIN)
             .map_err(|e| e.to_string())?;
-        Ok(TrustStore { store: builder.build(), source: sources.join(", ") })
+        Ok(TrustStore {
+            store: builder.build(),
+            source: sources.join(", "),
+        })
     }
 }

@@ -144,7 +144,7 @@ pub struct TlsFacts {
     pub alpn: Option<Proto>,
     /// The handshake reused a session (ticket or id) instead of a full exchange.
     pub resumed: bool,
-    /// Certificates the server sent (leaf included); `None` when none were sent.
+    /// Certificates the server sent (leaf included); 0 on a resumed handshake.
     pub chain_len: Option<u8>,
     pub cipher: &'static str,
 }
@@ -255,7 +255,11 @@ impl Sample {
         if t.starttransfer_us == 0 || self.status == 0 {
             return None;
         }
-        let sent = if t.posttransfer_us > 0 { t.posttransfer_us } else { t.pretransfer_us };
+        let sent = if t.posttransfer_us > 0 {
+            t.posttransfer_us
+        } else {
+            t.pretransfer_us
+        };
         Some(micros(t.starttransfer_us.saturating_sub(sent)))
     }
 

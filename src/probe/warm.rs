@@ -19,7 +19,12 @@ pub struct WarmRunner {
 }
 
 impl WarmRunner {
-    pub fn new(cfg: &Config, env: &ProbeEnv, method: Method, pin: Option<SocketAddr>) -> WarmRunner {
+    pub fn new(
+        cfg: &Config,
+        env: &ProbeEnv,
+        method: Method,
+        pin: Option<SocketAddr>,
+    ) -> WarmRunner {
         let easy = transfer::new_handle(cfg, env, &method, pin).and_then(|mut easy| {
             // Keep the idle connection for at least two intervals, so a long
             // --interval still measures reuse instead of libcurl's idle reaper.
@@ -27,7 +32,10 @@ impl WarmRunner {
             easy.maxage_conn(keep)?;
             Ok(easy)
         });
-        WarmRunner { easy: easy.map_err(|e| e.to_string()), https: cfg.target.https }
+        WarmRunner {
+            easy: easy.map_err(|e| e.to_string()),
+            https: cfg.target.https,
+        }
     }
 
     pub fn probe(&mut self, round: u32, url: Option<&str>) -> Sample {
@@ -35,22 +43,46 @@ impl WarmRunner {
         let easy = match &mut self.easy {
             Ok(easy) => easy,
             Err(text) => {
-                let err = ProbeError { kind: ErrorKind::Error, text: text.clone() };
-                let mut s = transfer::failed_before_transfer(Mode::Warm, round, https, err, Duration::ZERO);
+                let err = ProbeError {
+                    kind: ErrorKind::Error,
+                    text: text.clone(),
+                };
+                let mut s =
+                    transfer::failed_before_transfer(Mode::Warm, round, https, err, Duration::ZERO);
                 s.wall_total = None;
                 return s;
             }
         };
         if let Some(url) = url {
             if let Err(e) = easy.url(url) {
-                let err = ProbeError { kind: ErrorKind::Error, text: e.to_string() };
-                return transfer::failed_before_transfer(Mode::Warm, round, https, err, Duration::ZERO);
+                let err = ProbeError {
+                    kind: ErrorKind::Error,
+                    text: e.to_string(),
+                };
+                return transfer::failed_before_transfer(
+                    Mode::Warm,
+                    round,
+                    https,
+                    err,
+                    Duration::ZERO,
+                );
             }
         }
         transfer::prepare(easy);
         let start = Instant::now();
         let result = easy.perform();
         let returned = Instant::now();
-        transfer::to_sample(easy, Mode::Warm, round, https, Finished { result, own_dns: None, start, returned })
+        transfer::to_sample(
+            easy,
+            Mode::Warm,
+            round,
+            https,
+            Finished {
+                result,
+                own_dns: None,
+                start,
+                returned,
+            },
+        )
     }
 }

@@ -1,9 +1,14 @@
-//! Everything a person or a program reads: the live table, the statistics
+//! Everything a person or a program reads: the live layouts, the statistics
 //! block, and the machine formats. Reads `probe` and `stats` types only.
 
+pub mod csv;
 pub mod format;
+pub mod human;
+pub mod json;
+pub mod layout;
+pub mod paint;
+pub mod rows;
 pub mod summary;
-pub mod table;
 
-pub use summary::statistics;
-pub use table::WideTable;
+pub use human::Human;
+pub use layout::{Layout, Style};

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::probe::{ModeSel, RunInfo};
+use crate::probe::{ModeSel, Proto, RunInfo};
 use crate::stats::{ModeSummary, Summary, P95_MIN_N};
 
 use super::format::{ms, secs, signed_ms};
@@ -11,7 +11,8 @@ const LABEL: usize = 10;
 const COL: usize = 10;
 
 fn with_unit(d: Option<Duration>) -> String {
-    d.map(|d| format!("{}ms", ms(d))).unwrap_or_else(|| "-".into())
+    d.map(|d| format!("{}ms", ms(d)))
+        .unwrap_or_else(|| "-".into())
 }
 
 fn row(label: &str, cols: &[String]) -> String {
@@ -30,18 +31,33 @@ pub fn statistics(info: &RunInfo, summary: &Summary) -> Vec<String> {
     } else {
         String::new()
     };
-    out.push(format!("n = {}{warmup}, elapsed {}", summary.rounds, secs(summary.elapsed)));
+    out.push(format!(
+        "n = {}{warmup}, elapsed {}",
+        summary.rounds,
+        secs(summary.elapsed)
+    ));
     let modes: Vec<(&str, &ModeSummary)> = match info.mode {
         ModeSel::Both => vec![("cold", &summary.cold), ("warm", &summary.warm)],
         ModeSel::Cold => vec![("cold", &summary.cold)],
         ModeSel::Warm => vec![("warm", &summary.warm)],
     };
-    let each = |f: &dyn Fn(&ModeSummary) -> String| modes.iter().map(|(_, m)| f(m)).collect::<Vec<_>>();
-    out.push(row("", &modes.iter().map(|(name, _)| name.to_string()).collect::<Vec<_>>()));
+    let each =
+        |f: &dyn Fn(&ModeSummary) -> String| modes.iter().map(|(_, m)| f(m)).collect::<Vec<_>>();
+    out.push(row(
+        "",
+        &modes
+            .iter()
+            .map(|(name, _)| name.to_string())
+            .collect::<Vec<_>>(),
+    ));
     out.push(row("ok / sent", &each(&|m| format!("{}/{}", m.ok, m.sent))));
     out.push(row(
         "loss",
-        &each(&|m| m.loss.map(|l| format!("{:.1}%", l * 100.0)).unwrap_or_else(|| "-".into())),
+        &each(&|m| {
+            m.loss
+                .map(|l| format!("{:.1}%", l * 100.0))
+                .unwrap_or_else(|| "-".into())
+        }),
     ));
     out.push(row("min", &each(&|m| with_unit(m.timing.min))));
     out.push(row("mean", &each(&|m| with_unit(m.timing.mean))));
@@ -54,22 +70,81 @@ pub fn statistics(info: &RunInfo, summary: &Summary) -> Vec<String> {
     }
     if info.mode != ModeSel::Warm {
         let h = &summary.handshake;
-        let stages = if info.url.starts_with("https") { "dns+tcp+tls" } else { "dns+tcp" };
+        let stages = if info.url.starts_with("https") {
+            "dns+tcp+tls"
+        } else {
+            "dns+tcp"
+        };
         out.push(format!(
-            "handshake overhead = {}  median({stages}) per cold sample",
-            h.overhead.map(|d| format!("+{}ms", ms(d))).unwrap_or_else(|| "-".into())
+            "handshake overhead = {}  median of {stages} per cold sample",
+            h.overhead
+                .map(|d| format!("+{}ms", ms(d)))
+                .unwrap_or_else(|| "-".into())
         ));
-        let mut parts = vec![format!("dns {}", with_unit(h.dns)), format!("tcp {}", with_unit(h.tcp))];
+        let mut parts = vec![
+            format!("dns {}", with_unit(h.dns)),
+            format!("tcp {}", with_unit(h.tcp)),
+        ];
         if info.url.starts_with("https") {
             parts.push(format!("tls {}", with_unit(h.tls)));
         }
-        out.push(format!("  {}  (per-stage medians)", parts.join(" · ")));
+        out.push(format!("  {}  (medians)", parts.join(" · ")));
     }
     if info.mode == ModeSel::Both {
         out.push(format!(
-            "keep-alive gain    = {}  median(cold.total) - median(warm.total) [reference]",
-            summary.keepalive_gain_ms.map(|g| format!("{}ms", signed_ms(g))).unwrap_or_else(|| "-".into())
+            "keep-alive gain    = {}  median cold - median warm [reference]",
+            summary
+                .keepalive_gain_ms
+                .map(|g| format!("{}ms", signed_ms(g)))
+                .unwrap_or_else(|| "-".into())
         ));
+    }
+    out
+}
+
+/// What `-v` adds after the statistics.
+pub fn verbose_extras(info: &RunInfo, summary: &Summary) -> Vec<String> {
+    let mut out = Vec::new();
+    if info.mode == ModeSel::Both {
+        out.push(format!(
+            "paired gain        = {}  median of per-round cold - warm, {} rounds",
+            summary
+                .paired_gain_ms
+                .map(|g| format!("{}ms", signed_ms(g)))
+                .unwrap_or_else(|| "-".into()),
+            summary.paired_rounds
+        ));
+    }
+    if info.mode != ModeSel::Cold {
+        out.push(format!(
+            "new conn           = {} of {} warm probes opened a connection",
+            summary.new_conn, summary.warm.sent
+        ));
+    }
+    if info.mode != ModeSel::Warm && info.url.starts_with("https") {
+        out.push(format!(
+            "tls resumed        = {}/{} cold handshakes (a resumed one skips the certificates)",
+            summary.tls_resumed, summary.cold_handshakes
+        ));
+        out.push(format!(
+            "overhead excluded  = {} cold samples (a stage not measured)",
+            summary.handshake.excluded
+        ));
+    }
+    if let Some(t) = &info.tls {
+        let chain = t
+            .chain_len
+            .map(|n| n.to_string())
+            .unwrap_or_else(|| "-".into());
+        let alpn = t.alpn.map(|p| p.as_str()).unwrap_or("none");
+        out.push(format!(
+            "tls                = {} · ALPN {alpn} · {} · chain of {chain}",
+            t.version_label(),
+            t.cipher
+        ));
+    }
+    if info.proto == Some(Proto::H2) && info.mode != ModeSel::Cold {
+        out.push("note: on h2 a reused warm probe is a new stream on the kept connection".into());
     }
     out
 }

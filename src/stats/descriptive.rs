@@ -42,7 +42,11 @@ pub fn mdev(values: &[Duration]) -> Option<Duration> {
         return None;
     }
     let mean = values.iter().map(|d| d.as_secs_f64()).sum::<f64>() / n as f64;
-    let var = values.iter().map(|d| (d.as_secs_f64() - mean).powi(2)).sum::<f64>() / n as f64;
+    let var = values
+        .iter()
+        .map(|d| (d.as_secs_f64() - mean).powi(2))
+        .sum::<f64>()
+        / n as f64;
     Some(Duration::from_secs_f64(var.sqrt()))
 }
 
@@ -80,7 +84,11 @@ pub fn describe(mut values: Vec<Duration>) -> Description {
         median: median(&values),
         max: values.last().copied(),
         mdev: mdev(&values),
-        p95: if n >= P95_MIN_N { percentile(&values, 95.0) } else { None },
+        p95: if n >= P95_MIN_N {
+            percentile(&values, 95.0)
+        } else {
+            None
+        },
     }
 }
 
@@ -110,7 +118,10 @@ mod tests {
         // Rank clamps to 1.
         assert_eq!(percentile(&v, 0.0), Some(Duration::from_millis(1)));
         // ceil(0.95 × 7) = 7: the maximum, which is why p95 waits for n ≥ 20.
-        assert_eq!(percentile(&ms(&[5, 1, 2, 3, 4, 6, 7]), 95.0), Some(Duration::from_millis(7)));
+        assert_eq!(
+            percentile(&ms(&[5, 1, 2, 3, 4, 6, 7]), 95.0),
+            Some(Duration::from_millis(7))
+        );
     }
 
     #[test]
@@ -132,9 +143,15 @@ mod tests {
     #[test]
     fn p95_only_from_twenty_samples() {
         assert_eq!(describe(ms(&(1..=19).collect::<Vec<_>>())).p95, None);
-        assert_eq!(describe(ms(&(1..=20).collect::<Vec<_>>())).p95, Some(Duration::from_millis(19)));
+        assert_eq!(
+            describe(ms(&(1..=20).collect::<Vec<_>>())).p95,
+            Some(Duration::from_millis(19))
+        );
         let d = describe(ms(&[3, 1, 2]));
-        assert_eq!((d.min, d.max, d.median), (Some(ms(&[1])[0]), Some(ms(&[3])[0]), Some(ms(&[2])[0])));
+        assert_eq!(
+            (d.min, d.max, d.median),
+            (Some(ms(&[1])[0]), Some(ms(&[3])[0]), Some(ms(&[2])[0]))
+        );
         assert_eq!(d.mean, Some(Duration::from_millis(2)));
     }
 

@@ -1,7 +1,11 @@
 //! Statistics over the samples a run collected. Reads `probe` types only.
 
 pub mod descriptive;
+mod running;
 mod summary;
 
 pub use descriptive::{Description, P95_MIN_N};
-pub use summary::{judge, large_residual, summarize, timed, Handshake, ModeSummary, Summary, Verdict};
+pub use running::RunningMedian;
+pub use summary::{
+    judge, large_residual, summarize, timed, Handshake, ModeSummary, Summary, Verdict,
+};

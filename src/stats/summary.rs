@@ -56,7 +56,9 @@ pub struct Summary {
 }
 
 fn canceled(s: &Sample) -> bool {
-    s.error.as_ref().is_some_and(|e| e.kind == ErrorKind::Canceled)
+    s.error
+        .as_ref()
+        .is_some_and(|e| e.kind == ErrorKind::Canceled)
 }
 
 /// Counts for timing statistics: a response, not warmup, a measured total,
@@ -66,10 +68,17 @@ pub fn timed(s: &Sample) -> bool {
 }
 
 fn mode_summary(samples: &[Sample], mode: Mode) -> ModeSummary {
-    let counted: Vec<&Sample> = samples.iter().filter(|s| s.mode == mode && !s.warmup && !canceled(s)).collect();
+    let counted: Vec<&Sample> = samples
+        .iter()
+        .filter(|s| s.mode == mode && !s.warmup && !canceled(s))
+        .collect();
     let sent = counted.len();
     let ok = counted.iter().filter(|s| s.ok()).count();
-    let totals = samples.iter().filter(|s| s.mode == mode && timed(s)).filter_map(|s| s.total()).collect();
+    let totals = samples
+        .iter()
+        .filter(|s| s.mode == mode && timed(s))
+        .filter_map(|s| s.total())
+        .collect();
     ModeSummary {
         sent,
         ok,
@@ -82,7 +91,11 @@ fn handshake(samples: &[Sample]) -> Handshake {
     let mut h = Handshake::default();
     let (mut dns, mut tcp, mut tls) = (Vec::new(), Vec::new(), Vec::new());
     for s in samples.iter().filter(|s| s.mode == Mode::Cold && timed(s)) {
-        let tls_stage = if s.https { s.tls() } else { Some(Duration::ZERO) };
+        let tls_stage = if s.https {
+            s.tls()
+        } else {
+            Some(Duration::ZERO)
+        };
         match (s.dns(), s.tcp(), tls_stage) {
             (Some(d), Some(t), Some(l)) => {
                 h.sums.push(d + t + l);
@@ -99,7 +112,11 @@ fn handshake(samples: &[Sample]) -> Handshake {
     h.overhead = median(&h.sums);
     h.dns = median(&dns);
     h.tcp = median(&tcp);
-    h.tls = if samples.iter().any(|s| s.https) { median(&tls) } else { None };
+    h.tls = if samples.iter().any(|s| s.https) {
+        median(&tls)
+    } else {
+        None
+    };
     h
 }
 
@@ -136,12 +153,22 @@ pub fn summarize(samples: &[Sample], elapsed: Duration) -> Summary {
     };
     let mut diffs = paired_differences(samples);
     let paired_rounds = diffs.len();
-    let mut rounds: Vec<u32> = samples.iter().filter(|s| !s.warmup).map(|s| s.round).collect();
+    let mut rounds: Vec<u32> = samples
+        .iter()
+        .filter(|s| !s.warmup)
+        .map(|s| s.round)
+        .collect();
     rounds.dedup();
-    let mut warmup_rounds: Vec<u32> = samples.iter().filter(|s| s.warmup).map(|s| s.round).collect();
+    let mut warmup_rounds: Vec<u32> = samples
+        .iter()
+        .filter(|s| s.warmup)
+        .map(|s| s.round)
+        .collect();
     warmup_rounds.dedup();
-    let cold_handshakes: Vec<&Sample> =
-        samples.iter().filter(|s| s.mode == Mode::Cold && !s.warmup && s.tls.is_some()).collect();
+    let cold_handshakes: Vec<&Sample> = samples
+        .iter()
+        .filter(|s| s.mode == Mode::Cold && !s.warmup && s.tls.is_some())
+        .collect();
     Summary {
         rounds: rounds.len(),
         warmup_excluded: warmup_rounds.len(),
@@ -150,7 +177,10 @@ pub fn summarize(samples: &[Sample], elapsed: Duration) -> Summary {
         keepalive_gain_ms,
         paired_gain_ms: median_f64(&mut diffs),
         paired_rounds,
-        tls_resumed: cold_handshakes.iter().filter(|s| s.tls.is_some_and(|t| t.resumed)).count(),
+        tls_resumed: cold_handshakes
+            .iter()
+            .filter(|s| s.tls.is_some_and(|t| t.resumed))
+            .count(),
         cold_handshakes: cold_handshakes.len(),
         cold,
         warm,
@@ -160,10 +190,15 @@ pub fn summarize(samples: &[Sample], elapsed: Duration) -> Summary {
 
 /// The first timed sample whose unexplained residual is above 20% of its total.
 pub fn large_residual(samples: &[Sample]) -> Option<&Sample> {
-    samples.iter().filter(|s| timed(s)).find(|s| match (s.other(), s.total()) {
-        (Some(o), Some(t)) if !t.is_zero() => o.as_secs_f64() > RESIDUAL_WARN_SHARE * t.as_secs_f64(),
-        _ => false,
-    })
+    samples
+        .iter()
+        .filter(|s| timed(s))
+        .find(|s| match (s.other(), s.total()) {
+            (Some(o), Some(t)) if !t.is_zero() => {
+                o.as_secs_f64() > RESIDUAL_WARN_SHARE * t.as_secs_f64()
+            }
+            _ => false,
+        })
 }
 
 /// How the run went, for the exit code.

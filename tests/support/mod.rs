@@ -1,6 +1,7 @@
 //! Shared test support: certificates, servers and helpers to run the binary.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
+pub mod delay;
 pub mod pki;
 pub mod server;
 
@@ -9,9 +10,17 @@ use std::process::{Command, Output};
 pub use pki::{ca, CertKind};
 pub use server::{start, ServerOpts, Snapshot, TestServer};
 
+/// The binary under test (integration tests only; the example server has none).
+pub fn bin() -> &'static str {
+    match option_env!("CARGO_BIN_EXE_tlsping") {
+        Some(path) => path,
+        None => panic!("only integration tests run the binary"),
+    }
+}
+
 /// Runs the real binary with a clean environment for colours and proxies.
 pub fn tlsping(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tlsping"))
+    Command::new(bin())
         .args(args)
         .env_remove("https_proxy")
         .env_remove("HTTPS_PROXY")

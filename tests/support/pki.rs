@@ -42,10 +42,21 @@ fn make_ca(cn: &str) -> (X509, PKey<Private>) {
     b.set_subject_name(&name).unwrap();
     b.set_issuer_name(&name).unwrap();
     b.set_pubkey(&key).unwrap();
-    b.set_not_before(&Asn1Time::days_from_now(0).unwrap()).unwrap();
-    b.set_not_after(&Asn1Time::days_from_now(30).unwrap()).unwrap();
-    b.append_extension(BasicConstraints::new().critical().ca().build().unwrap()).unwrap();
-    b.append_extension(KeyUsage::new().critical().key_cert_sign().crl_sign().build().unwrap()).unwrap();
+    b.set_not_before(&Asn1Time::days_from_now(0).unwrap())
+        .unwrap();
+    b.set_not_after(&Asn1Time::days_from_now(30).unwrap())
+        .unwrap();
+    b.append_extension(BasicConstraints::new().critical().ca().build().unwrap())
+        .unwrap();
+    b.append_extension(
+        KeyUsage::new()
+            .critical()
+            .key_cert_sign()
+            .crl_sign()
+            .build()
+            .unwrap(),
+    )
+    .unwrap();
     b.sign(&key, MessageDigest::sha256()).unwrap();
     (b.build(), key)
 }
@@ -59,7 +70,11 @@ pub fn ca() -> &'static Ca {
         std::fs::create_dir_all(&dir).unwrap();
         let pem_path = dir.join("ca.pem");
         std::fs::write(&pem_path, cert.to_pem().unwrap()).unwrap();
-        Ca { cert, key, pem_path }
+        Ca {
+            cert,
+            key,
+            pem_path,
+        }
     })
 }
 
@@ -83,7 +98,11 @@ pub fn leaf(kind: CertKind) -> (X509, PKey<Private>) {
         _ => (ca().cert.clone(), ca().key.clone()),
     };
     let mut name = X509NameBuilder::new().unwrap();
-    let cn = if kind == CertKind::WrongName { "wrong.example" } else { "localhost" };
+    let cn = if kind == CertKind::WrongName {
+        "wrong.example"
+    } else {
+        "localhost"
+    };
     name.append_entry_by_text("CN", cn).unwrap();
     let name = name.build();
     let mut b = X509::builder().unwrap();
@@ -93,11 +112,15 @@ pub fn leaf(kind: CertKind) -> (X509, PKey<Private>) {
     b.set_issuer_name(issuer_cert.subject_name()).unwrap();
     b.set_pubkey(&key).unwrap();
     if kind == CertKind::Expired {
-        b.set_not_before(&Asn1Time::from_unix(1_500_000_000).unwrap()).unwrap();
-        b.set_not_after(&Asn1Time::from_unix(1_500_086_400).unwrap()).unwrap();
+        b.set_not_before(&Asn1Time::from_unix(1_500_000_000).unwrap())
+            .unwrap();
+        b.set_not_after(&Asn1Time::from_unix(1_500_086_400).unwrap())
+            .unwrap();
     } else {
-        b.set_not_before(&Asn1Time::days_from_now(0).unwrap()).unwrap();
-        b.set_not_after(&Asn1Time::days_from_now(30).unwrap()).unwrap();
+        b.set_not_before(&Asn1Time::days_from_now(0).unwrap())
+            .unwrap();
+        b.set_not_after(&Asn1Time::days_from_now(30).unwrap())
+            .unwrap();
     }
     let mut san = SubjectAlternativeName::new();
     if kind == CertKind::WrongName {

@@ -16,6 +16,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use openssl::ssl::{AlpnError, Ssl, SslAcceptor, SslMethod, SslVersion};
 use tokio_openssl::SslStream;
 
+use super::delay::DelayedStream;
 use super::pki::{leaf, CertKind};
 
 #[derive(Clone, Debug)]
@@ -35,6 +36,8 @@ pub struct ServerOpts {
     /// Close the connection after each response (HTTP/1.1 only).
     pub close_each: bool,
     pub cert: CertKind,
+    /// Deliver every byte the server sends this much later (see `delay.rs`).
+    pub delay: Option<Duration>,
 }
 
 impl Default for ServerOpts {
@@ -49,6 +52,7 @@ impl Default for ServerOpts {
             headers: Vec::new(),
             close_each: false,
             cert: CertKind::Good,
+            delay: None,
         }
     }
 }
@@ -135,7 +139,11 @@ fn acceptor(opts: &ServerOpts) -> SslAcceptor {
     }
     let h2 = opts.h2;
     b.set_alpn_select_callback(move |_, client| {
-        let ours: &[u8] = if h2 { b"\x02h2\x08http/1.1" } else { b"\x08http/1.1" };
+        let ours: &[u8] = if h2 {
+            b"\x02h2\x08http/1.1"
+        } else {
+            b"\x08http/1.1"
+        };
         openssl::ssl::select_next_proto(ours, client).ok_or(AlpnError::NOACK)
     });
     b.build()
@@ -163,9 +171,28 @@ fn respond(req: &Request<hyper::body::Incoming>, opts: &ServerOpts) -> Response<
     resp.body(Full::new(Bytes::from(body))).unwrap()
 }
 
-async fn serve_conn(stream: tokio::net::TcpStream, acceptor: Arc<SslAcceptor>, opts: Arc<ServerOpts>, counters: Arc<Counters>) {
+async fn serve_conn(
+    stream: tokio::net::TcpStream,
+    acceptor: Arc<SslAcceptor>,
+    opts: Arc<ServerOpts>,
+    counters: Arc<Counters>,
+) {
     // Whole responses in one write: no Nagle stall that is the server's artefact.
     let _ = stream.set_nodelay(true);
+    match opts.delay {
+        Some(d) => serve_tls(DelayedStream::new(stream, d), acceptor, opts, counters).await,
+        None => serve_tls(stream, acceptor, opts, counters).await,
+    }
+}
+
+async fn serve_tls<S>(
+    stream: S,
+    acceptor: Arc<SslAcceptor>,
+    opts: Arc<ServerOpts>,
+    counters: Arc<Counters>,
+) where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
     let ssl = Ssl::new(acceptor.context()).unwrap();
     let mut tls = SslStream::new(ssl, stream).unwrap();
     if Pin::new(&mut tls).accept().await.is_err() {
@@ -180,8 +207,16 @@ async fn serve_conn(stream: tokio::net::TcpStream, acceptor: Arc<SslAcceptor>, o
     let svc_counters = counters.clone();
     let svc_opts = opts.clone();
     let svc = service_fn(move |req: Request<hyper::body::Incoming>| {
-        let range = req.headers().get("range").and_then(|v| v.to_str().ok()).map(str::to_string);
-        svc_counters.requests.lock().unwrap().push((req.method().to_string(), range));
+        let range = req
+            .headers()
+            .get("range")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        svc_counters
+            .requests
+            .lock()
+            .unwrap()
+            .push((req.method().to_string(), range));
         let resp = respond(&req, &svc_opts);
         async move { Ok::<_, std::convert::Infallible>(resp) }
     });
@@ -201,7 +236,11 @@ pub fn start(opts: ServerOpts) -> TestServer {
     let (stop_tx, mut stop_rx) = tokio::sync::oneshot::channel::<()>();
     let c = counters.clone();
     let thread = std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
         rt.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(listener).unwrap();
             loop {
@@ -218,5 +257,10 @@ pub fn start(opts: ServerOpts) -> TestServer {
         });
         rt.shutdown_timeout(Duration::from_millis(100));
     });
-    TestServer { addr, counters, stop: Some(stop_tx), thread: Some(thread) }
+    TestServer {
+        addr,
+        counters,
+        stop: Some(stop_tx),
+        thread: Some(thread),
+    }
 }

@@ -1,0 +1,36 @@
+//! A loopback HTTPS server for trying tlsping by hand and for the benchmarks:
+//! the same server the tests use. It prints its URL and CA file, then serves
+//! until the time limit (default 120 s) passes.
+//!
+//!     cargo run --example loopback_server -- [--h2] [--tls12] [--seconds N] [--delay-ms D]
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::time::Duration;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let has = |f: &str| args.iter().any(|a| a == f);
+    let value = |f: &str| {
+        args.iter()
+            .position(|a| a == f)
+            .and_then(|i| args.get(i + 1))
+            .and_then(|v| v.parse::<u64>().ok())
+    };
+    let opts = support::ServerOpts {
+        h2: has("--h2"),
+        tls12: has("--tls12"),
+        delay: value("--delay-ms").map(Duration::from_millis),
+        ..Default::default()
+    };
+    let server = support::start(opts);
+    println!("url {}", server.url());
+    println!("cacert {}", support::ca().pem_path.display());
+    std::thread::sleep(Duration::from_secs(value("--seconds").unwrap_or(120)));
+    let seen = server.counters.snapshot();
+    eprintln!(
+        "served: {} connections, {} full and {} resumed handshakes, {} requests",
+        seen.tcp, seen.full, seen.resumed, seen.requests
+    );
+}

@@ -1,0 +1,152 @@
+//! The human output: header, live rows in the layout that fits, and the
+//! statistics block, coloured only where that is wanted.
+
+use std::io::{self, Write};
+
+use crate::probe::{Mode, ModeSel, Observer, RunInfo, Sample};
+use crate::stats::{timed, RunningMedian, Summary};
+
+use super::layout::{Layout, Style};
+use super::paint::{Line, Paint};
+use super::rows::{Rows, Slow};
+
+/// A total above this multiple of its mode's running median is painted yellow.
+pub const SLOW_FACTOR: f64 = 1.5;
+/// …once this many samples of that mode have been seen.
+pub const SLOW_MIN_SAMPLES: usize = 3;
+
+pub struct Human<W: Write> {
+    out: W,
+    rows: Rows,
+    style: Style,
+    cold_median: RunningMedian,
+    warm_median: RunningMedian,
+    /// Blocks layout with both modes: warm lines wait until the cold block is done.
+    pending_warm: Vec<Line>,
+}
+
+impl<W: Write> Human<W> {
+    pub fn new(out: W, info: &RunInfo, style: Style) -> Human<W> {
+        Human {
+            out,
+            rows: Rows {
+                style,
+                mode: info.mode,
+                timeout: info.timeout,
+            },
+            style,
+            cold_median: RunningMedian::new(),
+            warm_median: RunningMedian::new(),
+            pending_warm: Vec::new(),
+        }
+    }
+
+    fn write(&mut self, line: &Line) -> io::Result<()> {
+        writeln!(
+            self.out,
+            "{}",
+            line.render(self.style.width, self.style.color)
+        )
+    }
+
+    pub fn start(&mut self, info: &RunInfo) -> io::Result<()> {
+        for line in self.rows.header(info) {
+            self.write(&line)?;
+        }
+        self.out.flush()
+    }
+
+    /// Whether `s` is slow against the median of the samples seen before it;
+    /// then `s` joins that median if it counts for timings.
+    fn judge_slow(&mut self, s: &Sample) -> bool {
+        let running = match s.mode {
+            Mode::Cold => &mut self.cold_median,
+            Mode::Warm => &mut self.warm_median,
+        };
+        let slow = match (running.median(), s.total()) {
+            (Some(m), Some(t)) if running.len() >= SLOW_MIN_SAMPLES && s.ok() => {
+                t.as_secs_f64() > SLOW_FACTOR * m.as_secs_f64()
+            }
+            _ => false,
+        };
+        if timed(s) {
+            if let Some(t) = s.total() {
+                running.push(t);
+            }
+        }
+        slow
+    }
+
+    /// Rows still held back (the warm block of the blocks layout), then a blank line.
+    pub fn finish(&mut self) -> io::Result<()> {
+        if !self.pending_warm.is_empty() {
+            let mut heading = Line::new();
+            heading.push("WARM keep-alive", Paint::Bold);
+            self.write(&heading)?;
+            for line in std::mem::take(&mut self.pending_warm) {
+                self.write(&line)?;
+            }
+        }
+        writeln!(self.out)?;
+        self.out.flush()
+    }
+
+    pub fn statistics(&mut self, info: &RunInfo, summary: &Summary) -> io::Result<()> {
+        let mut lines = super::summary::statistics(info, summary);
+        if self.style.verbose {
+            lines.extend(super::summary::verbose_extras(info, summary));
+        }
+        for (i, text) in lines.into_iter().enumerate() {
+            let mut line = Line::new();
+            line.push(text, if i == 0 { Paint::Bold } else { Paint::Plain });
+            self.write(&line)?;
+        }
+        self.out.flush()
+    }
+}
+
+impl<W: Write> Observer for Human<W> {
+    fn round(&mut self, round: u32, samples: &[Sample]) -> io::Result<()> {
+        if samples.is_empty() {
+            return Ok(());
+        }
+        let mut slow = Slow::default();
+        for s in samples {
+            let is_slow = self.judge_slow(s);
+            match s.mode {
+                Mode::Cold => slow.cold = is_slow,
+                Mode::Warm => slow.warm = is_slow,
+            }
+        }
+        let refs: Vec<&Sample> = samples.iter().collect();
+        match self.style.layout {
+            Layout::Wide => {
+                let line = self.rows.wide_row(round, &refs, slow);
+                self.write(&line)?;
+            }
+            Layout::Stacked => {
+                for line in self.rows.stacked_rows(round, &refs, slow) {
+                    self.write(&line)?;
+                }
+            }
+            Layout::Blocks => {
+                for s in samples {
+                    let line = self.rows.block_row(
+                        s,
+                        if s.mode == Mode::Cold {
+                            slow.cold
+                        } else {
+                            slow.warm
+                        },
+                    );
+                    if s.mode == Mode::Warm && self.rows.mode == ModeSel::Both {
+                        self.pending_warm.push(line);
+                    } else {
+                        self.write(&line)?;
+                    }
+                }
+            }
+        }
+        self.out.flush()
+    }
+}

@@ -1,0 +1,244 @@
+//! `--json`: one document, schema 1, printed when the run ends.
+//! Field names and meanings follow the original tool; additions only.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::probe::{tls_version_label, RunInfo, Sample};
+use crate::stats::{ModeSummary, Summary};
+
+pub const SCHEMA: u32 = 1;
+
+fn ms(d: Duration) -> f64 {
+    // Microsecond resolution is what libcurl gives; keep exactly that.
+    (d.as_nanos() as f64 / 1000.0).round() / 1000.0
+}
+
+fn opt_ms(d: Option<Duration>) -> Option<f64> {
+    d.map(ms)
+}
+
+#[derive(Serialize)]
+pub struct Document<'a> {
+    pub schema: u32,
+    pub tlsping_version: &'a str,
+    pub run: RunJson,
+    pub samples: Vec<SampleJson>,
+    pub summary: SummaryJson,
+    pub warnings: &'a [String],
+}
+
+#[derive(Serialize)]
+pub struct RunJson {
+    url: String,
+    host: String,
+    method: String,
+    addr: Option<String>,
+    proto: Option<&'static str>,
+    tls_version: Option<String>,
+    alpn: Option<&'static str>,
+    ip_pinned: bool,
+    dns_first_ms: Option<f64>,
+    count: u32,
+    interval_ms: f64,
+    timeout_ms: f64,
+    order: &'static str,
+    mode: &'static str,
+    warmup: u32,
+    // Additions: what this binary links and how TLS sessions were handled.
+    resume: bool,
+    libcurl_version: String,
+    tls_library: String,
+}
+
+#[derive(Serialize)]
+pub struct CurlJson {
+    namelookup_us: u64,
+    connect_us: u64,
+    appconnect_us: u64,
+    pretransfer_us: u64,
+    posttransfer_us: u64,
+    starttransfer_us: u64,
+    total_us: u64,
+    num_connects: u32,
+}
+
+#[derive(Serialize)]
+pub struct SampleJson {
+    round: u32,
+    mode: &'static str,
+    dns_ms: Option<f64>,
+    tcp_ms: Option<f64>,
+    tls_ms: Option<f64>,
+    wait_ms: Option<f64>,
+    srv_ms: Option<f64>,
+    total_ms: Option<f64>,
+    other_ms: Option<f64>,
+    reused: bool,
+    new_conn: bool,
+    retries: u8,
+    status: u16,
+    proto: Option<&'static str>,
+    tls_version: Option<String>,
+    alpn: Option<&'static str>,
+    tls_resumed: Option<bool>,
+    /// Present only where a handshake happened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cert_chain_len: Option<u8>,
+    bytes: u32,
+    addr: Option<String>,
+    warmup: bool,
+    body_overflow: bool,
+    error_kind: Option<&'static str>,
+    error: Option<String>,
+    // Addition: libcurl's raw cumulative timers for this transfer.
+    curl: CurlJson,
+}
+
+#[derive(Serialize)]
+pub struct ModeJson {
+    n: usize,
+    sent: usize,
+    ok: usize,
+    loss: Option<f64>,
+    min_ms: Option<f64>,
+    mean_ms: Option<f64>,
+    median_ms: Option<f64>,
+    max_ms: Option<f64>,
+    mdev_ms: Option<f64>,
+    p95_ms: Option<f64>,
+}
+
+#[derive(Serialize)]
+pub struct SummaryJson {
+    cold: ModeJson,
+    warm: ModeJson,
+    new_conn: usize,
+    handshake_overhead_ms: Option<f64>,
+    handshake_dns_ms: Option<f64>,
+    handshake_tcp_ms: Option<f64>,
+    handshake_tls_ms: Option<f64>,
+    handshake_excluded: usize,
+    keepalive_gain_ms: Option<f64>,
+    paired_gain_ms: Option<f64>,
+    tls_resumed: usize,
+    cold_samples: usize,
+    elapsed_ms: f64,
+}
+
+pub fn run_json(info: &RunInfo, resume: bool) -> RunJson {
+    RunJson {
+        url: info.url.clone(),
+        host: info.host.clone(),
+        method: info.method.clone(),
+        addr: info.addr.map(|a| a.to_string()),
+        proto: info.proto.map(|p| p.as_str()),
+        tls_version: info.tls.map(|t| t.version_label()),
+        alpn: info.tls.and_then(|t| t.alpn).map(|p| p.as_str()),
+        ip_pinned: info.ip_pinned,
+        dns_first_ms: opt_ms(info.dns_first),
+        count: info.count,
+        interval_ms: ms(info.interval),
+        timeout_ms: ms(info.timeout),
+        order: info.order.as_str(),
+        mode: info.mode.as_str(),
+        warmup: info.warmup,
+        resume,
+        libcurl_version: info.libcurl_version.clone(),
+        tls_library: info.tls_library.clone(),
+    }
+}
+
+pub fn sample_json(s: &Sample) -> SampleJson {
+    let t = &s.timers;
+    SampleJson {
+        round: s.round,
+        mode: s.mode.as_str(),
+        dns_ms: opt_ms(s.dns()),
+        tcp_ms: opt_ms(s.tcp()),
+        tls_ms: opt_ms(s.tls()),
+        wait_ms: opt_ms(s.wait()),
+        srv_ms: opt_ms(s.srv()),
+        total_ms: opt_ms(s.total()),
+        other_ms: opt_ms(s.other()),
+        reused: s.reused(),
+        new_conn: s.new_conn(),
+        retries: s.retries,
+        status: s.status,
+        proto: s.proto.map(|p| p.as_str()),
+        tls_version: s.tls.map(|f| tls_version_label(f.version)),
+        alpn: s.tls.and_then(|f| f.alpn).map(|p| p.as_str()),
+        tls_resumed: s.tls.map(|f| f.resumed),
+        cert_chain_len: s.tls.and_then(|f| f.chain_len),
+        bytes: s.bytes,
+        addr: s.addr.map(|a| a.to_string()),
+        warmup: s.warmup,
+        body_overflow: s.body_overflow,
+        error_kind: s.error.as_ref().map(|e| e.kind.slug()),
+        error: s.error.as_ref().map(|e| e.text.clone()),
+        curl: CurlJson {
+            namelookup_us: t.namelookup_us,
+            connect_us: t.connect_us,
+            appconnect_us: t.appconnect_us,
+            pretransfer_us: t.pretransfer_us,
+            posttransfer_us: t.posttransfer_us,
+            starttransfer_us: t.starttransfer_us,
+            total_us: t.total_us,
+            num_connects: t.num_connects,
+        },
+    }
+}
+
+fn mode_json(m: &ModeSummary) -> ModeJson {
+    let d = &m.timing;
+    ModeJson {
+        n: d.n,
+        sent: m.sent,
+        ok: m.ok,
+        loss: m.loss,
+        min_ms: opt_ms(d.min),
+        mean_ms: opt_ms(d.mean),
+        median_ms: opt_ms(d.median),
+        max_ms: opt_ms(d.max),
+        mdev_ms: opt_ms(d.mdev),
+        p95_ms: opt_ms(d.p95),
+    }
+}
+
+pub fn summary_json(s: &Summary) -> SummaryJson {
+    SummaryJson {
+        cold: mode_json(&s.cold),
+        warm: mode_json(&s.warm),
+        new_conn: s.new_conn,
+        handshake_overhead_ms: opt_ms(s.handshake.overhead),
+        handshake_dns_ms: opt_ms(s.handshake.dns),
+        handshake_tcp_ms: opt_ms(s.handshake.tcp),
+        handshake_tls_ms: opt_ms(s.handshake.tls),
+        handshake_excluded: s.handshake.excluded,
+        keepalive_gain_ms: s.keepalive_gain_ms.map(|v| (v * 1000.0).round() / 1000.0),
+        paired_gain_ms: s.paired_gain_ms.map(|v| (v * 1000.0).round() / 1000.0),
+        tls_resumed: s.tls_resumed,
+        cold_samples: s.cold_handshakes,
+        elapsed_ms: ms(s.elapsed),
+    }
+}
+
+/// The whole document as pretty JSON text.
+pub fn document(
+    info: &RunInfo,
+    resume: bool,
+    samples: &[Sample],
+    summary: &Summary,
+    warnings: &[String],
+) -> String {
+    let doc = Document {
+        schema: SCHEMA,
+        tlsping_version: env!("CARGO_PKG_VERSION"),
+        run: run_json(info, resume),
+        samples: samples.iter().map(sample_json).collect(),
+        summary: summary_json(summary),
+        warnings,
+    };
+    serde_json::to_string_pretty(&doc).expect("serialising plain data cannot fail")
+}

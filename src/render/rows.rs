@@ -1,0 +1,388 @@
+//! The per-round lines of the three layouts, in plain, quiet and verbose form.
+
+use std::time::Duration;
+
+use crate::probe::{format_duration, Mode, ModeSel, RunInfo, Sample};
+
+use super::format::cell;
+use super::layout::{Layout, Style};
+use super::paint::{Line, Paint};
+
+/// Width of one number cell in the wide table.
+pub const CELL: usize = 7;
+/// Width of one value in the stacked and block layouts.
+const VAL: usize = 5;
+
+/// Which totals to paint yellow, decided by the caller from running medians.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Slow {
+    pub cold: bool,
+    pub warm: bool,
+}
+
+impl Slow {
+    fn of(self, mode: Mode) -> bool {
+        match mode {
+            Mode::Cold => self.cold,
+            Mode::Warm => self.warm,
+        }
+    }
+}
+
+pub struct Rows {
+    pub style: Style,
+    pub mode: ModeSel,
+    pub timeout: Duration,
+}
+
+/// The stages a mode shows before its total, with their labels.
+fn stages(s: &Sample, verbose: bool) -> Vec<(&'static str, Option<Duration>)> {
+    let mut v = match s.mode {
+        Mode::Cold => vec![
+            ("dns", s.dns()),
+            ("tcp", s.tcp()),
+            ("tls", s.tls()),
+            ("srv", s.srv()),
+        ],
+        Mode::Warm => vec![("wait", s.wait()), ("srv", s.srv())],
+    };
+    if verbose {
+        v.push(("other", s.other()));
+    }
+    v
+}
+
+fn stage_names(mode: Mode, verbose: bool) -> Vec<&'static str> {
+    let mut v = match mode {
+        Mode::Cold => vec!["dns", "tcp", "tls", "srv", "total"],
+        Mode::Warm => vec!["wait", "srv", "total"],
+    };
+    if verbose {
+        v.push("other");
+        if mode == Mode::Cold {
+            v.push("res");
+        }
+    }
+    v
+}
+
+/// `yes`/`no` for a handshake that did or did not resume, `-` without one.
+fn resumed(s: &Sample) -> &'static str {
+    match s.tls {
+        Some(t) if t.resumed => "yes",
+        Some(_) => "no",
+        None => "-",
+    }
+}
+
+/// Row notes: `warmup`, `new conn`, `retried`, `body>cap`, `429 limited`.
+pub fn notes(samples: &[&Sample]) -> String {
+    let mut notes: Vec<&str> = Vec::new();
+    let any = |f: &dyn Fn(&Sample) -> bool| samples.iter().any(|s| f(s));
+    if any(&|s| s.warmup) {
+        notes.push("warmup");
+    }
+    if any(&|s| s.new_conn()) {
+        notes.push("new conn");
+    }
+    if any(&|s| s.retries > 0) {
+        notes.push("retried");
+    }
+    if any(&|s| s.body_overflow) {
+        notes.push("body>cap");
+    }
+    if any(&|s| s.status == 429) {
+        notes.push("429 limited");
+    }
+    notes.join("·")
+}
+
+fn side(s: Option<&Sample>) -> String {
+    match s {
+        Some(s) if s.ok() => s.status.to_string(),
+        _ => "-".to_string(),
+    }
+}
+
+/// `200`, or `-/200` style when the two sides differ (left cold, right warm).
+pub fn code(cold: Option<&Sample>, warm: Option<&Sample>) -> String {
+    match (cold, warm) {
+        (Some(_), Some(_)) => {
+            let (c, w) = (side(cold), side(warm));
+            if c == w {
+                c
+            } else {
+                format!("{c}/{w}")
+            }
+        }
+        (Some(one), None) | (None, Some(one)) => side(Some(one)),
+        (None, None) => "-".into(),
+    }
+}
+
+impl Rows {
+    fn reason(&self, s: &Sample) -> Option<String> {
+        s.error.as_ref().map(|e| e.kind.reason(self.timeout))
+    }
+
+    fn wide_modes(&self) -> Vec<Mode> {
+        match self.mode {
+            ModeSel::Both => vec![Mode::Cold, Mode::Warm],
+            ModeSel::Cold => vec![Mode::Cold],
+            ModeSel::Warm => vec![Mode::Warm],
+        }
+    }
+
+    fn wide_width(&self, mode: Mode) -> usize {
+        if self.style.quiet {
+            CELL
+        } else {
+            let cells = stage_names(mode, self.style.verbose).len();
+            let res = if self.style.verbose && mode == Mode::Cold {
+                1
+            } else {
+                0
+            };
+            (cells - res) * CELL + res * 4
+        }
+    }
+
+    /// The two lines the preflight settles, then the column heads of the layout.
+    pub fn header(&self, info: &RunInfo) -> Vec<Line> {
+        let mut first = format!("{} {}", info.method, info.url);
+        if let Some(addr) = info.addr {
+            first.push_str(&format!(" -> {addr}"));
+        }
+        if let Some(p) = info.proto {
+            first.push_str(&format!(" {}", p.as_str()));
+        }
+        if let Some(t) = &info.tls {
+            first.push_str(&format!(" · {}", t.version_label()));
+        }
+        first.push_str(&format!(" · {} bytes", info.preflight_bytes));
+        let rounds = if info.count == 0 {
+            "until Ctrl+C".to_string()
+        } else {
+            format!("{} rounds", info.count)
+        };
+        let second = format!(
+            "{rounds}, {} interval, order={}; all times in ms, \"-\" = not measured",
+            format_duration(info.interval),
+            info.order.as_str()
+        );
+        let mut lines = vec![Line::plain(first), Line::plain(second)];
+        match self.style.layout {
+            Layout::Wide => lines.extend(self.wide_heads()),
+            Layout::Blocks if self.mode != ModeSel::Warm => {
+                let mut l = Line::new();
+                l.push("COLD new connection", Paint::Bold);
+                lines.push(l);
+            }
+            Layout::Blocks => {
+                let mut l = Line::new();
+                l.push("WARM keep-alive", Paint::Bold);
+                lines.push(l);
+            }
+            Layout::Stacked => {}
+        }
+        lines
+    }
+
+    fn wide_heads(&self) -> Vec<Line> {
+        let (mut top, mut heads) = (
+            Line::plain(format!("{:4} |", "")),
+            Line::plain(format!("{:4} |", "")),
+        );
+        let mut rule = "-----+".to_string();
+        for mode in self.wide_modes() {
+            let w = self.wide_width(mode);
+            let title = match (mode, self.style.quiet) {
+                (Mode::Cold, false) => "COLD new connection",
+                (Mode::Warm, false) => "WARM keep-alive",
+                (Mode::Cold, true) => "COLD",
+                (Mode::Warm, true) => "WARM",
+            };
+            top.push(format!("{title:^w$}"), Paint::Bold)
+                .push(" |", Paint::Plain);
+            let names: String = if self.style.quiet {
+                format!("{:>CELL$}", "total")
+            } else {
+                stage_names(mode, self.style.verbose)
+                    .iter()
+                    .map(|n| {
+                        if *n == "res" {
+                            format!("{n:>4}")
+                        } else {
+                            format!("{n:>CELL$}")
+                        }
+                    })
+                    .collect()
+            };
+            heads.push(names, Paint::Bold).push(" |", Paint::Plain);
+            rule.push_str(&"-".repeat(w + 1));
+            rule.push('+');
+        }
+        heads.push(" code", Paint::Bold);
+        rule.push_str("-------");
+        vec![top, heads, Line::plain(rule)]
+    }
+
+    /// One wide row for a round.
+    pub fn wide_row(&self, round: u32, samples: &[&Sample], slow: Slow) -> Line {
+        let find = |m: Mode| samples.iter().copied().find(|s| s.mode == m);
+        let (cold, warm) = (find(Mode::Cold), find(Mode::Warm));
+        let mut line = Line::plain(format!("{round:>4} |"));
+        let mut quiet_notes = Vec::new();
+        for mode in self.wide_modes() {
+            let w = self.wide_width(mode);
+            match find(mode) {
+                None => {
+                    line.push(format!("{:w$}", ""), Paint::Plain);
+                }
+                Some(s) => match self.reason(s) {
+                    Some(reason) if self.style.quiet => {
+                        line.push(format!("{:>w$}", "err"), Paint::Red);
+                        quiet_notes.push(format!("{} {reason}", mode.as_str()));
+                    }
+                    Some(reason) => {
+                        let text = super::format::truncate(&reason, w - 1);
+                        line.push(format!(" {text:<pad$}", pad = w - 1), Paint::Red);
+                    }
+                    None => {
+                        if !self.style.quiet {
+                            let cells: String = stages(s, false)
+                                .iter()
+                                .map(|(_, v)| format!("{:>CELL$}", cell(*v)))
+                                .collect();
+                            line.push(cells, Paint::Plain);
+                        }
+                        let paint = if slow.of(mode) {
+                            Paint::Yellow
+                        } else {
+                            Paint::Plain
+                        };
+                        line.push(format!("{:>CELL$}", cell(s.total())), paint);
+                        if self.style.verbose {
+                            line.push(format!("{:>CELL$}", cell(s.other())), Paint::Dim);
+                            if mode == Mode::Cold {
+                                line.push(format!("{:>4}", resumed(s)), Paint::Dim);
+                            }
+                        }
+                    }
+                },
+            }
+            line.push(" |", Paint::Plain);
+        }
+        let failed = samples.iter().any(|s| !s.ok());
+        line.push(
+            format!(" {}", code(cold, warm)),
+            if failed { Paint::Red } else { Paint::Plain },
+        );
+        let notes = notes(samples);
+        if !notes.is_empty() {
+            line.push(format!(" {notes}"), Paint::Dim);
+        }
+        if !quiet_notes.is_empty() {
+            line.push(format!(" {}", quiet_notes.join("; ")), Paint::Dim);
+        }
+        line
+    }
+
+    /// One mode's line for the stacked and block layouts, after `prefix`.
+    pub fn mode_line(&self, prefix: &str, s: &Sample, slow: bool, stage_width: usize) -> Line {
+        let mut line = Line::plain(prefix.to_string());
+        if self.style.quiet {
+            match self.reason(s) {
+                Some(reason) => {
+                    line.push(format!("= {:>VAL$}", "err"), Paint::Red);
+                    line.push(format!(" {}", side(Some(s))), Paint::Red);
+                    line.push(format!(" {reason}"), Paint::Dim);
+                }
+                None => {
+                    line.push(
+                        format!("= {:>VAL$}ms", cell(s.total())),
+                        if slow { Paint::Yellow } else { Paint::Plain },
+                    );
+                    line.push(format!(" {}", s.status), Paint::Plain);
+                }
+            }
+        } else {
+            match self.reason(s) {
+                Some(reason) => {
+                    let text = super::format::truncate(&reason, stage_width);
+                    line.push(format!("{text:<stage_width$}"), Paint::Red);
+                    line.push(format!(" = {:>VAL$}  ", "-"), Paint::Plain);
+                    line.push(" -", Paint::Red);
+                }
+                None => {
+                    let text = stages(s, self.style.verbose)
+                        .iter()
+                        .map(|(n, v)| format!("{n} {:>VAL$}", cell(*v)))
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    line.push(format!("{text:<stage_width$}"), Paint::Plain);
+                    line.push(
+                        format!(" = {:>VAL$}ms", cell(s.total())),
+                        if slow { Paint::Yellow } else { Paint::Plain },
+                    );
+                    line.push(format!(" {}", s.status), Paint::Plain);
+                }
+            }
+            if self.style.verbose && s.tls.is_some() {
+                let mark = if resumed(s) == "yes" {
+                    " resumed"
+                } else {
+                    " full"
+                };
+                line.push(mark, Paint::Dim);
+            }
+        }
+        let notes = notes(&[s]);
+        if !notes.is_empty() {
+            line.push(format!(" {notes}"), Paint::Dim);
+        }
+        line
+    }
+
+    /// Width of a mode's stage text, so `=` lines up in every row.
+    fn stages_width(&self, mode: Mode) -> usize {
+        let names: Vec<&str> = stage_names(mode, self.style.verbose)
+            .into_iter()
+            .filter(|n| *n != "total" && *n != "res")
+            .collect();
+        names.iter().map(|n| n.len() + 1 + VAL).sum::<usize>() + names.len() - 1
+    }
+
+    /// The widest stage text of the modes shown.
+    pub fn stage_width(&self) -> usize {
+        self.wide_modes()
+            .into_iter()
+            .map(|m| self.stages_width(m))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Stacked: `#2 COLD …` and `   WARM …` in the round's own order.
+    pub fn stacked_rows(&self, round: u32, samples: &[&Sample], slow: Slow) -> Vec<Line> {
+        let w = self.stage_width();
+        samples
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let tag = if s.mode == Mode::Cold { "COLD" } else { "WARM" };
+                let prefix = if i == 0 {
+                    format!("{:>4} {tag} ", format!("#{round}"))
+                } else {
+                    format!("     {tag} ")
+                };
+                self.mode_line(&prefix, s, slow.of(s.mode), w)
+            })
+            .collect()
+    }
+
+    /// Blocks: one line for one mode, prefixed with the round number.
+    pub fn block_row(&self, s: &Sample, slow: bool) -> Line {
+        let w = self.stages_width(s.mode);
+        self.mode_line(&format!("{:>4} ", s.round), s, slow, w)
+    }
+}

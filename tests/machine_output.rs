@@ -1,0 +1,356 @@
+//! --json and --csv from the real binary: schema, jq recipes, null rules,
+//! streaming, quoting, and reading the CSV back with independent readers.
+
+mod support;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+use support::{ca, start, stderr, stdout, tlsping, ServerOpts};
+
+fn cacert() -> String {
+    ca().pem_path.to_str().unwrap().to_string()
+}
+
+fn json_run(args: &[&str]) -> (Value, std::process::Output) {
+    let out = tlsping(args);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not one JSON document ({e}):\n{}\n{}",
+            stdout(&out),
+            stderr(&out)
+        )
+    });
+    (doc, out)
+}
+
+fn validate(doc: &Value) {
+    let schema: Value =
+        serde_json::from_str(include_str!("../schema/tlsping.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "schema violations: {errors:#?}");
+}
+
+#[test]
+fn json_document_of_an_ok_run_matches_the_schema_and_the_rules() {
+    let server = start(ServerOpts {
+        h2: true,
+        ..Default::default()
+    });
+    let (doc, out) = json_run(&[
+        "--json",
+        "-n",
+        "3",
+        "-i",
+        "200ms",
+        "--cacert",
+        &cacert(),
+        &server.url(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    validate(&doc);
+    assert_eq!(doc["schema"], 1);
+    assert_eq!(doc["run"]["proto"], "h2");
+    assert_eq!(doc["run"]["tls_version"], "TLS1.3");
+    assert_eq!(doc["run"]["ip_pinned"], true);
+    let samples = doc["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), 6);
+    for s in samples {
+        if s["mode"] == "warm" {
+            // Unmeasured is null, never 0.
+            assert!(
+                s["dns_ms"].is_null() && s["tcp_ms"].is_null() && s["tls_ms"].is_null(),
+                "{s}"
+            );
+            assert!(s["wait_ms"].is_number());
+        } else {
+            assert!(s["wait_ms"].is_null());
+            assert!(s["tls_ms"].as_f64().unwrap() > 0.0);
+            // Present on every handshake: the full one sends the chain, a resumed one none.
+            let chain = s["cert_chain_len"]
+                .as_u64()
+                .expect("a cold probe made a handshake");
+            if s["tls_resumed"] == true {
+                assert_eq!(chain, 0, "{s}");
+            } else {
+                assert!(chain >= 1, "{s}");
+            }
+            // The raw timers reconcile with the stages exactly.
+            let c = &s["curl"];
+            let tls_us = c["appconnect_us"].as_u64().unwrap() - c["connect_us"].as_u64().unwrap();
+            assert!(
+                (s["tls_ms"].as_f64().unwrap() * 1000.0 - tls_us as f64).abs() < 1.0,
+                "{s}"
+            );
+        }
+        if s["mode"] == "warm" && s["reused"] == true {
+            assert!(
+                s.get("cert_chain_len").is_none(),
+                "no handshake, no chain length: {s}"
+            );
+            assert!(s["tls_resumed"].is_null());
+        }
+    }
+    let sum = &doc["summary"];
+    assert_eq!(sum["cold"]["n"], 2);
+    assert!(sum["cold"]["p95_ms"].is_null(), "p95 is null below n = 20");
+    assert!(sum["handshake_overhead_ms"].as_f64().unwrap() > 0.0);
+    assert!(sum["paired_gain_ms"].is_number() && sum["keepalive_gain_ms"].is_number());
+}
+
+#[test]
+fn json_aggregates_are_null_when_nothing_counts() {
+    let server = start(ServerOpts::default());
+    // Every round is warmup: n = 0 everywhere.
+    let (doc, out) = json_run(&[
+        "--json",
+        "-n",
+        "2",
+        "--warmup",
+        "2",
+        "-i",
+        "200ms",
+        "--cacert",
+        &cacert(),
+        &server.url(),
+    ]);
+    validate(&doc);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "judged on the warmup samples, all ok"
+    );
+    for mode in ["cold", "warm"] {
+        let m = &doc["summary"][mode];
+        assert_eq!(m["n"], 0);
+        for k in [
+            "min_ms",
+            "mean_ms",
+            "median_ms",
+            "max_ms",
+            "mdev_ms",
+            "p95_ms",
+            "loss",
+        ] {
+            assert!(m[k].is_null(), "{mode}.{k} = {}", m[k]);
+        }
+    }
+    assert!(doc["summary"]["handshake_overhead_ms"].is_null());
+    let warnings = doc["warnings"].as_array().unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("statistics will be empty")),
+        "{warnings:?}"
+    );
+    assert!(stderr(&out).contains("tlsping: --warmup 2 covers all 2 rounds"));
+}
+
+#[test]
+fn the_readme_jq_recipes_work_verbatim() {
+    if Command::new("jq").arg("--version").output().is_err() {
+        panic!("jq is required for this test (.ci/run installs it)");
+    }
+    let server = start(ServerOpts {
+        h2: true,
+        ..Default::default()
+    });
+    let (doc, _) = json_run(&[
+        "--json",
+        "-n",
+        "3",
+        "-i",
+        "200ms",
+        "--cacert",
+        &cacert(),
+        &server.url(),
+    ]);
+    let text = doc.to_string();
+    let jq = |filter: &[&str]| {
+        let mut child = Command::new("jq")
+            .args(filter)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let median: f64 = jq(&[".summary.cold.median_ms"]).trim().parse().unwrap();
+    assert!(median > 0.0);
+    let tls: Vec<f64> = jq(&["-r", r#".samples[] | select(.mode=="cold") | .tls_ms"#])
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    assert_eq!(tls.len(), 3);
+    let overhead: f64 = jq(&[".summary.handshake_overhead_ms"])
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(overhead > 0.0);
+}
+
+const HEADER: &str =
+    "round,mode,warmup,dns_ms,tcp_ms,tls_ms,wait_ms,srv_ms,total_ms,other_ms,reused,\
+new_conn,retries,status,proto,tls_version,alpn,tls_resumed,cert_chain_len,bytes,\
+addr,body_overflow,error_kind,error";
+
+#[test]
+fn csv_has_the_original_columns_first_and_one_row_per_sample() {
+    let server = start(ServerOpts::default());
+    let out = tlsping(&[
+        "--csv",
+        "-n",
+        "3",
+        "-i",
+        "200ms",
+        "--cacert",
+        &cacert(),
+        &server.url(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    let first = text.lines().next().unwrap();
+    assert!(first.starts_with(HEADER), "{first}");
+    assert!(
+        first[HEADER.len()..].starts_with(",curl_namelookup_us"),
+        "our columns come after error"
+    );
+    let mut rdr = csv::Reader::from_reader(text.as_bytes());
+    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 6);
+    for r in &rows {
+        if &r[1] == "warm" {
+            assert_eq!(
+                (&r[3], &r[4], &r[5]),
+                ("", "", ""),
+                "unmeasured stages are empty fields"
+            );
+        } else {
+            let tls: f64 = r[5].parse().unwrap();
+            assert!(tls > 0.0);
+            assert_eq!(
+                r[5].split('.').nth(1).map(str::len),
+                Some(3),
+                "three decimals: {}",
+                &r[5]
+            );
+        }
+        assert!(["true", "false"].contains(&&r[10]));
+    }
+}
+
+#[test]
+fn csv_rows_arrive_as_samples_finish() {
+    // A long interval: the first rows must be readable while the run is still going.
+    let server = start(ServerOpts::default());
+    let mut child = Command::new(support::bin())
+        .args([
+            "--csv",
+            "-n",
+            "3",
+            "-i",
+            "3s",
+            "--cacert",
+            &cacert(),
+            &server.url(),
+        ])
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
+    let started = std::time::Instant::now();
+    let mut lines = Vec::new();
+    for _ in 0..3 {
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut reader, &mut line).unwrap();
+        lines.push(line);
+    }
+    let first_rows_after = started.elapsed();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        lines[1].starts_with("1,") && lines[2].starts_with("1,"),
+        "{lines:?}"
+    );
+    assert!(
+        first_rows_after < std::time::Duration::from_millis(2900),
+        "round 1's rows should not wait for round 2 ({first_rows_after:?})"
+    );
+}
+
+#[test]
+fn tricky_error_text_survives_quoting_for_python_and_the_csv_crate() {
+    use tlsping::probe::{ErrorKind, Mode, ProbeError, Sample};
+    let mut sample: Sample = Sample {
+        round: 1,
+        mode: Mode::Cold,
+        warmup: false,
+        own_dns: None,
+        wall_total: None,
+        timers: Default::default(),
+        status: 0,
+        proto: None,
+        tls: None,
+        retries: 0,
+        bytes: 0,
+        addr: None,
+        body_overflow: false,
+        retry_after: None,
+        https: true,
+        error: None,
+    };
+    let texts = [
+        "a, b \"quoted\"\nnext line",
+        "=HYPERLINK(\"http://x\")",
+        "-1+2",
+        "@cmd",
+        "plain",
+    ];
+    let mut buf = Vec::new();
+    {
+        let mut w = tlsping::render::csv::CsvStream::new(&mut buf).unwrap();
+        for t in texts {
+            sample.error = Some(Box::new(ProbeError {
+                kind: ErrorKind::Error,
+                text: t.to_string(),
+            }));
+            tlsping::probe::Observer::sample(&mut w, &sample).unwrap();
+        }
+    }
+    let expect = [
+        "a, b \"quoted\"\nnext line",
+        "'=HYPERLINK(\"http://x\")",
+        "'-1+2",
+        "'@cmd",
+        "plain",
+    ];
+    let mut rdr = csv::Reader::from_reader(buf.as_slice());
+    let got: Vec<String> = rdr.records().map(|r| r.unwrap()[23].to_string()).collect();
+    assert_eq!(got, expect);
+    let py = Command::new("python3")
+        .args(["-c", "import csv,sys,json; r=list(csv.reader(sys.stdin)); print(json.dumps([x[23] for x in r[1:]]))"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3 is required (.ci/run installs it)");
+    let mut py = py;
+    py.stdin.take().unwrap().write_all(&buf).unwrap();
+    let out = py.wait_with_output().unwrap();
+    let from_python: Vec<String> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(from_python, expect);
+}
