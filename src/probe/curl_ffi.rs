@@ -84,7 +84,9 @@ pub fn timers<H>(easy: &Easy2<H>) -> CurlTimers {
 /// OpenSSL's certificate verification verdict (an `X509_V_ERR_*` value).
 pub fn verify_result<H>(easy: &Easy2<H>) -> i64 {
     #[allow(clippy::useless_conversion)] // c_long is i32 on some targets
-    getinfo_long(easy.raw(), curl_sys::CURLINFO_SSL_VERIFYRESULT).map(i64::from).unwrap_or(0)
+    getinfo_long(easy.raw(), curl_sys::CURLINFO_SSL_VERIFYRESULT)
+        .map(i64::from)
+        .unwrap_or(0)
 }
 
 /// Seconds from a `Retry-After` header of the last response, if libcurl parsed one.

@@ -8,6 +8,7 @@ mod errors;
 mod preflight;
 mod resolver;
 mod scheduler;
+pub mod synthetic;
 mod transfer;
 mod trust;
 mod types;

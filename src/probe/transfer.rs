@@ -203,7 +203,10 @@ pub fn new_handle(
         let mut resolve = List::new();
         resolve.append(&format!("{}:{}:{}", cfg.target.host, cfg.target.port, ip))?;
         easy.resolve(resolve)?;
-        // A pinned dial goes straight to the address: no proxy from the environment.
+    }
+    if cfg.pin_ip {
+        // A pinned run (the preflight included, which picks the address) goes
+        // straight to the server: a proxy from the environment would become the peer.
         easy.proxy("")?;
     }
     Ok(easy)

@@ -21,7 +21,11 @@ fn locate(ca_file: Option<&Path>) -> (Option<PathBuf>, Option<PathBuf>) {
     if let Some(f) = ca_file {
         return (Some(f.to_path_buf()), None);
     }
-    let env_path = |name: &str| std::env::var_os(name).map(PathBuf::from).filter(|p| p.exists());
+    let env_path = |name: &str| {
+        std::env::var_os(name)
+            .map(PathBuf::from)
+            .filter(|p| p.exists())
+    };
     if let Some(f) = env_path("SSL_CERT_FILE") {
         return (Some(f), None);
     }

@@ -97,9 +97,11 @@ impl<W: Write> Human<W> {
             lines.extend(super::summary::verbose_extras(info, summary));
         }
         for (i, text) in lines.into_iter().enumerate() {
-            let mut line = Line::new();
-            line.push(text, if i == 0 { Paint::Bold } else { Paint::Plain });
-            self.write(&line)?;
+            for part in fold(&text, self.style.width) {
+                let mut line = Line::new();
+                line.push(part, if i == 0 { Paint::Bold } else { Paint::Plain });
+                self.write(&line)?;
+            }
         }
         self.out.flush()
     }
@@ -131,22 +133,60 @@ impl<W: Write> Observer for Human<W> {
             }
             Layout::Blocks => {
                 for s in samples {
-                    let line = self.rows.block_row(
-                        s,
-                        if s.mode == Mode::Cold {
-                            slow.cold
-                        } else {
-                            slow.warm
-                        },
-                    );
-                    if s.mode == Mode::Warm && self.rows.mode == ModeSel::Both {
-                        self.pending_warm.push(line);
+                    let is_slow = if s.mode == Mode::Cold {
+                        slow.cold
                     } else {
-                        self.write(&line)?;
+                        slow.warm
+                    };
+                    let lines = self.rows.block_row(s, is_slow);
+                    if s.mode == Mode::Warm && self.rows.mode == ModeSel::Both {
+                        self.pending_warm.extend(lines);
+                    } else {
+                        for line in lines {
+                            self.write(&line)?;
+                        }
                     }
                 }
             }
         }
         self.out.flush()
+    }
+}
+
+/// A statistics line too long for the terminal is split where its figure
+/// ends and its explanation begins (the first double space after `=`), the
+/// explanation going to an indented line of its own.
+fn fold(text: &str, width: usize) -> Vec<String> {
+    if text.chars().count() <= width {
+        return vec![text.to_string()];
+    }
+    let after_eq = text.find(" = ").map(|i| i + 3).unwrap_or(0);
+    match text[after_eq..].find("  ") {
+        Some(at) => {
+            let cut = after_eq + at;
+            vec![
+                text[..cut].to_string(),
+                format!("    {}", text[cut..].trim_start()),
+            ]
+        }
+        None => vec![text.to_string()],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fold;
+
+    #[test]
+    fn long_statistics_lines_fold_at_the_explanation() {
+        let line = "keep-alive gain    = +253ms  median cold - median warm [reference]";
+        assert_eq!(fold(line, 100), vec![line.to_string()]);
+        assert_eq!(
+            fold(line, 40),
+            vec![
+                "keep-alive gain    = +253ms".to_string(),
+                "    median cold - median warm [reference]".to_string()
+            ]
+        );
     }
 }

@@ -289,7 +289,16 @@ impl Rows {
     }
 
     /// One mode's line for the stacked and block layouts, after `prefix`.
-    pub fn mode_line(&self, prefix: &str, s: &Sample, slow: bool, stage_width: usize) -> Line {
+    /// With `inline_verbose` off, `-v`'s extras are left to `verbose_line`.
+    pub fn mode_line(
+        &self,
+        prefix: &str,
+        s: &Sample,
+        slow: bool,
+        stage_width: usize,
+        inline_verbose: bool,
+    ) -> Line {
+        let verbose = self.style.verbose && inline_verbose;
         let mut line = Line::plain(prefix.to_string());
         if self.style.quiet {
             match self.reason(s) {
@@ -315,7 +324,7 @@ impl Rows {
                     line.push(" -", Paint::Red);
                 }
                 None => {
-                    let text = stages(s, self.style.verbose)
+                    let text = stages(s, verbose)
                         .iter()
                         .map(|(n, v)| format!("{n} {:>VAL$}", cell(*v)))
                         .collect::<Vec<_>>()
@@ -328,7 +337,7 @@ impl Rows {
                     line.push(format!(" {}", s.status), Paint::Plain);
                 }
             }
-            if self.style.verbose && s.tls.is_some() {
+            if verbose && s.tls.is_some() {
                 let mark = if resumed(s) == "yes" {
                     " resumed"
                 } else {
@@ -345,8 +354,8 @@ impl Rows {
     }
 
     /// Width of a mode's stage text, so `=` lines up in every row.
-    fn stages_width(&self, mode: Mode) -> usize {
-        let names: Vec<&str> = stage_names(mode, self.style.verbose)
+    fn stages_width(&self, mode: Mode, verbose: bool) -> usize {
+        let names: Vec<&str> = stage_names(mode, verbose)
             .into_iter()
             .filter(|n| *n != "total" && *n != "res")
             .collect();
@@ -357,7 +366,7 @@ impl Rows {
     pub fn stage_width(&self) -> usize {
         self.wide_modes()
             .into_iter()
-            .map(|m| self.stages_width(m))
+            .map(|m| self.stages_width(m, self.style.verbose))
             .max()
             .unwrap_or(0)
     }
@@ -375,14 +384,30 @@ impl Rows {
                 } else {
                     format!("     {tag} ")
                 };
-                self.mode_line(&prefix, s, slow.of(s.mode), w)
+                self.mode_line(&prefix, s, slow.of(s.mode), w, true)
             })
             .collect()
     }
 
-    /// Blocks: one line for one mode, prefixed with the round number.
-    pub fn block_row(&self, s: &Sample, slow: bool) -> Line {
-        let w = self.stages_width(s.mode);
-        self.mode_line(&format!("{:>4} ", s.round), s, slow, w)
+    /// Blocks: one line for one mode, prefixed with the round number; under
+    /// `-v` a second, indented line with the residual and resumption, since a
+    /// narrow terminal has no room for them beside the stages.
+    pub fn block_row(&self, s: &Sample, slow: bool) -> Vec<Line> {
+        let w = self.stages_width(s.mode, false);
+        let mut lines = vec![self.mode_line(&format!("{:>4} ", s.round), s, slow, w, false)];
+        if self.style.verbose && !self.style.quiet && s.error.is_none() {
+            let mut extra = Line::plain("     ");
+            let mut text = format!("other {}", cell(s.other()));
+            if s.tls.is_some() {
+                text.push_str(if resumed(s) == "yes" {
+                    " · resumed"
+                } else {
+                    " · full handshake"
+                });
+            }
+            extra.push(text, Paint::Dim);
+            lines.push(extra);
+        }
+        lines
     }
 }

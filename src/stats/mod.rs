@@ -3,6 +3,8 @@
 pub mod descriptive;
 mod running;
 mod summary;
+#[cfg(test)]
+mod summary_tests;
 
 pub use descriptive::{Description, P95_MIN_N};
 pub use running::RunningMedian;

@@ -1,0 +1,117 @@
+//! Constructed samples with consistent libcurl timers, for tests, snapshot
+//! fixtures and benchmarks that must not depend on a network.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use super::types::{CurlTimers, ErrorKind, Mode, ProbeError, Proto, Sample, TlsFacts};
+
+fn base(round: u32, mode: Mode) -> Sample {
+    Sample {
+        round,
+        mode,
+        warmup: false,
+        own_dns: None,
+        wall_total: None,
+        timers: CurlTimers::default(),
+        status: 200,
+        proto: Some(Proto::H2),
+        tls: None,
+        retries: 0,
+        bytes: 0,
+        addr: Some(SocketAddr::from(([192, 0, 2, 10], 443))),
+        body_overflow: false,
+        retry_after: None,
+        https: true,
+        error: None,
+    }
+}
+
+fn facts(resumed: bool) -> TlsFacts {
+    TlsFacts {
+        version: "TLSv1.3",
+        alpn: Some(Proto::H2),
+        resumed,
+        chain_len: Some(if resumed { 0 } else { 2 }),
+        cipher: "TLS_AES_128_GCM_SHA256",
+    }
+}
+
+/// A cold probe whose stages are exactly the given microseconds; `other_us`
+/// is what the stages leave unexplained.
+pub fn cold(
+    round: u32,
+    dns_us: u64,
+    tcp_us: u64,
+    tls_us: u64,
+    srv_us: u64,
+    other_us: u64,
+) -> Sample {
+    let mut s = base(round, Mode::Cold);
+    let lookup = 5;
+    let connect = lookup + tcp_us;
+    let appconnect = connect + tls_us;
+    let posttransfer = appconnect + other_us / 2;
+    let starttransfer = posttransfer + srv_us;
+    s.timers = CurlTimers {
+        namelookup_us: lookup,
+        connect_us: connect,
+        appconnect_us: appconnect,
+        pretransfer_us: posttransfer,
+        posttransfer_us: posttransfer,
+        starttransfer_us: starttransfer,
+        total_us: starttransfer + other_us / 2,
+        num_connects: 1,
+    };
+    s.own_dns = Some(Duration::from_micros(dns_us));
+    // curl's own namelookup (5 µs) is in no stage when our lookup is used, so it is `other`.
+    s.wall_total = Some(Duration::from_micros(
+        dns_us + tcp_us + tls_us + srv_us + other_us + lookup,
+    ));
+    s.tls = Some(facts(round > 1));
+    s
+}
+
+/// A warm probe: `reused` false means it had to dial (a `new conn`).
+pub fn warm(round: u32, wait_us: u64, srv_us: u64, other_us: u64, reused: bool) -> Sample {
+    let mut s = base(round, Mode::Warm);
+    s.timers = CurlTimers {
+        namelookup_us: if reused { 0 } else { 5 },
+        connect_us: if reused { 0 } else { wait_us / 3 },
+        appconnect_us: if reused { 0 } else { wait_us * 2 / 3 },
+        pretransfer_us: wait_us,
+        posttransfer_us: wait_us,
+        starttransfer_us: wait_us + srv_us,
+        total_us: wait_us + srv_us + other_us,
+        num_connects: u32::from(!reused),
+    };
+    s.wall_total = Some(Duration::from_micros(wait_us + srv_us + other_us));
+    if !reused {
+        s.tls = Some(facts(false));
+    }
+    s
+}
+
+/// A probe that got no response.
+pub fn failed(round: u32, mode: Mode, kind: ErrorKind, elapsed_us: u64) -> Sample {
+    let mut s = base(round, mode);
+    s.status = 0;
+    s.proto = None;
+    s.wall_total = Some(Duration::from_micros(elapsed_us));
+    s.error = Some(Box::new(ProbeError {
+        kind,
+        text: format!("synthetic {}", kind.slug()),
+    }));
+    if mode == Mode::Cold && kind == ErrorKind::Timeout {
+        // Reached the connection, then waited for a response that never came.
+        s.own_dns = Some(Duration::from_micros(40));
+        s.timers = CurlTimers {
+            namelookup_us: 5,
+            connect_us: 150,
+            appconnect_us: 0,
+            num_connects: 1,
+            ..Default::default()
+        };
+    }
+    s
+}

@@ -1,0 +1,268 @@
+//! The command line: every flag and alias, the usage errors (exit 3, one
+//! clear line, no traffic) and the input rules.
+
+mod support;
+
+use std::time::Duration;
+
+use support::{start, stderr, tlsping, ServerOpts};
+use tlsping::cli::{parse_from, Invocation, Options, Output};
+use tlsping::probe::{HttpVersion, IpVersion, ModeSel, Order};
+
+fn parse(args: &[&str]) -> Options {
+    let mut argv = vec!["tlsping"];
+    argv.extend_from_slice(args);
+    match parse_from(argv) {
+        Ok(Invocation::Run(opts)) => *opts,
+        Ok(Invocation::Version) => panic!("{args:?} asked for the version"),
+        Err((code, text)) => panic!("{args:?} refused ({code}): {text}"),
+    }
+}
+
+fn refuse(args: &[&str]) -> String {
+    let mut argv = vec!["tlsping"];
+    argv.extend_from_slice(args);
+    match parse_from(argv) {
+        Err((3, text)) => text,
+        Err((code, text)) => panic!("{args:?} exited {code}, not 3: {text}"),
+        Ok(_) => panic!("{args:?} was accepted"),
+    }
+}
+
+#[test]
+fn every_flag_and_alias_sets_what_it_names() {
+    type Check = fn(&Options) -> bool;
+    let cases: Vec<(Vec<&str>, Check)> = vec![
+        (vec!["-n", "7"], |o| o.config.count == 7),
+        (vec!["-c", "7"], |o| o.config.count == 7),
+        (vec!["--count", "7"], |o| o.config.count == 7),
+        (vec!["-n", "0"], |o| o.config.count == 0),
+        (vec!["-i", "1.5s"], |o| {
+            o.config.interval == Duration::from_millis(1500)
+        }),
+        (vec!["--interval", "2m"], |o| {
+            o.config.interval == Duration::from_secs(120)
+        }),
+        (vec!["-w", "400ms"], |o| {
+            o.config.timeout == Duration::from_millis(400)
+        }),
+        (vec!["--timeout", "1s"], |o| {
+            o.config.timeout == Duration::from_secs(1)
+        }),
+        (vec!["-m", "cold"], |o| o.config.mode == ModeSel::Cold),
+        (vec!["--mode", "warm"], |o| o.config.mode == ModeSel::Warm),
+        (vec!["--order", "cold-first"], |o| {
+            o.config.order == Order::ColdFirst
+        }),
+        (vec!["--order", "warm-first"], |o| {
+            o.config.order == Order::WarmFirst
+        }),
+        (vec!["--warmup", "3"], |o| o.config.warmup == 3),
+        (vec!["-X", "get"], |o| {
+            o.config.method.as_deref() == Some("GET")
+        }),
+        (vec!["--method", "OPTIONS"], |o| {
+            o.config.method.as_deref() == Some("OPTIONS")
+        }),
+        (vec!["--http-version", "1.1"], |o| {
+            o.config.http_version == HttpVersion::V1_1
+        }),
+        (vec!["--http-version", "2"], |o| {
+            o.config.http_version == HttpVersion::V2
+        }),
+        (vec!["--cache-bust"], |o| o.config.cache_bust),
+        (vec!["--no-pin-ip"], |o| !o.config.pin_ip),
+        (vec!["-4"], |o| o.config.ip_version == IpVersion::V4),
+        (vec!["-6"], |o| o.config.ip_version == IpVersion::V6),
+        (vec!["-k"], |o| o.config.insecure),
+        (vec!["--insecure"], |o| o.config.insecure),
+        (vec!["-H", "X-A: 1", "--header", "X-B: 2"], |o| {
+            o.config.headers == ["X-A: 1", "X-B: 2"]
+        }),
+        (vec!["--json"], |o| o.output == Output::Json),
+        (vec!["--csv"], |o| o.output == Output::Csv),
+        (vec!["--no-color"], |o| o.no_color),
+        (vec!["-q"], |o| o.quiet),
+        (vec!["--quiet"], |o| o.quiet),
+        (vec!["-v"], |o| o.verbose),
+        (vec!["--verbose"], |o| o.verbose),
+        (vec!["--resume", "off"], |o| !o.config.resume),
+        (vec!["--cacert", "/x/ca.pem"], |o| {
+            o.config.ca_file.as_deref() == Some(std::path::Path::new("/x/ca.pem"))
+        }),
+    ];
+    for (args, check) in cases {
+        let mut full = args.clone();
+        full.push("example.com");
+        let opts = parse(&full);
+        assert!(check(&opts), "{args:?} did not take effect: {opts:?}");
+    }
+}
+
+#[test]
+fn defaults_are_the_documented_ones() {
+    let o = parse(&["example.com"]);
+    let c = &o.config;
+    assert_eq!(
+        (c.count, c.interval, c.timeout),
+        (10, Duration::from_secs(1), Duration::from_secs(5))
+    );
+    assert_eq!(
+        (c.mode, c.order, c.warmup),
+        (ModeSel::Both, Order::Alternate, 1)
+    );
+    assert!(c.method.is_none() && c.pin_ip && !c.insecure && !c.cache_bust && c.resume);
+    assert_eq!(c.http_version, HttpVersion::Auto);
+    assert_eq!(o.output, Output::Table);
+    assert_eq!(c.target.url(), "https://example.com/");
+}
+
+#[test]
+fn interval_below_the_floor_is_raised_with_a_warning() {
+    let o = parse(&["-i", "50ms", "example.com"]);
+    assert_eq!(o.config.interval, Duration::from_millis(200));
+    assert!(
+        o.warnings.iter().any(|w| w.contains("200ms floor")),
+        "{:?}",
+        o.warnings
+    );
+    assert!(parse(&["-i", "200ms", "example.com"]).warnings.is_empty());
+}
+
+#[test]
+fn version_needs_no_target() {
+    assert!(matches!(
+        parse_from(["tlsping", "--version"]),
+        Ok(Invocation::Version)
+    ));
+}
+
+#[test]
+fn usage_errors_exit_3_with_one_line_and_a_pointer_to_help() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--json", "--csv", "a.test"], "--csv"),
+        (&["-q", "-v", "a.test"], "--verbose"),
+        (&["-4", "-6", "a.test"], "-6"),
+        (&["--http-version", "3", "a.test"], "HTTP/3"),
+        (&["--http-version", "1.0", "a.test"], "not one of"),
+        (&["-i", "5", "a.test"], "400ms, 1s, 1.5s, 2m"),
+        (&["-w", "soon", "a.test"], "400ms, 1s, 1.5s, 2m"),
+        (&["-n", "-1", "a.test"], "-1"),
+        (&["-m", "lukewarm", "a.test"], "lukewarm"),
+        (&["--order", "random", "a.test"], "random"),
+        (&[""], "empty"),
+        (&[], "target is required"),
+        (&["ftp://a.test/"], "scheme 'ftp'"),
+        (&["https://user:pw@a.test/"], "user:password"),
+        (&["a.test:70000"], "not a valid host"),
+        (&["-H", "NoColon", "a.test"], "Name: value"),
+        (&["-H", "Bad Name: v", "a.test"], "header name"),
+        (&["-H", "X: a\r\nInjected: 1", "a.test"], "line break"),
+        (&["https://a.test/\r\nX: 1"], "line break"),
+        (&["-X", "GE T", "a.test"], "not a valid HTTP method"),
+        (&["-w", "0s", "a.test"], "above zero"),
+    ];
+    for (args, needle) in cases {
+        let text = refuse(args);
+        assert!(text.contains(needle), "{args:?}: {text}");
+        assert!(text.starts_with("tlsping: "), "{args:?}: {text}");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{args:?}: {text}");
+        assert_eq!(lines[1], "Try 'tlsping --help' for more information.");
+    }
+}
+
+#[test]
+fn warmup_covering_every_round_warns() {
+    let o = parse(&["-n", "2", "--warmup", "2", "a.test"]);
+    assert!(o
+        .warnings
+        .iter()
+        .any(|w| w.contains("statistics will be empty")));
+}
+
+#[test]
+fn no_pin_ip_with_both_modes_warns_about_different_servers() {
+    let o = parse(&["--no-pin-ip", "a.test"]);
+    assert!(
+        o.warnings.iter().any(|w| w.contains("different servers")),
+        "{:?}",
+        o.warnings
+    );
+    assert!(parse(&["--no-pin-ip", "-m", "cold", "a.test"])
+        .warnings
+        .is_empty());
+}
+
+#[test]
+fn cache_bust_query_is_appended_correctly() {
+    let o = parse(&["--cache-bust", "https://a.test/x?y=1"]);
+    assert_eq!(
+        o.config.target.request_url(Some(2)),
+        "https://a.test/x?y=1&_=2"
+    );
+}
+
+#[test]
+fn usage_errors_make_no_connection() {
+    let server = start(ServerOpts::default());
+    let url = server.url();
+    for args in [
+        vec!["-H", "NoColon", url.as_str()],
+        vec!["--json", "--csv", url.as_str()],
+        vec!["-q", "-v", url.as_str()],
+        vec!["--http-version", "3", url.as_str()],
+        vec!["-i", "5", url.as_str()],
+    ] {
+        let out = tlsping(&args);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {}", stderr(&out));
+        assert!(out.stdout.is_empty());
+    }
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(
+        server.counters.snapshot().tcp,
+        0,
+        "a usage error must not touch the network"
+    );
+}
+
+#[test]
+fn help_is_grouped_with_defaults_safety_note_and_examples() {
+    let out = tlsping(&["--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for heading in ["Measurement:", "Request:", "Output:"] {
+        assert!(text.contains(heading), "{heading} missing");
+    }
+    assert!(text.contains("[default: 10]") && text.contains("[default: 1s]"));
+    assert!(text.contains("permitted to test"));
+    assert!(text.contains("Examples:"));
+}
+
+#[test]
+fn proxy_in_the_environment_is_reported_as_bypassed() {
+    let o = {
+        // parse_from reads the process environment; use the binary to keep this test's env clean.
+        let server = start(ServerOpts::default());
+        let out = std::process::Command::new(support::bin())
+            .args([
+                "-n",
+                "2",
+                "-i",
+                "200ms",
+                "--cacert",
+                support::ca().pem_path.to_str().unwrap(),
+                &server.url(),
+            ])
+            .env("https_proxy", "http://127.0.0.1:9")
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        stderr(&out)
+    };
+    assert!(
+        o.contains("https_proxy is set") && o.contains("--no-pin-ip"),
+        "{o}"
+    );
+}

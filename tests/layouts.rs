@@ -1,0 +1,175 @@
+//! Snapshots of the human output: every layout × {plain, quiet, verbose} ×
+//! {all ok, one cold timeout, one warm failure, warmup + new conn}, fed from
+//! constructed samples so they never change by themselves.
+//!
+//! Regenerate after an intended change: `INSTA_UPDATE=always cargo test --test layouts`
+//! (or `cargo insta review`), then read the diff before committing.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use tlsping::probe::synthetic::{cold, failed, warm};
+use tlsping::probe::{ErrorKind, Mode, ModeSel, Observer, Order, Proto, RunInfo, Sample, TlsFacts};
+use tlsping::render::{Human, Layout, Style};
+use tlsping::stats::summarize;
+
+fn info() -> RunInfo {
+    RunInfo {
+        url: "https://example.test/".into(),
+        host: "example.test".into(),
+        method: "HEAD".into(),
+        addr: Some(SocketAddr::from(([192, 0, 2, 10], 443))),
+        proto: Some(Proto::H2),
+        tls: Some(TlsFacts {
+            version: "TLSv1.3",
+            alpn: Some(Proto::H2),
+            resumed: false,
+            chain_len: Some(2),
+            cipher: "TLS_AES_128_GCM_SHA256",
+        }),
+        ip_pinned: true,
+        dns_first: Some(Duration::from_millis(3)),
+        preflight_status: 200,
+        preflight_bytes: 0,
+        count: 4,
+        interval: Duration::from_secs(1),
+        timeout: Duration::from_secs(5),
+        order: Order::Alternate,
+        mode: ModeSel::Both,
+        warmup: 1,
+        libcurl_version: "8.22.0".into(),
+        tls_library: "OpenSSL/3.6.3".into(),
+    }
+}
+
+/// Four rounds, alternating order as the scheduler runs them.
+fn rounds(case: &str) -> Vec<Sample> {
+    let mut r1c = cold(1, 2100, 31_000, 63_000, 32_000, 300);
+    let mut r1w = warm(1, 96_000, 32_000, 200, false);
+    r1c.warmup = true;
+    r1w.warmup = true;
+    let mut v = vec![
+        r1c,
+        r1w,
+        warm(2, 40, 32_500, 120, true),
+        cold(2, 80, 30_500, 31_000, 33_000, 250),
+        cold(3, 95, 33_000, 30_000, 38_000, 240),
+        warm(3, 35, 37_000, 90, true),
+        warm(4, 38, 31_000, 110, true),
+        cold(4, 70, 118_000, 123_000, 236_000, 400),
+    ];
+    match case {
+        "ok" => {}
+        "cold_timeout" => v[4] = failed(3, Mode::Cold, ErrorKind::Timeout, 5_000_000),
+        "warm_failure" => v[5] = failed(3, Mode::Warm, ErrorKind::ConnReset, 1_200),
+        "new_conn" => v[6] = warm(4, 97_000, 31_500, 150, false),
+        other => panic!("{other}"),
+    }
+    v
+}
+
+fn render(layout: Layout, width: usize, variant: &str, case: &str) -> String {
+    let style = Style {
+        layout,
+        width,
+        color: false,
+        quiet: variant == "quiet",
+        verbose: variant == "verbose",
+    };
+    let info = info();
+    let samples = rounds(case);
+    let mut buf = Vec::new();
+    {
+        let mut h = Human::new(&mut buf, &info, style);
+        h.start(&info).unwrap();
+        for round in 1..=4 {
+            let of_round: Vec<Sample> = samples
+                .iter()
+                .filter(|s| s.round == round)
+                .cloned()
+                .collect();
+            h.round(round, &of_round).unwrap();
+        }
+        h.finish().unwrap();
+        let summary = summarize(&samples, Duration::from_millis(3400));
+        h.statistics(&info, &summary).unwrap();
+    }
+    let text = String::from_utf8(buf).unwrap();
+    for line in text.lines() {
+        assert!(
+            line.chars().count() <= width,
+            "line over {width} columns: {line:?}"
+        );
+    }
+    text
+}
+
+#[test]
+fn every_layout_variant_and_case() {
+    for (layout, width, lname) in [
+        (Layout::Wide, 120, "wide"),
+        (Layout::Stacked, 80, "stacked"),
+        (Layout::Blocks, 60, "blocks"),
+    ] {
+        for variant in ["plain", "quiet", "verbose"] {
+            for case in ["ok", "cold_timeout", "warm_failure", "new_conn"] {
+                let name = format!("{lname}_{variant}_{case}");
+                insta::assert_snapshot!(name, render(layout, width, variant, case));
+            }
+        }
+    }
+}
+
+#[test]
+fn failure_reason_replaces_only_the_failing_side() {
+    let text = render(Layout::Wide, 120, "plain", "cold_timeout");
+    let row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("3 |"))
+        .unwrap();
+    assert!(row.contains("timeout (5s)"), "{row}");
+    assert!(row.contains("-/200"), "{row}");
+    // The warm side still shows its three numbers.
+    let warm_part = row.split('|').nth(2).unwrap();
+    assert_eq!(warm_part.split_whitespace().count(), 3, "{row}");
+}
+
+#[test]
+fn columns_do_not_shift_when_values_grow() {
+    let text = render(Layout::Wide, 120, "plain", "ok");
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(" | ") && l.trim_start().starts_with(char::is_numeric))
+        .collect();
+    let bars: Vec<Vec<usize>> = rows
+        .iter()
+        .map(|r| r.match_indices('|').map(|(i, _)| i).collect())
+        .collect();
+    assert!(bars.windows(2).all(|w| w[0] == w[1]), "{rows:#?}");
+}
+
+#[test]
+fn slow_totals_are_painted_yellow_once_three_samples_are_seen() {
+    let info = info();
+    let style = Style {
+        layout: Layout::Wide,
+        width: 120,
+        color: true,
+        quiet: false,
+        verbose: false,
+    };
+    let mut buf = Vec::new();
+    {
+        let mut h = Human::new(&mut buf, &info, style);
+        // Totals 10, 10, 10 ms then 40 ms: only the fourth is above 1.5 × median.
+        for round in 2..=5u32 {
+            let srv = if round == 5 { 39_000 } else { 9_000 };
+            h.round(round, &[cold(round, 0, 500, 495, srv, 0)]).unwrap();
+        }
+    }
+    let text = String::from_utf8(buf).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let yellow = "\u{1b}[38;5;11m";
+    assert!(lines[..3].iter().all(|l| !l.contains(yellow)), "{text}");
+    assert!(lines[3].contains(yellow), "{text:?}");
+}
