@@ -1,0 +1,136 @@
+//! Our stages against the system `curl` CLI's `-w` timers, on a server whose
+//! every byte towards the client is delayed by D, so each stage is large
+//! enough to compare: medians must agree within 2 ms.
+
+mod support;
+
+use std::process::Command;
+use std::time::Duration;
+
+use support::{ca, start, tlsping, ServerOpts};
+
+const D_MS: f64 = 30.0;
+const ROUNDS: usize = 5;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// `curl -w` timers (seconds) for each URL given, on one connection when there are several.
+fn curl_w(urls: &[String], port: u16) -> Vec<[f64; 5]> {
+    let resolve = format!("localhost:{port}:127.0.0.1");
+    let mut cmd = Command::new("curl");
+    cmd.args([
+        "-s",
+        "-I",
+        "--http1.1",
+        "--cacert",
+        ca().pem_path.to_str().unwrap(),
+        "--resolve",
+        &resolve,
+    ]);
+    cmd.args(["-w", "%{time_namelookup} %{time_connect} %{time_appconnect} %{time_pretransfer} %{time_starttransfer} %{time_total}\n"]);
+    for _ in urls {
+        cmd.args(["-o", "/dev/null"]);
+    }
+    cmd.args(urls);
+    let out = cmd
+        .output()
+        .expect("the curl CLI is required (.ci/run installs it)");
+    assert!(
+        out.status.success(),
+        "curl failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: Vec<f64> = l.split_whitespace().map(|x| x.parse().unwrap()).collect();
+            // connect−lookup, appconnect−connect, starttransfer−pretransfer, total, pretransfer
+            [v[1] - v[0], v[2] - v[1], v[4] - v[3], v[5], v[3]]
+        })
+        .collect()
+}
+
+#[test]
+fn stages_agree_with_curl_w_within_2ms() {
+    let server = start(ServerOpts {
+        delay: Some(Duration::from_millis(D_MS as u64)),
+        ..Default::default()
+    });
+    let url = server.url();
+    let out = tlsping(&[
+        "--json",
+        "-n",
+        &(ROUNDS + 1).to_string(),
+        "-i",
+        "300ms",
+        "--http-version",
+        "1.1",
+        "--cacert",
+        ca().pem_path.to_str().unwrap(),
+        &url,
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ours = |mode: &str, field: &str| -> f64 {
+        median(
+            doc["samples"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|s| s["mode"] == mode && s["warmup"] == false)
+                .map(|s| s[field].as_f64().unwrap())
+                .collect(),
+        )
+    };
+    // Cold: one curl process per request, so each makes a new connection.
+    let cold: Vec<[f64; 5]> = (0..ROUNDS)
+        .flat_map(|_| curl_w(std::slice::from_ref(&url), server.addr.port()))
+        .collect();
+    // Warm: one process, many URLs, one connection; the first request dials.
+    let urls: Vec<String> = (0..=ROUNDS).map(|_| url.clone()).collect();
+    let warm = curl_w(&urls, server.addr.port());
+    let theirs = |rows: &[[f64; 5]], i: usize| median(rows.iter().map(|r| r[i] * 1000.0).collect());
+
+    let pairs = [
+        ("cold tcp", ours("cold", "tcp_ms"), theirs(&cold, 0), 0.0),
+        ("cold tls", ours("cold", "tls_ms"), theirs(&cold, 1), D_MS),
+        ("cold srv", ours("cold", "srv_ms"), theirs(&cold, 2), D_MS),
+        (
+            "warm total",
+            ours("warm", "total_ms"),
+            theirs(&warm[1..], 3),
+            D_MS,
+        ),
+    ];
+    let mut report = String::new();
+    for (name, us, them, truth) in pairs {
+        report.push_str(&format!(
+            "{name}: tlsping {us:.3} ms, curl -w {them:.3} ms, truth {truth} ms\n"
+        ));
+    }
+    eprintln!("{report}");
+    for (name, us, them, truth) in pairs {
+        assert!(
+            (us - them).abs() <= 2.0,
+            "{name} differs by more than 2 ms\n{report}"
+        );
+        assert!(
+            us >= truth - 0.05,
+            "{name} reads below the known delay\n{report}"
+        );
+    }
+}
