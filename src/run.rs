@@ -150,21 +150,15 @@ pub fn run(opts: Options) -> i32 {
     }
     let summary = stats::summarize(&rounds.samples, rounds.elapsed);
     if stats::large_residual(&rounds.samples).is_some() {
-        warnings.warn("the unexplained residual ('other') is above 20% of total on some samples; stages may be missing time");
+        warnings.warn("'other' is above 20% of total on some samples: time no stage accounts for");
     }
     let printed = match &mut live {
         Live::Human(h) => h.finish().and_then(|_| h.statistics(&info, &summary)),
         Live::Csv(_) => Ok(()),
         Live::Silent => {
-            let doc = render::json::document(
-                &info,
-                cfg.resume,
-                &rounds.samples,
-                &summary,
-                warnings.list(),
-            );
-            let mut out = stdout.lock();
-            writeln!(out, "{doc}").and_then(|_| out.flush())
+            let out = io::BufWriter::new(stdout.lock());
+            let (resume, samples) = (cfg.resume, &rounds.samples);
+            render::json::write_document(out, &info, resume, samples, &summary, warnings.list())
         }
     };
     if let Err(e) = printed {

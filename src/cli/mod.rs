@@ -16,6 +16,9 @@ pub use target::{parse_header, parse_target};
 /// The smallest interval a run may use: a safety valve for the target.
 pub const INTERVAL_FLOOR: Duration = Duration::from_millis(200);
 
+/// The longest timeout a probe may have (its timers are kept in u32 microseconds).
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
+
 const SAFETY: &str =
     "Only measure hosts you own or are permitted to test: repeated connections can \
 look like an attack to a WAF or IPS. The defaults (10 rounds, 1s apart) are deliberately gentle.";
@@ -212,6 +215,9 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
     }
     if args.timeout.is_zero() {
         return Err(UsageError("the timeout must be above zero".into()));
+    }
+    if args.timeout > MAX_TIMEOUT {
+        return Err(UsageError("the timeout can be at most 1h".into()));
     }
     config.timeout = args.timeout;
     config.mode = match args.mode.as_str() {

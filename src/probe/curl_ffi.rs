@@ -47,6 +47,15 @@ struct TlsSessionInfo {
 }
 
 fn getinfo_off_t(raw: *mut CURL, info: CURLINFO) -> u64 {
+    getinfo_off_t_raw(raw, info)
+}
+
+/// A timer in microseconds, saturating at u32::MAX (71 minutes).
+fn getinfo_us(raw: *mut CURL, info: CURLINFO) -> u32 {
+    getinfo_off_t(raw, info).min(u64::from(u32::MAX)) as u32
+}
+
+fn getinfo_off_t_raw(raw: *mut CURL, info: CURLINFO) -> u64 {
     let mut value: curl_sys::curl_off_t = 0;
     // SAFETY: `raw` comes from a live `Easy2` (callers pass `easy.raw()` or the
     // pointer a handler stored from it while that handle exists); the OFF_T
@@ -70,13 +79,13 @@ fn getinfo_long(raw: *mut CURL, info: CURLINFO) -> Option<c_long> {
 pub fn timers<H>(easy: &Easy2<H>) -> CurlTimers {
     let raw = easy.raw();
     CurlTimers {
-        namelookup_us: getinfo_off_t(raw, CURLINFO_NAMELOOKUP_TIME_T),
-        connect_us: getinfo_off_t(raw, CURLINFO_CONNECT_TIME_T),
-        appconnect_us: getinfo_off_t(raw, CURLINFO_APPCONNECT_TIME_T),
-        pretransfer_us: getinfo_off_t(raw, CURLINFO_PRETRANSFER_TIME_T),
-        posttransfer_us: getinfo_off_t(raw, CURLINFO_POSTTRANSFER_TIME_T),
-        starttransfer_us: getinfo_off_t(raw, CURLINFO_STARTTRANSFER_TIME_T),
-        total_us: getinfo_off_t(raw, CURLINFO_TOTAL_TIME_T),
+        namelookup_us: getinfo_us(raw, CURLINFO_NAMELOOKUP_TIME_T),
+        connect_us: getinfo_us(raw, CURLINFO_CONNECT_TIME_T),
+        appconnect_us: getinfo_us(raw, CURLINFO_APPCONNECT_TIME_T),
+        pretransfer_us: getinfo_us(raw, CURLINFO_PRETRANSFER_TIME_T),
+        posttransfer_us: getinfo_us(raw, CURLINFO_POSTTRANSFER_TIME_T),
+        starttransfer_us: getinfo_us(raw, CURLINFO_STARTTRANSFER_TIME_T),
+        total_us: getinfo_us(raw, CURLINFO_TOTAL_TIME_T),
         num_connects: easy.num_connects().unwrap_or(0) as u32,
     }
 }

@@ -41,11 +41,11 @@ fn facts(resumed: bool) -> TlsFacts {
 /// is what the stages leave unexplained.
 pub fn cold(
     round: u32,
-    dns_us: u64,
-    tcp_us: u64,
-    tls_us: u64,
-    srv_us: u64,
-    other_us: u64,
+    dns_us: u32,
+    tcp_us: u32,
+    tls_us: u32,
+    srv_us: u32,
+    other_us: u32,
 ) -> Sample {
     let mut s = base(round, Mode::Cold);
     let lookup = 5;
@@ -63,17 +63,16 @@ pub fn cold(
         total_us: starttransfer + other_us / 2,
         num_connects: 1,
     };
-    s.own_dns = Some(Duration::from_micros(dns_us));
+    s.own_dns = Some(Duration::from_micros(u64::from(dns_us)));
     // curl's own namelookup (5 µs) is in no stage when our lookup is used, so it is `other`.
-    s.wall_total = Some(Duration::from_micros(
-        dns_us + tcp_us + tls_us + srv_us + other_us + lookup,
-    ));
+    let total = dns_us + tcp_us + tls_us + srv_us + other_us + lookup;
+    s.wall_total = Some(Duration::from_micros(u64::from(total)));
     s.tls = Some(facts(round > 1));
     s
 }
 
 /// A warm probe: `reused` false means it had to dial (a `new conn`).
-pub fn warm(round: u32, wait_us: u64, srv_us: u64, other_us: u64, reused: bool) -> Sample {
+pub fn warm(round: u32, wait_us: u32, srv_us: u32, other_us: u32, reused: bool) -> Sample {
     let mut s = base(round, Mode::Warm);
     s.timers = CurlTimers {
         namelookup_us: if reused { 0 } else { 5 },
@@ -85,7 +84,9 @@ pub fn warm(round: u32, wait_us: u64, srv_us: u64, other_us: u64, reused: bool) 
         total_us: wait_us + srv_us + other_us,
         num_connects: u32::from(!reused),
     };
-    s.wall_total = Some(Duration::from_micros(wait_us + srv_us + other_us));
+    s.wall_total = Some(Duration::from_micros(u64::from(
+        wait_us + srv_us + other_us,
+    )));
     if !reused {
         s.tls = Some(facts(false));
     }
@@ -93,11 +94,11 @@ pub fn warm(round: u32, wait_us: u64, srv_us: u64, other_us: u64, reused: bool) 
 }
 
 /// A probe that got no response.
-pub fn failed(round: u32, mode: Mode, kind: ErrorKind, elapsed_us: u64) -> Sample {
+pub fn failed(round: u32, mode: Mode, kind: ErrorKind, elapsed_us: u32) -> Sample {
     let mut s = base(round, mode);
     s.status = 0;
     s.proto = None;
-    s.wall_total = Some(Duration::from_micros(elapsed_us));
+    s.wall_total = Some(Duration::from_micros(u64::from(elapsed_us)));
     s.error = Some(Box::new(ProbeError {
         kind,
         text: format!("synthetic {}", kind.slug()),

@@ -125,13 +125,14 @@ pub struct ProbeError {
 /// libcurl leaves a timer at 0 when the transfer never reached that point.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CurlTimers {
-    pub namelookup_us: u64,
-    pub connect_us: u64,
-    pub appconnect_us: u64,
-    pub pretransfer_us: u64,
-    pub posttransfer_us: u64,
-    pub starttransfer_us: u64,
-    pub total_us: u64,
+    // u32 microseconds hold 71 minutes, above the longest timeout a probe may have.
+    pub namelookup_us: u32,
+    pub connect_us: u32,
+    pub appconnect_us: u32,
+    pub pretransfer_us: u32,
+    pub posttransfer_us: u32,
+    pub starttransfer_us: u32,
+    pub total_us: u32,
     /// New connections libcurl opened for this transfer (`CURLINFO_NUM_CONNECTS`).
     pub num_connects: u32,
 }
@@ -189,11 +190,11 @@ pub struct Sample {
     pub error: Option<Box<ProbeError>>,
 }
 
-fn micros(us: u64) -> Duration {
-    Duration::from_micros(us)
+fn micros(us: u32) -> Duration {
+    Duration::from_micros(u64::from(us))
 }
 
-fn diff(later: u64, earlier: u64) -> Option<Duration> {
+fn diff(later: u32, earlier: u32) -> Option<Duration> {
     (later > 0).then(|| micros(later.saturating_sub(earlier)))
 }
 

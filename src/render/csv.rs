@@ -44,11 +44,6 @@ pub const CURL_COLUMNS: [&str; 8] = [
     "curl_num_connects",
 ];
 
-fn stage(d: Option<Duration>) -> String {
-    d.map(|d| format!("{:.3}", d.as_nanos() as f64 / 1e6))
-        .unwrap_or_default()
-}
-
 /// A text cell a spreadsheet would evaluate as a formula gets a leading `'`,
 /// which spreadsheets show as text and do not run.
 pub fn neutralise(text: &str) -> String {
@@ -58,47 +53,10 @@ pub fn neutralise(text: &str) -> String {
     }
 }
 
-pub fn row(s: &Sample) -> Vec<String> {
-    let t = &s.timers;
-    let opt = |v: Option<String>| v.unwrap_or_default();
-    vec![
-        s.round.to_string(),
-        s.mode.as_str().into(),
-        s.warmup.to_string(),
-        stage(s.dns()),
-        stage(s.tcp()),
-        stage(s.tls()),
-        stage(s.wait()),
-        stage(s.srv()),
-        stage(s.total()),
-        stage(s.other()),
-        s.reused().to_string(),
-        s.new_conn().to_string(),
-        s.retries.to_string(),
-        s.status.to_string(),
-        opt(s.proto.map(|p| p.as_str().into())),
-        opt(s.tls.map(|f| tls_version_label(f.version))),
-        opt(s.tls.and_then(|f| f.alpn).map(|p| p.as_str().into())),
-        opt(s.tls.map(|f| f.resumed.to_string())),
-        opt(s.tls.and_then(|f| f.chain_len).map(|n| n.to_string())),
-        s.bytes.to_string(),
-        opt(s.addr.map(|a| a.to_string())),
-        s.body_overflow.to_string(),
-        opt(s.error.as_ref().map(|e| e.kind.slug().into())),
-        neutralise(&opt(s.error.as_ref().map(|e| e.text.clone()))),
-        t.namelookup_us.to_string(),
-        t.connect_us.to_string(),
-        t.appconnect_us.to_string(),
-        t.pretransfer_us.to_string(),
-        t.posttransfer_us.to_string(),
-        t.starttransfer_us.to_string(),
-        t.total_us.to_string(),
-        t.num_connects.to_string(),
-    ]
-}
-
 pub struct CsvStream<W: Write> {
     out: csv::Writer<W>,
+    /// Reused for every formatted cell, so a row costs no allocation.
+    scratch: String,
 }
 
 impl<W: Write> CsvStream<W> {
@@ -109,13 +67,89 @@ impl<W: Write> CsvStream<W> {
             .from_writer(out);
         out.write_record(COLUMNS.iter().chain(CURL_COLUMNS.iter()))?;
         out.flush()?;
-        Ok(CsvStream { out })
+        Ok(CsvStream {
+            out,
+            scratch: String::with_capacity(64),
+        })
+    }
+
+    fn int(&mut self, v: impl itoa::Integer) -> csv::Result<()> {
+        self.out.write_field(itoa::Buffer::new().format(v))
+    }
+
+    fn boolean(&mut self, v: bool) -> csv::Result<()> {
+        self.out.write_field(if v { "true" } else { "false" })
+    }
+
+    fn text(&mut self, v: Option<&str>) -> csv::Result<()> {
+        self.out.write_field(v.unwrap_or(""))
+    }
+
+    /// Milliseconds with three decimals; empty when not measured.
+    fn stage(&mut self, d: Option<Duration>) -> csv::Result<()> {
+        use std::fmt::Write as _;
+        self.scratch.clear();
+        if let Some(d) = d {
+            let _ = write!(self.scratch, "{:.3}", d.as_nanos() as f64 / 1e6);
+        }
+        self.out.write_field(&self.scratch)
+    }
+
+    fn write_row(&mut self, s: &Sample) -> csv::Result<()> {
+        self.int(s.round)?;
+        self.text(Some(s.mode.as_str()))?;
+        self.boolean(s.warmup)?;
+        for d in [
+            s.dns(),
+            s.tcp(),
+            s.tls(),
+            s.wait(),
+            s.srv(),
+            s.total(),
+            s.other(),
+        ] {
+            self.stage(d)?;
+        }
+        self.boolean(s.reused())?;
+        self.boolean(s.new_conn())?;
+        self.int(s.retries)?;
+        self.int(s.status)?;
+        self.text(s.proto.map(|p| p.as_str()))?;
+        let version = s.tls.map(|f| tls_version_label(f.version));
+        self.text(version.as_deref())?;
+        self.text(s.tls.and_then(|f| f.alpn).map(|p| p.as_str()))?;
+        self.text(s.tls.map(|f| if f.resumed { "true" } else { "false" }))?;
+        match s.tls.and_then(|f| f.chain_len) {
+            Some(n) => self.int(n)?,
+            None => self.text(None)?,
+        }
+        self.int(s.bytes)?;
+        let addr = s.addr.map(|a| a.to_string());
+        self.text(addr.as_deref())?;
+        self.boolean(s.body_overflow)?;
+        self.text(s.error.as_ref().map(|e| e.kind.slug()))?;
+        let error = s.error.as_ref().map(|e| neutralise(&e.text));
+        self.text(error.as_deref())?;
+        let t = s.timers;
+        for v in [
+            t.namelookup_us,
+            t.connect_us,
+            t.appconnect_us,
+            t.pretransfer_us,
+            t.posttransfer_us,
+            t.starttransfer_us,
+            t.total_us,
+            t.num_connects,
+        ] {
+            self.int(v)?;
+        }
+        self.out.write_record(None::<&[u8]>)
     }
 }
 
 impl<W: Write> Observer for CsvStream<W> {
     fn sample(&mut self, sample: &Sample) -> io::Result<()> {
-        self.out.write_record(row(sample))?;
+        self.write_row(sample)?;
         self.out.flush()
     }
 }

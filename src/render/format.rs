@@ -15,6 +15,17 @@ pub fn ms(d: Duration) -> String {
     }
 }
 
+/// Writes `d` as `ms` does, right-aligned in `width`, or `-` when not measured.
+pub fn write_cell(out: &mut String, d: Option<Duration>, width: usize) {
+    use std::fmt::Write as _;
+    let _ = match d.map(|d| d.as_secs_f64() * 1000.0) {
+        None => write!(out, "{:>width$}", "-"),
+        Some(v) if v < 10.0 => write!(out, "{v:>width$.2}"),
+        Some(v) if v < 100.0 => write!(out, "{v:>width$.1}"),
+        Some(v) => write!(out, "{v:>width$.0}"),
+    };
+}
+
 /// A stage cell: the value, or `-` for "not measured".
 pub fn cell(d: Option<Duration>) -> String {
     d.map(ms).unwrap_or_else(|| "-".to_string())
@@ -51,6 +62,19 @@ mod tests {
         assert_eq!(ms(Duration::from_micros(12_340)), "12.3");
         assert_eq!(ms(Duration::from_millis(482)), "482");
         assert_eq!(ms(Duration::from_millis(99_999)), "99999");
+    }
+
+    #[test]
+    fn written_cells_match_the_plain_format() {
+        for us in [0u64, 420, 9_999, 12_340, 99_940, 482_000, 99_999_000] {
+            let d = Some(Duration::from_micros(us));
+            let mut out = String::new();
+            write_cell(&mut out, d, 7);
+            assert_eq!(out, format!("{:>7}", cell(d)), "{us}");
+        }
+        let mut out = String::new();
+        write_cell(&mut out, None, 7);
+        assert_eq!(out, "      -");
     }
 
     #[test]

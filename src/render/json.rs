@@ -24,7 +24,7 @@ pub struct Document<'a> {
     pub schema: u32,
     pub tlsping_version: &'a str,
     pub run: RunJson,
-    pub samples: Vec<SampleJson>,
+    pub samples: SamplesJson<'a>,
     pub summary: SummaryJson,
     pub warnings: &'a [String],
 }
@@ -54,13 +54,13 @@ pub struct RunJson {
 
 #[derive(Serialize)]
 pub struct CurlJson {
-    namelookup_us: u64,
-    connect_us: u64,
-    appconnect_us: u64,
-    pretransfer_us: u64,
-    posttransfer_us: u64,
-    starttransfer_us: u64,
-    total_us: u64,
+    namelookup_us: u32,
+    connect_us: u32,
+    appconnect_us: u32,
+    pretransfer_us: u32,
+    posttransfer_us: u32,
+    starttransfer_us: u32,
+    total_us: u32,
     num_connects: u32,
 }
 
@@ -224,21 +224,34 @@ pub fn summary_json(s: &Summary) -> SummaryJson {
     }
 }
 
-/// The whole document as pretty JSON text.
-pub fn document(
+/// The samples, converted one at a time while they are written, so a long
+/// run is never held twice in memory.
+pub struct SamplesJson<'a>(pub &'a [Sample]);
+
+impl Serialize for SamplesJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(sample_json))
+    }
+}
+
+/// Writes the whole document as compact JSON (one line), followed by a newline.
+pub fn write_document<W: std::io::Write>(
+    mut out: W,
     info: &RunInfo,
     resume: bool,
     samples: &[Sample],
     summary: &Summary,
     warnings: &[String],
-) -> String {
+) -> std::io::Result<()> {
     let doc = Document {
         schema: SCHEMA,
         tlsping_version: env!("CARGO_PKG_VERSION"),
         run: run_json(info, resume),
-        samples: samples.iter().map(sample_json).collect(),
+        samples: SamplesJson(samples),
         summary: summary_json(summary),
         warnings,
     };
-    serde_json::to_string_pretty(&doc).expect("serialising plain data cannot fail")
+    serde_json::to_writer(&mut out, &doc)?;
+    writeln!(out)?;
+    out.flush()
 }

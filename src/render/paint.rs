@@ -44,42 +44,46 @@ impl Line {
     /// The line cut to `width` characters (trailing spaces dropped), with
     /// colour codes when `color` is set.
     pub fn render(&self, width: usize, color: bool) -> String {
+        use std::fmt::Write as _;
         let mut left = width;
-        let mut out = String::new();
-        let mut pieces: Vec<(String, Paint)> = Vec::new();
-        for (text, paint) in &self.segments {
+        let mut out = String::with_capacity(width + 32);
+        let last = self.segments.len().saturating_sub(1);
+        for (i, (text, paint)) in self.segments.iter().enumerate() {
             if left == 0 {
                 break;
             }
-            let n = text.chars().count();
-            let piece: String = if n > left {
-                let mut cut: String = text.chars().take(left.saturating_sub(1)).collect();
-                cut.push('…');
-                cut
+            let n = if text.is_ascii() {
+                text.len()
             } else {
-                text.clone()
+                text.chars().count()
             };
-            left = left.saturating_sub(n.min(left));
-            pieces.push((piece, *paint));
-        }
-        // Trailing padding is invisible; dropping it keeps lines honest about their width.
-        if let Some((last, _)) = pieces.last_mut() {
-            let trimmed = last.trim_end().len();
-            last.truncate(trimmed);
-        }
-        for (text, paint) in pieces {
-            if !color || paint == Paint::Plain || text.is_empty() {
-                out.push_str(&text);
+            let cut;
+            let mut piece: &str = if n > left {
+                cut = text
+                    .chars()
+                    .take(left - 1)
+                    .chain(std::iter::once('…'))
+                    .collect::<String>();
+                &cut
+            } else {
+                text
+            };
+            left -= n.min(left);
+            // Trailing padding is invisible; dropping it keeps lines honest about their width.
+            if i == last || left == 0 {
+                piece = piece.trim_end();
+            }
+            if !color || *paint == Paint::Plain || piece.is_empty() {
+                out.push_str(piece);
                 continue;
             }
-            let styled = match paint {
-                Paint::Red => text.red().to_string(),
-                Paint::Yellow => text.yellow().to_string(),
-                Paint::Dim => text.dim().to_string(),
-                Paint::Bold => text.bold().to_string(),
-                Paint::Plain => text,
+            let _ = match paint {
+                Paint::Red => write!(out, "{}", piece.red()),
+                Paint::Yellow => write!(out, "{}", piece.yellow()),
+                Paint::Dim => write!(out, "{}", piece.dim()),
+                Paint::Bold => write!(out, "{}", piece.bold()),
+                Paint::Plain => Ok(()),
             };
-            out.push_str(&styled);
         }
         out
     }

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use crate::probe::{format_duration, Mode, ModeSel, RunInfo, Sample};
 
-use super::format::cell;
+use super::format::{cell, write_cell};
 use super::layout::{Layout, Style};
 use super::paint::{Line, Paint};
 
@@ -250,10 +250,10 @@ impl Rows {
                     }
                     None => {
                         if !self.style.quiet {
-                            let cells: String = stages(s, false)
-                                .iter()
-                                .map(|(_, v)| format!("{:>CELL$}", cell(*v)))
-                                .collect();
+                            let mut cells = String::with_capacity(CELL * 4);
+                            for (_, v) in stages(s, false) {
+                                write_cell(&mut cells, v, CELL);
+                            }
                             line.push(cells, Paint::Plain);
                         }
                         let paint = if slow.of(mode) {
@@ -261,12 +261,16 @@ impl Rows {
                         } else {
                             Paint::Plain
                         };
-                        line.push(format!("{:>CELL$}", cell(s.total())), paint);
+                        let mut total = String::with_capacity(CELL);
+                        write_cell(&mut total, s.total(), CELL);
+                        line.push(total, paint);
                         if self.style.verbose {
-                            line.push(format!("{:>CELL$}", cell(s.other())), Paint::Dim);
+                            let mut extra = String::with_capacity(CELL + 4);
+                            write_cell(&mut extra, s.other(), CELL);
                             if mode == Mode::Cold {
-                                line.push(format!("{:>4}", resumed(s)), Paint::Dim);
+                                extra.push_str(&format!("{:>4}", resumed(s)));
                             }
+                            line.push(extra, Paint::Dim);
                         }
                     }
                 },
