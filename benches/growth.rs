@@ -52,6 +52,7 @@ fn info() -> RunInfo {
         order: Order::Alternate,
         mode: ModeSel::Both,
         warmup: 1,
+        resume: true,
         libcurl_version: String::new(),
         tls_library: String::new(),
     }
@@ -77,14 +78,7 @@ fn main() {
         let (t_sum, summary) = time(|| summarize(&data, Duration::from_secs(1)));
         let info = info();
         let (t_json, _) = time(|| {
-            json::write_document(
-                std::io::BufWriter::new(sink()),
-                &info,
-                true,
-                &data,
-                &summary,
-                &[],
-            )
+            json::write_document(std::io::BufWriter::new(sink()), &info, &data, &summary, &[])
         });
         let (t_csv, _) = time(|| {
             let mut w = CsvStream::new(std::io::BufWriter::new(sink())).unwrap();

@@ -15,6 +15,9 @@ pub const EXIT_SOME_FAILED: i32 = 1;
 pub const EXIT_FAILED: i32 = 2;
 pub const EXIT_USAGE: i32 = 3;
 
+/// A certificate closer than this to its expiry is worth a warning.
+pub const CERT_WARN_DAYS: i32 = 14;
+
 /// The one place that turns a run's outcome into an exit code.
 pub fn exit_code(verdict: Verdict, stop: Option<&EarlyStop>) -> i32 {
     if let Some(EarlyStop::Output(_)) = stop {
@@ -130,6 +133,13 @@ pub fn run(opts: Options) -> i32 {
         ));
     }
     let info = probe::run_info(cfg, &pre);
+    if let Some(days) = info
+        .tls
+        .and_then(|t| t.cert_days_left)
+        .filter(|&d| d < CERT_WARN_DAYS)
+    {
+        warnings.warn(format!("the server certificate expires in {days} days"));
+    }
     let pin = if cfg.pin_ip { pre.addr } else { None };
     let stdout = io::stdout();
     let started: io::Result<Live<_>> = match opts.output {
@@ -157,8 +167,7 @@ pub fn run(opts: Options) -> i32 {
         Live::Csv(_) => Ok(()),
         Live::Silent => {
             let out = io::BufWriter::new(stdout.lock());
-            let (resume, samples) = (cfg.resume, &rounds.samples);
-            render::json::write_document(out, &info, resume, samples, &summary, warnings.list())
+            render::json::write_document(out, &info, &rounds.samples, &summary, warnings.list())
         }
     };
     if let Err(e) = printed {

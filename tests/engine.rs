@@ -286,3 +286,29 @@ fn preflight_settles_address_protocol_and_tls_version() {
     assert_eq!(pre.method, Method::Head);
     assert!(pre.dns_first.is_some());
 }
+
+#[test]
+fn tls_details_come_from_the_live_connection() {
+    for tls12 in [false, true] {
+        let server = start(ServerOpts {
+            tls12,
+            ..Default::default()
+        });
+        let out = run(&server, &config(&server, ModeSel::Cold, 2));
+        for s in &out.samples {
+            let t = s.tls.expect("cold probes carry TLS facts");
+            assert!(!t.cipher.is_empty());
+            if tls12 {
+                assert!(t.cipher.starts_with("ECDHE-"), "{}", t.cipher);
+                assert!(t.group.is_some());
+            } else {
+                assert!(t.cipher.starts_with("TLS_"), "{}", t.cipher);
+                // OpenSSL 3.5+ on both ends prefers the post-quantum hybrid.
+                assert_eq!(t.group, Some("X25519MLKEM768"));
+            }
+            // The test certificates are valid for 30 days from today.
+            let days = t.cert_days_left.expect("leaf certificate examined");
+            assert!((29..=30).contains(&days), "{days}");
+        }
+    }
+}

@@ -26,6 +26,8 @@ fn info() -> RunInfo {
             resumed: false,
             chain_len: Some(2),
             cipher: "TLS_AES_128_GCM_SHA256",
+            group: Some("X25519MLKEM768"),
+            cert_days_left: Some(61),
         }),
         ip_pinned: true,
         dns_first: Some(Duration::from_millis(3)),
@@ -37,6 +39,7 @@ fn info() -> RunInfo {
         order: Order::Alternate,
         mode: ModeSel::Both,
         warmup: 1,
+        resume: true,
         libcurl_version: "8.22.0".into(),
         tls_library: "OpenSSL/3.6.3".into(),
     }

@@ -37,6 +37,34 @@ const CURL_HTTP_VERSION_3: c_long = 30;
 extern "C" {
     // libcrypto (OpenSSL >= 1.1.0), linked through openssl-sys; not bound there.
     fn X509_STORE_up_ref(store: *mut openssl_sys::X509_STORE) -> std::os::raw::c_int;
+    // libssl (OpenSSL >= 3.2): the negotiated key-exchange group's name, valid
+    // while the SSL object is.
+    fn SSL_get0_group_name(ssl: *mut openssl_sys::SSL) -> *const std::os::raw::c_char;
+}
+
+/// Names of key-exchange groups, kept for the whole run: there are only a
+/// handful, and a `&'static str` keeps `TlsFacts` small and `Copy`.
+fn intern(name: &str) -> &'static str {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut names = NAMES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(&known) = names.get(name) {
+        return known;
+    }
+    let leaked: &'static str = Box::leak(name.to_string().into_boxed_str());
+    names.insert(leaked);
+    leaked
+}
+
+/// What a callback reads off the live TLS connection: the facts, and the
+/// server's leaf certificate (a counted reference) to examine after the transfer.
+pub struct LiveTls {
+    pub facts: TlsFacts,
+    pub leaf: Option<openssl::x509::X509>,
 }
 
 /// `struct curl_tlssessioninfo` from curl.h.
@@ -133,7 +161,7 @@ impl LiveHandle {
     /// Reads the TLS facts of the connection the current transfer runs on.
     /// Call only from a callback of that transfer: the `SSL*` belongs to the
     /// connection and may be freed as soon as the transfer ends.
-    pub fn tls_facts(self) -> Option<TlsFacts> {
+    pub fn tls_facts(self) -> Option<LiveTls> {
         if self.0.is_null() {
             return None;
         }
@@ -155,7 +183,13 @@ impl LiveHandle {
         // `SSL*`, alive while the transfer is; the borrow below ends before
         // this function returns, and we only call read-only accessors.
         let ssl: &SslRef = unsafe { SslRef::from_ptr(internals as *mut openssl_sys::SSL) };
-        Some(TlsFacts {
+        // SAFETY: `ssl` is live (above); the returned C string belongs to it
+        // and is copied (interned) before this function returns.
+        let group = unsafe {
+            let name = SSL_get0_group_name(ssl.as_ptr());
+            (!name.is_null()).then(|| intern(&std::ffi::CStr::from_ptr(name).to_string_lossy()))
+        };
+        let facts = TlsFacts {
             version: ssl.version_str(),
             alpn: ssl.selected_alpn_protocol().and_then(Proto::from_alpn),
             resumed: ssl.session_reused(),
@@ -166,6 +200,13 @@ impl LiveHandle {
                 None => None,
             },
             cipher: ssl.current_cipher().map(|c| c.name()).unwrap_or(""),
+            group,
+            cert_days_left: None,
+        };
+        // A counted reference: examining the certificate waits until the transfer is over.
+        Some(LiveTls {
+            facts,
+            leaf: ssl.peer_certificate(),
         })
     }
 }

@@ -48,6 +48,7 @@ pub fn run_info(cfg: &Config, pre: &Preflight) -> RunInfo {
         order: cfg.order,
         mode: cfg.mode,
         warmup: cfg.warmup,
+        resume: cfg.resume,
         libcurl_version,
         tls_library,
     }

@@ -34,6 +34,8 @@ fn facts(resumed: bool) -> TlsFacts {
         resumed,
         chain_len: Some(if resumed { 0 } else { 2 }),
         cipher: "TLS_AES_128_GCM_SHA256",
+        group: Some("X25519MLKEM768"),
+        cert_days_left: Some(61),
     }
 }
 

@@ -61,6 +61,8 @@ pub struct Collector {
     pub last_byte: Option<Instant>,
     cancel: Cancel,
     pub tls: Option<TlsFacts>,
+    /// The server's leaf certificate, examined once the transfer is over.
+    leaf: Option<openssl::x509::X509>,
     pub body_bytes: u64,
     pub body_overflow: bool,
     pub location: Option<String>,
@@ -75,6 +77,7 @@ impl Collector {
             last_byte: None,
             cancel,
             tls: None,
+            leaf: None,
             body_bytes: 0,
             body_overflow: false,
             location: None,
@@ -85,6 +88,7 @@ impl Collector {
     fn reset(&mut self) {
         self.last_byte = None;
         self.tls = None;
+        self.leaf = None;
         self.body_bytes = 0;
         self.body_overflow = false;
         self.location = None;
@@ -111,7 +115,10 @@ impl Handler for Collector {
         if self.header_lines == 0 {
             // First header of the response: the connection's TLS state is
             // final and the transfer is alive, so its SSL* is safe to read.
-            self.tls = self.live.tls_facts();
+            if let Some(live) = self.live.tls_facts() {
+                self.tls = Some(live.facts);
+                self.leaf = live.leaf;
+            }
         }
         self.header_lines += 1;
         if data.starts_with(b"HTTP/") {
@@ -287,7 +294,10 @@ pub fn to_sample(
     };
     // TLS facts belong only to probes that made a handshake.
     let tls = if timers.num_connects > 0 {
-        collector.tls
+        collector.tls.map(|mut facts| {
+            facts.cert_days_left = collector.leaf.as_ref().and_then(days_left);
+            facts
+        })
     } else {
         None
     };
@@ -309,6 +319,12 @@ pub fn to_sample(
         https,
         error,
     }
+}
+
+/// Whole days from now until the certificate's notAfter.
+fn days_left(cert: &openssl::x509::X509) -> Option<i32> {
+    let now = openssl::asn1::Asn1Time::days_from_now(0).ok()?;
+    now.diff(cert.not_after()).ok().map(|d| d.days)
 }
 
 /// A sample for a probe that failed before libcurl was even asked (our own DNS lookup).

@@ -148,6 +148,10 @@ pub struct TlsFacts {
     /// Certificates the server sent (leaf included); 0 on a resumed handshake.
     pub chain_len: Option<u8>,
     pub cipher: &'static str,
+    /// Key-exchange group, e.g. `X25519MLKEM768` (a post-quantum hybrid).
+    pub group: Option<&'static str>,
+    /// Whole days until the server certificate's notAfter (negative once expired).
+    pub cert_days_left: Option<i32>,
 }
 
 impl TlsFacts {
@@ -300,6 +304,8 @@ pub struct RunInfo {
     pub order: crate::probe::Order,
     pub mode: crate::probe::ModeSel,
     pub warmup: u32,
+    /// Cold probes share TLS sessions (`--resume on`).
+    pub resume: bool,
     pub libcurl_version: String,
     pub tls_library: String,
 }

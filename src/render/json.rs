@@ -15,6 +15,10 @@ fn ms(d: Duration) -> f64 {
     (d.as_nanos() as f64 / 1000.0).round() / 1000.0
 }
 
+fn round3(v: f64) -> f64 {
+    (v * 1000.0).round() / 1000.0
+}
+
 fn opt_ms(d: Option<Duration>) -> Option<f64> {
     d.map(ms)
 }
@@ -48,6 +52,9 @@ pub struct RunJson {
     warmup: u32,
     // Additions: what this binary links and how TLS sessions were handled.
     resume: bool,
+    tls_cipher: Option<&'static str>,
+    tls_group: Option<&'static str>,
+    cert_days_left: Option<i32>,
     libcurl_version: String,
     tls_library: String,
 }
@@ -86,6 +93,10 @@ pub struct SampleJson {
     /// Present only where a handshake happened.
     #[serde(skip_serializing_if = "Option::is_none")]
     cert_chain_len: Option<u8>,
+    // Additions, on samples that made a handshake (null otherwise).
+    tls_cipher: Option<&'static str>,
+    tls_group: Option<&'static str>,
+    cert_days_left: Option<i32>,
     bytes: u32,
     addr: Option<String>,
     warmup: bool,
@@ -122,12 +133,17 @@ pub struct SummaryJson {
     handshake_excluded: usize,
     keepalive_gain_ms: Option<f64>,
     paired_gain_ms: Option<f64>,
+    // Additions: 95% confidence intervals for the two medians, and the n they rest on.
+    paired_gain_ci_ms: Option<[f64; 2]>,
+    paired_gain_n: usize,
+    handshake_overhead_ci_ms: Option<[f64; 2]>,
+    handshake_overhead_n: usize,
     tls_resumed: usize,
     cold_samples: usize,
     elapsed_ms: f64,
 }
 
-pub fn run_json(info: &RunInfo, resume: bool) -> RunJson {
+pub fn run_json(info: &RunInfo) -> RunJson {
     RunJson {
         url: info.url.clone(),
         host: info.host.clone(),
@@ -144,7 +160,10 @@ pub fn run_json(info: &RunInfo, resume: bool) -> RunJson {
         order: info.order.as_str(),
         mode: info.mode.as_str(),
         warmup: info.warmup,
-        resume,
+        resume: info.resume,
+        tls_cipher: info.tls.map(|t| t.cipher),
+        tls_group: info.tls.and_then(|t| t.group),
+        cert_days_left: info.tls.and_then(|t| t.cert_days_left),
         libcurl_version: info.libcurl_version.clone(),
         tls_library: info.tls_library.clone(),
     }
@@ -171,6 +190,9 @@ pub fn sample_json(s: &Sample) -> SampleJson {
         alpn: s.tls.and_then(|f| f.alpn).map(|p| p.as_str()),
         tls_resumed: s.tls.map(|f| f.resumed),
         cert_chain_len: s.tls.and_then(|f| f.chain_len),
+        tls_cipher: s.tls.map(|f| f.cipher),
+        tls_group: s.tls.and_then(|f| f.group),
+        cert_days_left: s.tls.and_then(|f| f.cert_days_left),
         bytes: s.bytes,
         addr: s.addr.map(|a| a.to_string()),
         warmup: s.warmup,
@@ -216,8 +238,12 @@ pub fn summary_json(s: &Summary) -> SummaryJson {
         handshake_tcp_ms: opt_ms(s.handshake.tcp),
         handshake_tls_ms: opt_ms(s.handshake.tls),
         handshake_excluded: s.handshake.excluded,
-        keepalive_gain_ms: s.keepalive_gain_ms.map(|v| (v * 1000.0).round() / 1000.0),
-        paired_gain_ms: s.paired_gain_ms.map(|v| (v * 1000.0).round() / 1000.0),
+        keepalive_gain_ms: s.keepalive_gain_ms.map(round3),
+        paired_gain_ms: s.paired_gain_ms.map(round3),
+        paired_gain_ci_ms: s.paired_gain_ci_ms.map(|(lo, hi)| [round3(lo), round3(hi)]),
+        paired_gain_n: s.paired_rounds,
+        handshake_overhead_ci_ms: s.handshake_overhead_ci.map(|(lo, hi)| [ms(lo), ms(hi)]),
+        handshake_overhead_n: s.handshake.sums.len(),
         tls_resumed: s.tls_resumed,
         cold_samples: s.cold_handshakes,
         elapsed_ms: ms(s.elapsed),
@@ -238,7 +264,6 @@ impl Serialize for SamplesJson<'_> {
 pub fn write_document<W: std::io::Write>(
     mut out: W,
     info: &RunInfo,
-    resume: bool,
     samples: &[Sample],
     summary: &Summary,
     warnings: &[String],
@@ -246,7 +271,7 @@ pub fn write_document<W: std::io::Write>(
     let doc = Document {
         schema: SCHEMA,
         tlsping_version: env!("CARGO_PKG_VERSION"),
-        run: run_json(info, resume),
+        run: run_json(info),
         samples: SamplesJson(samples),
         summary: summary_json(summary),
         warnings,

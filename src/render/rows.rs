@@ -165,8 +165,9 @@ impl Rows {
         } else {
             format!("{} rounds", info.count)
         };
+        let resume = if info.resume { "" } else { ", resume=off" };
         let second = format!(
-            "{rounds}, {} interval, order={}; all times in ms, \"-\" = not measured",
+            "{rounds}, {} interval, order={}{resume}; all times in ms, \"-\" = not measured",
             format_duration(info.interval),
             info.order.as_str()
         );

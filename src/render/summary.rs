@@ -105,6 +105,7 @@ pub fn statistics(info: &RunInfo, summary: &Summary) -> Vec<String> {
 /// What `-v` adds after the statistics.
 pub fn verbose_extras(info: &RunInfo, summary: &Summary) -> Vec<String> {
     let mut out = Vec::new();
+    let no_ci = format!("no 95% CI below n = {}", crate::stats::ci::min_n());
     if info.mode == ModeSel::Both {
         out.push(format!(
             "paired gain        = {}  median of per-round cold - warm, {} rounds",
@@ -114,6 +115,26 @@ pub fn verbose_extras(info: &RunInfo, summary: &Summary) -> Vec<String> {
                 .unwrap_or_else(|| "-".into()),
             summary.paired_rounds
         ));
+        out.push(match summary.paired_gain_ci_ms {
+            Some((lo, hi)) => format!(
+                "  95% CI {}ms .. {}ms (n = {})",
+                signed_ms(lo),
+                signed_ms(hi),
+                summary.paired_rounds
+            ),
+            None => format!("  ({no_ci}; n = {})", summary.paired_rounds),
+        });
+    }
+    if info.mode != ModeSel::Warm {
+        let n = summary.handshake.sums.len();
+        out.push(match summary.handshake_overhead_ci {
+            Some((lo, hi)) => format!(
+                "overhead 95% CI    = {}ms .. {}ms (n = {n})",
+                ms(lo),
+                ms(hi)
+            ),
+            None => format!("overhead 95% CI    = -  ({no_ci}; n = {n})"),
+        });
     }
     if info.mode != ModeSel::Cold {
         out.push(format!(
@@ -138,10 +159,14 @@ pub fn verbose_extras(info: &RunInfo, summary: &Summary) -> Vec<String> {
             .unwrap_or_else(|| "-".into());
         let alpn = t.alpn.map(|p| p.as_str()).unwrap_or("none");
         out.push(format!(
-            "tls                = {} · ALPN {alpn} · {} · chain of {chain}",
+            "tls                = {} · ALPN {alpn} · {} · {} · chain of {chain}",
             t.version_label(),
-            t.cipher
+            t.cipher,
+            t.group.unwrap_or("group unknown")
         ));
+        if let Some(days) = t.cert_days_left {
+            out.push(format!("certificate        = expires in {days} days"));
+        }
     }
     if info.proto == Some(Proto::H2) && info.mode != ModeSel::Cold {
         out.push("note: on h2 a reused warm probe is a new stream on the kept connection".into());

@@ -1,5 +1,6 @@
 //! Statistics over the samples a run collected. Reads `probe` types only.
 
+pub mod ci;
 pub mod descriptive;
 mod running;
 mod summary;

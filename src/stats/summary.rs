@@ -49,6 +49,10 @@ pub struct Summary {
     /// Median of per-round (cold − warm) totals over rounds where both were timed.
     pub paired_gain_ms: Option<f64>,
     pub paired_rounds: usize,
+    /// 95% confidence interval for the paired gain's median (needs 6 rounds).
+    pub paired_gain_ci_ms: Option<(f64, f64)>,
+    /// 95% confidence interval for the handshake overhead median.
+    pub handshake_overhead_ci: Option<(Duration, Duration)>,
     /// Cold handshakes (not warmup) that resumed a session, out of `cold_handshakes`.
     pub tls_resumed: usize,
     pub cold_handshakes: usize,
@@ -152,7 +156,11 @@ pub fn summarize(samples: &[Sample], elapsed: Duration) -> Summary {
         _ => None,
     };
     let mut diffs = paired_differences(samples);
+    diffs.sort_by(|a, b| a.total_cmp(b));
     let paired_rounds = diffs.len();
+    let paired_gain_ci_ms = super::ci::median_ci(&diffs);
+    let handshake = handshake(samples);
+    let handshake_overhead_ci = super::ci::median_ci(&handshake.sums);
     let mut rounds: Vec<u32> = samples
         .iter()
         .filter(|s| !s.warmup)
@@ -173,10 +181,12 @@ pub fn summarize(samples: &[Sample], elapsed: Duration) -> Summary {
         rounds: rounds.len(),
         warmup_excluded: warmup_rounds.len(),
         new_conn: samples.iter().filter(|s| !s.warmup && s.new_conn()).count(),
-        handshake: handshake(samples),
+        handshake,
         keepalive_gain_ms,
         paired_gain_ms: median_f64(&mut diffs),
         paired_rounds,
+        paired_gain_ci_ms,
+        handshake_overhead_ci,
         tls_resumed: cold_handshakes
             .iter()
             .filter(|s| s.tls.is_some_and(|t| t.resumed))
