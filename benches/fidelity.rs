@@ -53,10 +53,10 @@ fn stage(doc: &Value, mode: &str, field: &str) -> f64 {
     )
 }
 
-fn known_delays(tls12: bool, d_ms: f64) {
+fn stages_for(tls12: bool, resume: &str, delay: Option<Duration>) -> [f64; 4] {
     let server = start(ServerOpts {
         tls12,
-        delay: Some(Duration::from_millis(d_ms as u64)),
+        delay,
         ..Default::default()
     });
     let doc = run(&[
@@ -65,29 +65,49 @@ fn known_delays(tls12: bool, d_ms: f64) {
         "21",
         "-i",
         "300ms",
+        "--resume",
+        resume,
         "--cacert",
         ca().pem_path.to_str().unwrap(),
         &server.url(),
     ]);
-    let flights = if tls12 { 2.0 } else { 1.0 };
-    let rows = [
-        ("cold tcp", stage(&doc, "cold", "tcp_ms"), 0.0),
-        ("cold tls", stage(&doc, "cold", "tls_ms"), flights * d_ms),
-        ("cold srv", stage(&doc, "cold", "srv_ms"), d_ms),
-        ("warm total", stage(&doc, "warm", "total_ms"), d_ms),
-    ];
+    [
+        stage(&doc, "cold", "tcp_ms"),
+        stage(&doc, "cold", "tls_ms"),
+        stage(&doc, "cold", "srv_ms"),
+        stage(&doc, "warm", "total_ms"),
+    ]
+}
+
+/// Reads a known one-way delay D back from the stages. `baseline` is the same
+/// run with D = 0: the handshake's own CPU work and loopback costs, which are
+/// real time on any path and not an error of the measurement.
+fn known_delays(tls12: bool, resume: &str, d_ms: f64) {
+    let full = resume == "off";
+    let flights = if tls12 && full { 2.0 } else { 1.0 };
+    let baseline = stages_for(tls12, resume, None);
+    let measured = stages_for(tls12, resume, Some(Duration::from_millis(d_ms as u64)));
+    let truth = [0.0, flights * d_ms, d_ms, d_ms];
+    let names = ["cold tcp", "cold tls", "cold srv", "warm total"];
     println!(
-        "\nknown delays, TLS {}, D = {d_ms} ms (medians of 20 rounds)",
-        if tls12 { "1.2" } else { "1.3" }
+        "\nknown delays, TLS {}, {} handshakes, D = {d_ms} ms (medians of 20 rounds)",
+        if tls12 { "1.2" } else { "1.3" },
+        if full { "full" } else { "resumed" }
     );
     println!(
-        "{:<11} {:>9} {:>10} {:>9}",
-        "stage", "truth", "measured", "error"
+        "{:<11} {:>9} {:>10} {:>9} {:>10} {:>15}",
+        "stage", "truth", "measured", "error", "D=0 base", "error − base"
     );
-    for (name, measured, truth) in rows {
+    for i in 0..4 {
+        let err = measured[i] - truth[i];
         println!(
-            "{name:<11} {truth:>7.3}ms {measured:>8.3}ms {:>+8.3}ms",
-            measured - truth
+            "{:<11} {:>7.3}ms {:>8.3}ms {:>+8.3}ms {:>8.3}ms {:>+13.3}ms",
+            names[i],
+            truth[i],
+            measured[i],
+            err,
+            baseline[i],
+            err - baseline[i]
         );
     }
 }
@@ -170,6 +190,7 @@ fn main() {
     println!("\nCA bundle inside the tls stage (median of 30 cold rounds each)");
     bundle_cost();
     residual();
-    known_delays(false, 50.0);
-    known_delays(true, 50.0);
+    known_delays(false, "on", 50.0);
+    known_delays(true, "off", 50.0);
+    known_delays(true, "on", 50.0);
 }

@@ -1,6 +1,7 @@
 //! The command line: flags (clap), validation, and the `Config` they make.
 //! Every usage error exits 3 before anything touches the network.
 
+pub mod docs;
 mod duration;
 mod target;
 

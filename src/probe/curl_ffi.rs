@@ -314,6 +314,56 @@ pub fn install_trust_store(ssl_ctx: *mut c_void, store: &super::trust::TrustStor
     }
 }
 
+const CURLOPT_PREREQFUNCTION: curl_sys::CURLoption = curl_sys::CURLOPTTYPE_FUNCTIONPOINT + 312;
+const CURLOPT_PREREQDATA: curl_sys::CURLoption = curl_sys::CURLOPTTYPE_OBJECTPOINT + 313;
+const CURL_PREREQFUNC_OK: std::os::raw::c_int = 0;
+
+extern "C" fn count_request(
+    clientp: *mut c_void,
+    _primary_ip: *mut std::os::raw::c_char,
+    _local_ip: *mut std::os::raw::c_char,
+    _primary_port: std::os::raw::c_int,
+    _local_port: std::os::raw::c_int,
+) -> std::os::raw::c_int {
+    // SAFETY: `clientp` is the `AtomicU32` registered in `count_requests`,
+    // owned by the handle's handler and so alive whenever libcurl calls us.
+    let counter = unsafe { &*(clientp as *const std::sync::atomic::AtomicU32) };
+    counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    CURL_PREREQFUNC_OK
+}
+
+/// Has libcurl count every request it is about to send in the handler's
+/// `requests_sent`. One `perform` sending two means libcurl retried on a new
+/// connection after the kept one died under the first.
+pub fn count_requests(easy: &mut Easy2<super::transfer::Collector>) -> Result<(), curl::Error> {
+    // The counter is boxed inside the handler that `easy` owns: its address
+    // is stable and it lives exactly as long as the handle.
+    let counter: *const std::sync::atomic::AtomicU32 = &*easy.get_ref().requests_sent;
+    let cb: extern "C" fn(
+        *mut c_void,
+        *mut std::os::raw::c_char,
+        *mut std::os::raw::c_char,
+        std::os::raw::c_int,
+        std::os::raw::c_int,
+    ) -> std::os::raw::c_int = count_request;
+    // SAFETY: the handle is live; the callback has libcurl's prototype
+    // (curl_prereq_callback) and the data pointer outlives the handle (above).
+    let rc = unsafe {
+        let rc =
+            curl_sys::curl_easy_setopt(easy.raw(), CURLOPT_PREREQFUNCTION, cb as *const c_void);
+        if rc == CURLE_OK {
+            curl_sys::curl_easy_setopt(easy.raw(), CURLOPT_PREREQDATA, counter as *const c_void)
+        } else {
+            rc
+        }
+    };
+    if rc == CURLE_OK {
+        Ok(())
+    } else {
+        Err(curl::Error::new(rc))
+    }
+}
+
 /// Versions actually linked into this binary.
 pub fn library_versions() -> (String, String, Option<String>) {
     let v = curl::Version::get();

@@ -93,15 +93,22 @@ pub fn kind_of(e: &Evidence) -> ErrorKind {
             | X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY
             | X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE => ErrorKind::CertUnknownCa,
             X509_V_ERR_CERT_NOT_YET_VALID => ErrorKind::CertInvalid,
-            // libcurl checks the host name itself, after OpenSSL accepted the chain.
-            0 if lower.contains("subject name") || lower.contains("does not match") => {
+            // libcurl checks the host name itself, after OpenSSL accepted the
+            // chain; the verdict then still reads 0, or 1 (X509_V_ERR_UNSPECIFIED,
+            // libcurl's initial value, which curl 8.22 leaves in place).
+            _ if lower.contains("subject name") || lower.contains("does not match") => {
                 ErrorKind::CertName
             }
             _ => ErrorKind::CertInvalid,
         },
         c::CURLE_SSL_CONNECT_ERROR => match by_errno() {
-            Some(ErrorKind::ConnReset) => ErrorKind::ConnReset,
-            _ if lower.contains("unexpected eof") || lower.contains("syscall") => {
+            // The peer went away mid-handshake: a reset, or a write after its
+            // close ("Send failure: Broken pipe").
+            Some(kind @ (ErrorKind::ConnReset | ErrorKind::ConnClosed)) => kind,
+            _ if lower.contains("unexpected eof")
+                || lower.contains("syscall")
+                || lower.contains("broken pipe") =>
+            {
                 ErrorKind::ConnClosed
             }
             _ => ErrorKind::TlsError,
@@ -115,6 +122,19 @@ pub fn kind_of(e: &Evidence) -> ErrorKind {
         c::CURLE_RECV_ERROR | c::CURLE_SEND_ERROR | c::CURLE_HTTP2 | c::CURLE_HTTP2_STREAM => {
             match by_errno() {
                 Some(kind) => kind,
+                None if lower.contains("unexpected eof") => {
+                    if e.status > 0 {
+                        ErrorKind::BodyError
+                    } else {
+                        ErrorKind::ConnClosed
+                    }
+                }
+                // A TLS alert after the handshake, e.g. TLS 1.3's "certificate
+                // required" from a server that wants a client certificate:
+                // OpenSSL's reason is in the text, the socket itself is fine.
+                None if lower.contains(" alert ") || lower.contains("ssl routines::") => {
+                    ErrorKind::TlsError
+                }
                 None if e.status > 0 => ErrorKind::BodyError,
                 None => ErrorKind::ConnClosed,
             }
@@ -180,6 +200,116 @@ mod tests {
             ErrorKind::CertName
         );
         assert_eq!(ev(c, 0, 7, 0, "signature failure"), ErrorKind::CertInvalid);
+        // curl 8.22 leaves the verdict at X509_V_ERR_UNSPECIFIED (1) when its own
+        // host name check fails (seen against a wrong-name test server).
+        assert_eq!(
+            ev(
+                c,
+                0,
+                1,
+                0,
+                "SSL peer certificate or SSH remote key was not OK: SSL: no alternative \
+                 certificate subject name matches target hostname 'localhost'"
+            ),
+            ErrorKind::CertName
+        );
+        assert_eq!(
+            ev(
+                c,
+                0,
+                1,
+                0,
+                "SSL: certificate subject name 'a' does not match target hostname 'b'"
+            ),
+            ErrorKind::CertName
+        );
+        assert_eq!(
+            ev(c, 0, X509_V_ERR_CERT_NOT_YET_VALID, 0, ""),
+            ErrorKind::CertInvalid
+        );
+    }
+
+    #[test]
+    fn handshake_failures_tell_a_vanished_peer_from_a_tls_error() {
+        let c = curl_sys::CURLE_SSL_CONNECT_ERROR;
+        // Server closed at once; the ClientHello write hit EPIPE.
+        assert_eq!(
+            ev(
+                c,
+                EPIPE,
+                1,
+                0,
+                "SSL connect error: Send failure: Broken pipe"
+            ),
+            ErrorKind::ConnClosed
+        );
+        assert_eq!(
+            ev(c, 0, 1, 0, "SSL connect error: Send failure: Broken pipe"),
+            ErrorKind::ConnClosed
+        );
+        assert_eq!(
+            ev(
+                c,
+                ECONNRESET,
+                1,
+                0,
+                "SSL connect error: Connection reset by peer"
+            ),
+            ErrorKind::ConnReset
+        );
+        assert_eq!(
+            ev(
+                c,
+                0,
+                1,
+                0,
+                "TLS connect error: error:0A000126:SSL routines::unexpected eof while reading"
+            ),
+            ErrorKind::ConnClosed
+        );
+        // A plaintext answer to the ClientHello, and a TLS 1.2 client-certificate refusal.
+        assert_eq!(
+            ev(
+                c,
+                0,
+                1,
+                0,
+                "TLS connect error: error:0A00010B:SSL routines::wrong version number"
+            ),
+            ErrorKind::TlsError
+        );
+        assert_eq!(
+            ev(
+                c,
+                0,
+                1,
+                0,
+                "TLS connect error: error:0A000410:SSL routines::ssl/tls alert handshake failure"
+            ),
+            ErrorKind::TlsError
+        );
+    }
+
+    #[test]
+    fn a_tls_alert_after_the_handshake_is_a_tls_error() {
+        // TLS 1.3: the client finishes first; the server's refusal of the
+        // missing client certificate arrives as an alert on the first read.
+        let text = "Failure when receiving data from the peer: OpenSSL SSL_read: OpenSSL/3.6.3: \
+                    error:0A00045C:SSL routines::tlsv13 alert certificate required, errno 0";
+        assert_eq!(
+            ev(curl_sys::CURLE_RECV_ERROR, 0, 0, 0, text),
+            ErrorKind::TlsError
+        );
+        // A plain close stays a close, and after the headers a body error.
+        let eof = "OpenSSL SSL_read: error:0A000126:SSL routines::unexpected eof while reading";
+        assert_eq!(
+            ev(curl_sys::CURLE_RECV_ERROR, 0, 0, 0, eof),
+            ErrorKind::ConnClosed
+        );
+        assert_eq!(
+            ev(curl_sys::CURLE_RECV_ERROR, 0, 0, 200, eof),
+            ErrorKind::BodyError
+        );
     }
 
     #[test]

@@ -12,8 +12,6 @@ use super::warnings::Warnings;
 
 /// Stop after this many failed probes in a row.
 pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
-/// How often a sleeping scheduler looks at the cancel flag.
-const CANCEL_POLL: Duration = Duration::from_millis(20);
 
 /// Receives results as they happen, for live output.
 /// An `Err` (say, stdout closed) ends the run; the error is kept in `Rounds`.
@@ -63,16 +61,7 @@ pub fn round_modes(sel: ModeSel, order: Order, round: u32) -> Vec<Mode> {
 
 /// Sleeps until `until`, waking early (returning false) if canceled.
 pub fn sleep_until(until: Instant, cancel: &Cancel) -> bool {
-    loop {
-        if cancel.is_canceled() {
-            return false;
-        }
-        let now = Instant::now();
-        if now >= until {
-            return true;
-        }
-        std::thread::sleep((until - now).min(CANCEL_POLL));
-    }
+    cancel.sleep_until(until)
 }
 
 /// A valve that stops the run, judged on one sample.
@@ -106,6 +95,7 @@ pub fn run_rounds(
         (cfg.mode != ModeSel::Cold).then(|| WarmRunner::new(cfg, env, method.clone(), pin));
     let mut samples = Vec::new();
     let mut consecutive_failures = 0;
+    let mut warned_body_cap = false;
     let mut request_seq: u64 = 0;
     let mut stop = None;
     let start = Instant::now();
@@ -152,6 +142,14 @@ pub fn run_rounds(
                 consecutive_failures += 1;
             }
             let valve_hit = valve(&sample);
+            if sample.body_overflow && !warned_body_cap {
+                warned_body_cap = true;
+                warnings.warn(format!(
+                    "a response body is over the {} KiB cap: it is not read to the end, so its \
+                     connection cannot be reused and warm will open a new one every round",
+                    super::transfer::BODY_CAP / 1024
+                ));
+            }
             samples.push(sample);
             if let Err(e) = written {
                 stop = Some(EarlyStop::Output(e.to_string()));

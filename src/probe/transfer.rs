@@ -20,17 +20,47 @@ pub const BODY_CAP: u64 = 64 * 1024;
 
 /// Set from the Ctrl+C handler; probes in flight abort at libcurl's next progress check.
 #[derive(Clone, Debug, Default)]
-pub struct Cancel(Arc<AtomicBool>);
+pub struct Cancel(Arc<CancelState>);
+
+#[derive(Debug, Default)]
+struct CancelState {
+    flag: AtomicBool,
+    lock: std::sync::Mutex<()>,
+    wake: std::sync::Condvar,
+}
 
 impl Cancel {
     pub fn new() -> Cancel {
         Cancel::default()
     }
+
     pub fn cancel(&self) {
-        self.0.store(true, Ordering::SeqCst);
+        self.0.flag.store(true, Ordering::SeqCst);
+        // Taking the lock orders this wake-up after a sleeper's flag check.
+        let _guard = self.0.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.0.wake.notify_all();
     }
+
     pub fn is_canceled(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
+        self.0.flag.load(Ordering::Relaxed)
+    }
+
+    /// Sleeps until `until`; wakes at once on cancel. `true` if the time came.
+    pub fn sleep_until(&self, until: Instant) -> bool {
+        let mut guard = self.0.lock.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if self.is_canceled() {
+                return false;
+            }
+            let now = Instant::now();
+            if now >= until {
+                return true;
+            }
+            guard = match self.0.wake.wait_timeout(guard, until - now) {
+                Ok((g, _)) => g,
+                Err(e) => e.into_inner().0,
+            };
+        }
     }
 }
 
@@ -63,6 +93,8 @@ pub struct Collector {
     pub tls: Option<TlsFacts>,
     /// The server's leaf certificate, examined once the transfer is over.
     leaf: Option<openssl::x509::X509>,
+    /// Requests libcurl sent during this `perform` (boxed: libcurl keeps its address).
+    pub(crate) requests_sent: Box<std::sync::atomic::AtomicU32>,
     pub body_bytes: u64,
     pub body_overflow: bool,
     pub location: Option<String>,
@@ -78,6 +110,7 @@ impl Collector {
             cancel,
             tls: None,
             leaf: None,
+            requests_sent: Box::default(),
             body_bytes: 0,
             body_overflow: false,
             location: None,
@@ -89,6 +122,8 @@ impl Collector {
         self.last_byte = None;
         self.tls = None;
         self.leaf = None;
+        self.requests_sent
+            .store(0, std::sync::atomic::Ordering::Relaxed);
         self.body_bytes = 0;
         self.body_overflow = false;
         self.location = None;
@@ -156,6 +191,7 @@ pub fn new_handle(
     }
     let live = LiveHandle::of(&easy);
     easy.get_mut().live = live;
+    curl_ffi::count_requests(&mut easy)?;
     easy.url(&cfg.target.url())?;
     easy.useragent(&format!("tlsping/{}", env!("CARGO_PKG_VERSION")))?;
     easy.follow_location(false)?;
@@ -311,7 +347,13 @@ pub fn to_sample(
         status,
         proto,
         tls,
-        retries: 0,
+        // A second request inside one transfer is libcurl retrying on a new
+        // connection after the kept one died under the first.
+        retries: collector
+            .requests_sent
+            .load(std::sync::atomic::Ordering::Relaxed)
+            .saturating_sub(1)
+            .min(255) as u8,
         bytes: collector.body_bytes as u32,
         addr,
         body_overflow,

@@ -2,6 +2,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod delay;
+pub mod faults;
 pub mod pki;
 pub mod server;
 

@@ -38,6 +38,9 @@ pub struct ServerOpts {
     pub cert: CertKind,
     /// Deliver every byte the server sends this much later (see `delay.rs`).
     pub delay: Option<Duration>,
+    /// `Some((n, code))`: requests from the n-th on (0-based, counted over the
+    /// whole server, preflight included) are answered with `code` instead of `status`.
+    pub status_from: Option<(usize, u16)>,
 }
 
 impl Default for ServerOpts {
@@ -53,6 +56,7 @@ impl Default for ServerOpts {
             close_each: false,
             cert: CertKind::Good,
             delay: None,
+            status_from: None,
         }
     }
 }
@@ -149,14 +153,22 @@ fn acceptor(opts: &ServerOpts) -> SslAcceptor {
     b.build()
 }
 
-fn respond(req: &Request<hyper::body::Incoming>, opts: &ServerOpts) -> Response<Full<Bytes>> {
+fn respond(
+    req: &Request<hyper::body::Incoming>,
+    opts: &ServerOpts,
+    index: usize,
+) -> Response<Full<Bytes>> {
     let is_head = req.method() == hyper::Method::HEAD;
+    let normal = match opts.status_from {
+        Some((from, code)) if index >= from => code,
+        _ => opts.status,
+    };
     let (status, body) = match opts.refuse_head {
         Some(code) if is_head => (code, Vec::new()),
         // A HEAD answer announces the length but carries no body (h2 treats
         // DATA on a HEAD stream as a protocol error).
-        _ if is_head => (opts.status, Vec::new()),
-        _ => (opts.status, vec![b'x'; opts.body_len]),
+        _ if is_head => (normal, Vec::new()),
+        _ => (normal, vec![b'x'; opts.body_len]),
     };
     let mut resp = Response::builder().status(status);
     if is_head && opts.refuse_head.is_none() {
@@ -180,7 +192,11 @@ async fn serve_conn(
     // Whole responses in one write: no Nagle stall that is the server's artefact.
     let _ = stream.set_nodelay(true);
     match opts.delay {
-        Some(d) => serve_tls(DelayedStream::new(stream, d), acceptor, opts, counters).await,
+        Some(d) => {
+            if let Ok(delayed) = DelayedStream::new(stream, d) {
+                serve_tls(delayed, acceptor, opts, counters).await
+            }
+        }
         None => serve_tls(stream, acceptor, opts, counters).await,
     }
 }
@@ -212,12 +228,12 @@ async fn serve_tls<S>(
             .get("range")
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
-        svc_counters
-            .requests
-            .lock()
-            .unwrap()
-            .push((req.method().to_string(), range));
-        let resp = respond(&req, &svc_opts);
+        let index = {
+            let mut requests = svc_counters.requests.lock().unwrap();
+            requests.push((req.method().to_string(), range));
+            requests.len() - 1
+        };
+        let resp = respond(&req, &svc_opts, index);
         async move { Ok::<_, std::convert::Infallible>(resp) }
     });
     let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
