@@ -1,0 +1,141 @@
+//! Failure paths through the libcurl/OpenSSL boundary, in process, so that a
+//! memory checker sees every FFI call they make (see `.ci/memcheck`): each
+//! failure kind the rounds can meet, and a transfer aborted by an interrupt.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use support::faults::{start_faulty, Fault, FaultOpts};
+use support::{ca, start, CertKind, ServerOpts};
+use tlsping::probe::{
+    self, Cancel, Config, ErrorKind, ModeSel, Observer, ProbeEnv, Sample, Warnings,
+};
+
+struct Quiet;
+impl Observer for Quiet {}
+
+fn config(url: &str, mode: ModeSel, count: u32) -> Config {
+    let mut cfg = Config::new(tlsping::cli::parse_target(url).unwrap());
+    cfg.count = count;
+    cfg.interval = Duration::from_millis(10);
+    // Generous: under valgrind everything is 20–50 times slower.
+    cfg.timeout = Duration::from_secs(4);
+    cfg.mode = mode;
+    cfg.warmup = 0;
+    cfg.ip_version = probe::IpVersion::V4;
+    cfg.ca_file = Some(ca().pem_path.clone());
+    cfg
+}
+
+/// Preflight (served normally) then `count` rounds against a faulty server.
+fn rounds(
+    fault: Fault,
+    mode: ModeSel,
+    count: u32,
+    cfg_edit: impl FnOnce(&mut Config),
+) -> Vec<Sample> {
+    let server = start_faulty(FaultOpts {
+        fault,
+        ..Default::default()
+    });
+    let mut cfg = config(&server.url(), mode, count);
+    cfg_edit(&mut cfg);
+    let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
+    let pre = probe::preflight(&cfg, &env).expect("the first connection is served normally");
+    let mut warnings = Warnings::new();
+    probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut warnings, &mut Quiet).samples
+}
+
+fn kinds(samples: &[Sample]) -> Vec<ErrorKind> {
+    samples
+        .iter()
+        .map(|s| {
+            s.error
+                .as_ref()
+                .map(|e| e.kind)
+                .unwrap_or_else(|| panic!("not a failure: {s:?}"))
+        })
+        .collect()
+}
+
+#[test]
+fn resets_closes_and_short_bodies_in_the_rounds() {
+    let cases = [
+        (Fault::ResetInHandshake, ErrorKind::ConnReset),
+        (Fault::ResetInResponse, ErrorKind::ConnReset),
+        (Fault::CloseAfterRequest, ErrorKind::ConnClosed),
+        (Fault::ShortBody, ErrorKind::BodyError),
+        (Fault::Plaintext, ErrorKind::TlsError),
+    ];
+    for (fault, kind) in cases {
+        // A HEAD answer legitimately has no body: a short body needs a GET.
+        let samples = rounds(fault, ModeSel::Cold, 2, |c| c.method = Some("GET".into()));
+        assert_eq!(kinds(&samples), vec![kind; 2], "{fault:?}");
+        for s in &samples {
+            // Stages reached before the failure stay measured; later ones do not.
+            assert!(s.tcp().is_some(), "{fault:?}: the connection was made");
+            assert!(s.srv().is_none() || s.status > 0, "{fault:?}");
+        }
+    }
+}
+
+#[test]
+fn a_hung_server_times_out() {
+    let samples = rounds(Fault::Hang, ModeSel::Cold, 1, |c| {
+        c.timeout = Duration::from_secs(2)
+    });
+    assert_eq!(kinds(&samples), vec![ErrorKind::Timeout]);
+    assert!(
+        samples[0].tls().is_some(),
+        "the handshake finished before the hang"
+    );
+}
+
+#[test]
+fn certificate_failures_stop_the_preflight() {
+    for (cert, kind) in [
+        (CertKind::Expired, ErrorKind::CertExpired),
+        (CertKind::WrongName, ErrorKind::CertName),
+        (CertKind::UnknownCa, ErrorKind::CertUnknownCa),
+    ] {
+        let server = start(ServerOpts {
+            cert,
+            ..Default::default()
+        });
+        let cfg = config(&server.url(), ModeSel::Both, 1);
+        let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
+        let err = probe::preflight(&cfg, &env).expect_err("an untrusted certificate");
+        assert_eq!(err.kind, kind, "{cert:?}: {}", err.text);
+    }
+}
+
+#[test]
+fn an_interrupt_aborts_the_transfer_in_flight() {
+    let server = start_faulty(FaultOpts {
+        fault: Fault::Hang,
+        ..Default::default()
+    });
+    let mut cfg = config(&server.url(), ModeSel::Cold, 0);
+    cfg.timeout = Duration::from_secs(30);
+    let cancel = Cancel::new();
+    let env = ProbeEnv::new(&cfg, cancel.clone()).unwrap();
+    let pre = probe::preflight(&cfg, &env).unwrap();
+    let canceler = {
+        let cancel = cancel.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(500));
+            cancel.cancel();
+        })
+    };
+    let started = Instant::now();
+    let mut warnings = Warnings::new();
+    let r = probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut warnings, &mut Quiet);
+    canceler.join().unwrap();
+    assert_eq!(r.stop, Some(probe::EarlyStop::Interrupted));
+    assert_eq!(kinds(&r.samples), vec![ErrorKind::Canceled]);
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "the hung probe was aborted, not timed out"
+    );
+}
