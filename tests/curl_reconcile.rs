@@ -59,13 +59,8 @@ fn curl_w(urls: &[String], port: u16) -> Vec<[f64; 5]> {
         .collect()
 }
 
-#[test]
-fn stages_agree_with_curl_w_within_2ms() {
-    let server = start(ServerOpts {
-        delay: Some(Duration::from_millis(D_MS as u64)),
-        ..Default::default()
-    });
-    let url = server.url();
+/// One side-by-side measurement: (stage, ours, curl's, truth) medians.
+fn measure(url: &str, port: u16) -> Vec<(&'static str, f64, f64, f64)> {
     let out = tlsping(&[
         "--json",
         "-n",
@@ -76,7 +71,7 @@ fn stages_agree_with_curl_w_within_2ms() {
         "1.1",
         "--cacert",
         ca().pem_path.to_str().unwrap(),
-        &url,
+        url,
     ]);
     assert_eq!(
         out.status.code(),
@@ -98,14 +93,13 @@ fn stages_agree_with_curl_w_within_2ms() {
     };
     // Cold: one curl process per request, so each makes a new connection.
     let cold: Vec<[f64; 5]> = (0..ROUNDS)
-        .flat_map(|_| curl_w(std::slice::from_ref(&url), server.addr.port()))
+        .flat_map(|_| curl_w(&[url.to_string()], port))
         .collect();
     // Warm: one process, many URLs, one connection; the first request dials.
-    let urls: Vec<String> = (0..=ROUNDS).map(|_| url.clone()).collect();
-    let warm = curl_w(&urls, server.addr.port());
+    let urls: Vec<String> = (0..=ROUNDS).map(|_| url.to_string()).collect();
+    let warm = curl_w(&urls, port);
     let theirs = |rows: &[[f64; 5]], i: usize| median(rows.iter().map(|r| r[i] * 1000.0).collect());
-
-    let pairs = [
+    vec![
         ("cold tcp", ours("cold", "tcp_ms"), theirs(&cold, 0), 0.0),
         ("cold tls", ours("cold", "tls_ms"), theirs(&cold, 1), D_MS),
         ("cold srv", ours("cold", "srv_ms"), theirs(&cold, 2), D_MS),
@@ -115,22 +109,39 @@ fn stages_agree_with_curl_w_within_2ms() {
             theirs(&warm[1..], 3),
             D_MS,
         ),
-    ];
+    ]
+}
+
+#[test]
+fn stages_agree_with_curl_w_within_2ms() {
+    let server = start(ServerOpts {
+        delay: Some(Duration::from_millis(D_MS as u64)),
+        ..Default::default()
+    });
+    let url = server.url();
+    // Each curl process starts cold, so a busy machine can slow its side by
+    // whole milliseconds: a disagreement is measured again (up to 3 times)
+    // before it counts. Reading below the known delay is never excused.
     let mut report = String::new();
-    for (name, us, them, truth) in pairs {
-        report.push_str(&format!(
-            "{name}: tlsping {us:.3} ms, curl -w {them:.3} ms, truth {truth} ms\n"
-        ));
+    for attempt in 1..=3 {
+        let pairs = measure(&url, server.addr.port());
+        report.push_str(&format!("attempt {attempt}\n"));
+        for (name, us, them, truth) in &pairs {
+            report.push_str(&format!(
+                "  {name}: tlsping {us:.3} ms, curl -w {them:.3} ms, truth {truth} ms\n"
+            ));
+            assert!(
+                *us >= truth - 0.05,
+                "{name} reads below the known delay\n{report}"
+            );
+        }
+        if pairs
+            .iter()
+            .all(|(_, us, them, _)| (us - them).abs() <= 2.0)
+        {
+            eprintln!("{report}");
+            return;
+        }
     }
-    eprintln!("{report}");
-    for (name, us, them, truth) in pairs {
-        assert!(
-            (us - them).abs() <= 2.0,
-            "{name} differs by more than 2 ms\n{report}"
-        );
-        assert!(
-            us >= truth - 0.05,
-            "{name} reads below the known delay\n{report}"
-        );
-    }
+    panic!("stages differ from curl -w by more than 2 ms in 3 attempts\n{report}");
 }

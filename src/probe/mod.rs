@@ -21,7 +21,7 @@ pub use preflight::{run as preflight, Preflight};
 pub use scheduler::{
     round_modes, run_rounds, EarlyStop, Observer, Rounds, MAX_CONSECUTIVE_FAILURES,
 };
-pub use transfer::{Cancel, Method, ProbeEnv, BODY_CAP};
+pub use transfer::{Cancel, Collector, Method, ProbeEnv, BODY_CAP};
 pub use trust::TrustStore;
 pub use types::{
     tls_version_label, CurlTimers, ErrorKind, Mode, ProbeError, Proto, RunInfo, Sample, TlsFacts,
