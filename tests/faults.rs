@@ -855,3 +855,33 @@ fn a_closed_stdout_ends_the_run_with_exit_2_and_one_line() {
     let seen = server.counters.snapshot();
     assert!(seen.requests < 11, "{seen:?}");
 }
+
+#[test]
+fn a_namespace_with_no_route_is_unreachable() {
+    // `unshare -n` runs the probe in a network namespace of its own, made for
+    // this test, whose loopback is down: no route anywhere, no packet leaves.
+    let usable = Command::new("unshare").args(["-n", "true"]).status();
+    assert!(
+        usable.is_ok_and(|s| s.success()),
+        "this test needs `unshare -n` (util-linux, run as root, as CI does)"
+    );
+    let out = Command::new("unshare")
+        .args([
+            "-n",
+            support::bin(),
+            "-n",
+            "2",
+            "-w",
+            "2s",
+            "https://127.0.0.1:9/",
+        ])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(
+        stderr(&out).contains("failed: unreachable ("),
+        "{}",
+        show(&out)
+    );
+}

@@ -252,6 +252,31 @@ impl Drop for SessionShare {
 
 /// An easy handle attached to a `SessionShare`; the borrow keeps the share
 /// alive for as long as the handle exists.
+///
+/// Handles go before their share:
+///
+/// ```
+/// use tlsping::probe::curl_ffi::{SessionShare, SharedEasy};
+/// use tlsping::probe::{Cancel, Collector};
+/// let share = SessionShare::new().unwrap();
+/// let easy = curl::easy::Easy2::new(Collector::new(Cancel::new(), None));
+/// let handle = SharedEasy::attach(easy, &share).unwrap();
+/// drop(handle);
+/// drop(share);
+/// ```
+///
+/// and the other order does not compile, so a handle can never point at a
+/// freed share:
+///
+/// ```compile_fail,E0505
+/// use tlsping::probe::curl_ffi::{SessionShare, SharedEasy};
+/// use tlsping::probe::{Cancel, Collector};
+/// let share = SessionShare::new().unwrap();
+/// let easy = curl::easy::Easy2::new(Collector::new(Cancel::new(), None));
+/// let handle = SharedEasy::attach(easy, &share).unwrap();
+/// drop(share);
+/// drop(handle);
+/// ```
 pub struct SharedEasy<'s, H: Handler> {
     pub easy: Easy2<H>,
     _share: PhantomData<&'s SessionShare>,
