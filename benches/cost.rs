@@ -4,7 +4,10 @@
 //!     cargo bench --bench cost
 //!
 //! CPU per probe is marginal: (CPU of N probes − CPU of 1 probe) / (N − 1), so
-//! process start-up and the preflight cancel out for both tools.
+//! process start-up and the preflight cancel out for both tools. CPU time is
+//! also reported as instructions (callgrind), which do not depend on how warm
+//! the caches are: tlsping waits at least 200 ms between rounds, so each of its
+//! probes starts with cold caches, while curl runs its requests back to back.
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -67,6 +70,30 @@ fn curl(url: &str, port: u16, n: usize, close: bool) -> Command {
     c
 }
 
+/// Instructions executed by a command (callgrind: exact and repeatable, unlike
+/// CPU time, which a busy or frequency-scaling machine moves around).
+fn instructions(cmd: &Command) -> Option<u64> {
+    let out_file = std::env::temp_dir().join(format!("tlsping-cost-{}.cg", std::process::id()));
+    let status = Command::new("valgrind")
+        .arg("--tool=callgrind")
+        .arg(format!("--callgrind-out-file={}", out_file.display()))
+        .arg(cmd.get_program())
+        .args(cmd.get_args())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .ok()?;
+    let text = std::fs::read_to_string(&out_file).ok()?;
+    let _ = std::fs::remove_file(&out_file);
+    if !status.success() {
+        return None;
+    }
+    text.lines().find_map(|l| {
+        l.strip_prefix("summary: ")
+            .and_then(|v| v.trim().parse().ok())
+    })
+}
+
 fn per_probe(one: Duration, many: Duration, n: usize) -> f64 {
     (many.as_secs_f64() - one.as_secs_f64()).max(0.0) / (n - 1) as f64 * 1e6
 }
@@ -99,6 +126,33 @@ fn main() {
             "{mode:<5} tlsping {ours:>7.0} µs   curl {theirs:>7.0} µs   ratio {:.2}",
             ours / theirs
         );
+    }
+    const M: usize = 12;
+    println!("instructions per probe (callgrind, marginal over {M} probes)");
+    for (mode, close) in [("cold", true), ("warm", false)] {
+        let common = [
+            "-m",
+            mode,
+            "-i",
+            "200ms",
+            "--http-version",
+            "1.1",
+            "--cacert",
+            &cacert,
+        ];
+        let ours = |n: usize| instructions(tlsping(&common).args(["-n", &n.to_string(), &url]));
+        let theirs = |n: usize| instructions(&curl(&url, port, n, close));
+        match (ours(2), ours(M), theirs(2), theirs(M)) {
+            (Some(a), Some(b), Some(c), Some(d)) => {
+                let us = b.saturating_sub(a) as f64 / (M - 2) as f64;
+                let them = d.saturating_sub(c) as f64 / (M - 2) as f64;
+                println!(
+                    "{mode:<5} tlsping {us:>9.0}   curl {them:>9.0}   ratio {:.2}",
+                    us / them
+                );
+            }
+            _ => println!("{mode:<5} (valgrind not available)"),
+        }
     }
     let (_, rss) = measure(&mut tlsping(&[
         "-n", "100", "-i", "200ms", "--cacert", &cacert, &url,
