@@ -207,12 +207,26 @@ fn cache_bust_query_is_appended_correctly() {
 fn usage_errors_make_no_connection() {
     let server = start(ServerOpts::default());
     let url = server.url();
+    let u = url.as_str();
+    let with_port = format!("https://localhost:{}/\r\nX: 1", server.addr.port());
+    let creds = u.replace("https://", "https://user:pw@");
     for args in [
-        vec!["-H", "NoColon", url.as_str()],
-        vec!["--json", "--csv", url.as_str()],
-        vec!["-q", "-v", url.as_str()],
-        vec!["--http-version", "3", url.as_str()],
-        vec!["-i", "5", url.as_str()],
+        vec!["-H", "NoColon", u],
+        vec!["-H", "Bad Name: v", u],
+        vec!["-H", "X: a\r\nInjected: 1", u],
+        vec!["--json", "--csv", u],
+        vec!["-q", "-v", u],
+        vec!["-4", "-6", u],
+        vec!["--http-version", "3", u],
+        vec!["--http-version", "1.0", u],
+        vec!["-i", "5", u],
+        vec!["-w", "0s", u],
+        vec!["-n", "-1", u],
+        vec!["-m", "lukewarm", u],
+        vec!["--order", "random", u],
+        vec!["-X", "GE T", u],
+        vec![with_port.as_str()],
+        vec![creds.as_str()],
     ] {
         let out = tlsping(&args);
         assert_eq!(out.status.code(), Some(3), "{args:?}: {}", stderr(&out));

@@ -777,6 +777,45 @@ fn ctrl_c_ends_an_endless_table_run_with_the_statistics() {
 }
 
 #[test]
+fn a_second_ctrl_c_leaves_at_once() {
+    let server = start_faulty(FaultOpts {
+        ok_first: 2,
+        fault: Fault::Hang,
+        ..Default::default()
+    });
+    let mut child = spawn(&[
+        "-m",
+        "cold",
+        "-n",
+        "3",
+        "--warmup",
+        "0",
+        "-w",
+        "20s",
+        "-i",
+        "200ms",
+        &server.url(),
+    ]);
+    wait_for(&mut child, "the hanging request", || {
+        server.counters.faulted.load(Ordering::SeqCst) >= 1
+            && server.counters.requests.load(Ordering::SeqCst) >= 3
+    });
+    std::thread::sleep(Duration::from_millis(100));
+    let sent = Instant::now();
+    sigint(&child);
+    std::thread::sleep(Duration::from_millis(20));
+    sigint(&child);
+    let out = wait_bounded(child, Duration::from_secs(10));
+    assert_eq!(out.status.code(), Some(130), "{}", show(&out));
+    // Not waiting for libcurl to notice the first one.
+    assert!(
+        sent.elapsed() < Duration::from_millis(900),
+        "{:?}",
+        sent.elapsed()
+    );
+}
+
+#[test]
 fn ctrl_c_during_a_hung_probe_cancels_it_without_counting_a_failure() {
     // Preflight and round 1 answer; round 2's cold probe hangs until Ctrl+C.
     let server = start_faulty(FaultOpts {

@@ -354,3 +354,45 @@ fn tricky_error_text_survives_quoting_for_python_and_the_csv_crate() {
     let from_python: Vec<String> = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(from_python, expect);
 }
+
+#[test]
+fn json_of_a_run_with_failures_matches_the_schema() {
+    use support::faults::{start_faulty, Fault, FaultOpts};
+    // Preflight and round 1 are served; later connections are reset mid-response.
+    let server = start_faulty(FaultOpts {
+        ok_first: 3,
+        fault: Fault::ResetInResponse,
+        ..Default::default()
+    });
+    let (doc, out) = json_run(&[
+        "--json",
+        "-4",
+        "-n",
+        "3",
+        "-i",
+        "200ms",
+        "-w",
+        "2s",
+        "--cacert",
+        &cacert(),
+        &server.url(),
+    ]);
+    validate(&doc);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "some probes failed: {}",
+        stderr(&out)
+    );
+    let failed: Vec<&Value> = doc["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| !s["error_kind"].is_null())
+        .collect();
+    assert!(!failed.is_empty());
+    for s in failed {
+        assert_eq!(s["error_kind"], "conn_reset", "{s}");
+        assert!(s["error"].as_str().is_some_and(|t| !t.is_empty()));
+    }
+}

@@ -19,9 +19,16 @@ fn tmux(socket: &str, args: &[&str]) -> std::process::Output {
 
 /// Runs tlsping in a detached tmux pane `width` columns wide and returns the screen, wrapped lines joined.
 fn screen_at(width: u16, url: &str) -> String {
-    let socket = format!("tlsping-test-{}-{width}", std::process::id());
+    screen(width, url, "env -u COLUMNS -u NO_COLOR", "", false)
+}
+
+/// `env` sets the environment tlsping starts with; `escapes` keeps colour codes in the capture.
+fn screen(width: u16, url: &str, env: &str, flags: &str, escapes: bool) -> String {
+    static SESSIONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = SESSIONS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let socket = format!("tlsping-test-{}-{n}", std::process::id());
     let cmd = format!(
-        "env -u COLUMNS -u NO_COLOR {} -n 3 -i 200ms --cacert {} {url} 2>/dev/null; sleep 30",
+        "{env} {} {flags} -n 3 -i 200ms --cacert {} {url} 2>/dev/null; sleep 30",
         support::bin(),
         ca().pem_path.display()
     );
@@ -35,7 +42,11 @@ fn screen_at(width: u16, url: &str) -> String {
     let deadline = Instant::now() + Duration::from_secs(20);
     let mut text = String::new();
     while Instant::now() < deadline {
-        let out = tmux(&socket, &["capture-pane", "-p", "-J", "-S", "-"]);
+        let mut args = vec!["capture-pane", "-p", "-J", "-S", "-"];
+        if escapes {
+            args.push("-e");
+        }
+        let out = tmux(&socket, &args);
         text = String::from_utf8_lossy(&out.stdout).into_owned();
         if text.contains("keep-alive gain") {
             break;
@@ -92,4 +103,23 @@ fn layout_follows_the_terminal_width_and_lines_fit() {
         .expect("warm block heading");
     assert!(cold_at < warm_at, "{blocks}");
     assert!(!blocks.contains(" COLD dns"), "{blocks}");
+}
+
+#[test]
+fn colour_in_a_terminal_unless_no_color_is_set_even_empty() {
+    let server = start(ServerOpts::default());
+    let url = server.url();
+    let esc = "\u{1b}[";
+    let coloured = screen(120, &url, "env -u COLUMNS -u NO_COLOR", "", true);
+    assert!(
+        coloured.contains(esc),
+        "a terminal gets colour (bold headings at least):\n{coloured}"
+    );
+    let empty_no_color = screen(120, &url, "env -u COLUMNS NO_COLOR=", "", true);
+    assert!(
+        !empty_no_color.contains(esc),
+        "NO_COLOR set, even empty, means no colour:\n{empty_no_color}"
+    );
+    let flag = screen(120, &url, "env -u COLUMNS -u NO_COLOR", "--no-color", true);
+    assert!(!flag.contains(esc), "--no-color means no colour:\n{flag}");
 }

@@ -219,9 +219,9 @@ pub struct SessionShare {
 
 impl SessionShare {
     pub fn new() -> Option<SessionShare> {
-        // SAFETY: curl_share_init has no preconditions (curl::init ran first:
-        // `Easy2::new` calls it, and callers build an Easy2 before probing).
+        // libcurl's global initialisation must come first; it runs once.
         curl::init();
+        // SAFETY: curl_share_init has no preconditions beyond the global init above.
         let raw = unsafe { curl_sys::curl_share_init() };
         if raw.is_null() {
             return None;
