@@ -33,17 +33,10 @@ fn run(args: &[&str]) -> Output {
 }
 
 fn json_run(args: &[&str]) -> (Value, Output) {
-    let mut all = vec!["--json"];
+    let ca = cacert();
+    let mut all = vec!["--json", "-4", "--cacert", &ca];
     all.extend_from_slice(args);
-    let out = run(&all);
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not one JSON document ({e}):\nstdout:\n{}\nstderr:\n{}",
-            stdout(&out),
-            stderr(&out)
-        )
-    });
-    (doc, out)
+    support::json_output(&all)
 }
 
 fn samples(doc: &Value) -> &Vec<Value> {
@@ -657,17 +650,9 @@ fn a_kept_connection_dying_under_the_request_is_a_retry() {
 /// The binary with the same environment as `support::tlsping`, pipes for output.
 fn spawn(args: &[&str]) -> Child {
     let ca = cacert();
-    Command::new(support::bin())
-        .args(["-4", "--cacert", &ca])
-        .args(args)
-        .env_remove("https_proxy")
-        .env_remove("HTTPS_PROXY")
-        .env_remove("http_proxy")
-        .env_remove("HTTP_PROXY")
-        .env_remove("all_proxy")
-        .env_remove("ALL_PROXY")
-        .env("NO_COLOR", "1")
-        .env("COLUMNS", "120")
+    let mut all = vec!["-4", "--cacert", &ca];
+    all.extend_from_slice(args);
+    support::command(&all)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -778,38 +763,66 @@ fn ctrl_c_ends_an_endless_table_run_with_the_statistics() {
 
 #[test]
 fn a_second_ctrl_c_leaves_at_once() {
-    let server = start_faulty(FaultOpts {
-        ok_first: 2,
-        fault: Fault::Hang,
-        ..Default::default()
-    });
+    use std::os::fd::AsRawFd;
+    // A run whose output nobody reads: once the pipe is full, tlsping is stuck
+    // writing, so the first Ctrl+C cannot finish the run. The second must end it.
+    let server = start(ServerOpts::default());
     let mut child = spawn(&[
+        "--csv",
         "-m",
-        "cold",
+        "warm",
         "-n",
-        "3",
-        "--warmup",
         "0",
-        "-w",
-        "20s",
         "-i",
         "200ms",
         &server.url(),
     ]);
-    wait_for(&mut child, "the hanging request", || {
-        server.counters.faulted.load(Ordering::SeqCst) >= 1
-            && server.counters.requests.load(Ordering::SeqCst) >= 3
-    });
-    std::thread::sleep(Duration::from_millis(100));
+    let pipe = child.stdout.as_ref().expect("piped stdout").as_raw_fd();
+    // SAFETY: `pipe` is the read end we own; F_SETPIPE_SZ only resizes its buffer.
+    let size = unsafe { libc::fcntl(pipe, libc::F_SETPIPE_SZ, 4096) };
+    assert!(size >= 4096, "could not shrink the pipe");
+    // Rows are ~150 bytes: the pipe fills after a few dozen rows, and then the
+    // server stops seeing requests. Wait (bounded) until it has been quiet for
+    // longer than three intervals.
+    let until = Instant::now() + Duration::from_secs(20);
+    let mut last = (server.counters.snapshot().requests, Instant::now());
+    loop {
+        std::thread::sleep(Duration::from_millis(50));
+        let now = server.counters.snapshot().requests;
+        if now != last.0 {
+            last = (now, Instant::now());
+        } else if now > 10 && last.1.elapsed() > Duration::from_millis(700) {
+            break;
+        }
+        if Instant::now() > until {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("tlsping never blocked on its output ({now} requests)");
+        }
+    }
+    sigint(&child);
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        matches!(child.try_wait(), Ok(None)),
+        "the first Ctrl+C cannot finish a blocked run"
+    );
     let sent = Instant::now();
     sigint(&child);
-    std::thread::sleep(Duration::from_millis(20));
-    sigint(&child);
-    let out = wait_bounded(child, Duration::from_secs(10));
-    assert_eq!(out.status.code(), Some(130), "{}", show(&out));
-    // Not waiting for libcurl to notice the first one.
+    let until = Instant::now() + Duration::from_secs(5);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            _ if Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("a second Ctrl+C did not end the run");
+            }
+        }
+    };
+    assert_eq!(status.code(), Some(130));
     assert!(
-        sent.elapsed() < Duration::from_millis(900),
+        sent.elapsed() < Duration::from_millis(500),
         "{:?}",
         sent.elapsed()
     );

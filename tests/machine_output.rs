@@ -14,15 +14,7 @@ fn cacert() -> String {
 }
 
 fn json_run(args: &[&str]) -> (Value, std::process::Output) {
-    let out = tlsping(args);
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not one JSON document ({e}):\n{}\n{}",
-            stdout(&out),
-            stderr(&out)
-        )
-    });
-    (doc, out)
+    support::json_output(args)
 }
 
 fn validate(doc: &Value) {

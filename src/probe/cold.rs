@@ -32,7 +32,7 @@ impl ColdRunner {
             None
         };
         ColdRunner {
-            resolver: Resolver::new(cfg.ip_version),
+            resolver: Resolver::new(cfg.ip_version, Some(env.cancel.clone())),
             cfg: cfg.clone(),
             method,
             pin,

@@ -56,7 +56,7 @@ fn one_request(cfg: &Config, env: &ProbeEnv, method: &Method) -> (Sample, Option
 /// Runs the preflight. `Err` means nothing can be measured.
 pub fn run(cfg: &Config, env: &ProbeEnv) -> Result<Preflight, ProbeError> {
     let dns_first = if cfg.pin_ip {
-        let mut resolver = Resolver::new(cfg.ip_version);
+        let mut resolver = Resolver::new(cfg.ip_version, Some(env.cancel.clone()));
         let deadline = Instant::now() + cfg.timeout;
         Some(
             resolver

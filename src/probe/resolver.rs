@@ -8,6 +8,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::config::IpVersion;
+use super::transfer::Cancel;
 use super::types::{ErrorKind, ProbeError};
 
 type Reply = (Duration, std::io::Result<Vec<SocketAddr>>);
@@ -41,13 +42,15 @@ pub struct Lookup {
 pub struct Resolver {
     worker: Option<Worker>,
     ip_version: IpVersion,
+    cancel: Option<Cancel>,
 }
 
 impl Resolver {
-    pub fn new(ip_version: IpVersion) -> Resolver {
+    pub fn new(ip_version: IpVersion, cancel: Option<Cancel>) -> Resolver {
         Resolver {
             worker: Some(Worker::spawn()),
             ip_version,
+            cancel,
         }
     }
 
@@ -73,8 +76,23 @@ impl Resolver {
                 text: "DNS worker stopped".into(),
             });
         }
-        let wait = deadline.saturating_duration_since(Instant::now());
-        match reply_rx.recv_timeout(wait) {
+        // Wait in short slices so an interrupt is not held up by a slow resolver.
+        let reply = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match reply_rx.recv_timeout(left.min(Duration::from_millis(50))) {
+                Err(RecvTimeoutError::Timeout) if !left.is_zero() => {
+                    if self.cancel.as_ref().is_some_and(|c| c.is_canceled()) {
+                        self.worker = None;
+                        return Err(ProbeError {
+                            kind: ErrorKind::Canceled,
+                            text: format!("DNS lookup of {host} interrupted"),
+                        });
+                    }
+                }
+                other => break other,
+            }
+        };
+        match reply {
             Ok((took, Ok(addrs))) => {
                 let addrs: Vec<SocketAddr> = addrs
                     .into_iter()
@@ -120,7 +138,7 @@ mod tests {
 
     #[test]
     fn resolves_loopback_literal_and_times_it() {
-        let mut r = Resolver::new(IpVersion::Any);
+        let mut r = Resolver::new(IpVersion::Any, None);
         let found = r
             .lookup("127.0.0.1", 443, Instant::now() + Duration::from_secs(5))
             .unwrap();
@@ -129,7 +147,7 @@ mod tests {
 
     #[test]
     fn filters_by_ip_version() {
-        let mut r = Resolver::new(IpVersion::V6);
+        let mut r = Resolver::new(IpVersion::V6, None);
         let err = r
             .lookup("127.0.0.1", 443, Instant::now() + Duration::from_secs(5))
             .err()

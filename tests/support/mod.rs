@@ -19,20 +19,40 @@ pub fn bin() -> &'static str {
     }
 }
 
-/// Runs the real binary with a clean environment for colours and proxies.
+/// The real binary with a clean environment for colours, width and proxies.
+pub fn command(args: &[&str]) -> Command {
+    let mut cmd = Command::new(bin());
+    cmd.args(args);
+    for proxy in [
+        "https_proxy",
+        "HTTPS_PROXY",
+        "http_proxy",
+        "HTTP_PROXY",
+        "all_proxy",
+        "ALL_PROXY",
+    ] {
+        cmd.env_remove(proxy);
+    }
+    cmd.env("NO_COLOR", "1").env("COLUMNS", "120");
+    cmd
+}
+
+/// Runs the real binary to completion.
 pub fn tlsping(args: &[&str]) -> Output {
-    Command::new(bin())
-        .args(args)
-        .env_remove("https_proxy")
-        .env_remove("HTTPS_PROXY")
-        .env_remove("http_proxy")
-        .env_remove("HTTP_PROXY")
-        .env_remove("all_proxy")
-        .env_remove("ALL_PROXY")
-        .env("NO_COLOR", "1")
-        .env("COLUMNS", "120")
-        .output()
-        .expect("running tlsping")
+    command(args).output().expect("running tlsping")
+}
+
+/// Runs the binary and parses its stdout as one JSON document.
+pub fn json_output(args: &[&str]) -> (serde_json::Value, Output) {
+    let out = tlsping(args);
+    let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not one JSON document ({e}):\nstdout:\n{}\nstderr:\n{}",
+            stdout(&out),
+            stderr(&out)
+        )
+    });
+    (doc, out)
 }
 
 pub fn stdout(o: &Output) -> String {
