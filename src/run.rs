@@ -18,11 +18,10 @@ pub const EXIT_USAGE: i32 = 3;
 /// A certificate closer than this to its expiry is worth a warning.
 pub const CERT_WARN_DAYS: i32 = 14;
 
-/// The one place that turns a run's outcome into an exit code.
-pub fn exit_code(verdict: Verdict, stop: Option<&EarlyStop>) -> i32 {
-    if let Some(EarlyStop::Output(_)) = stop {
-        return EXIT_FAILED;
-    }
+/// The exit code the collected samples earn. An early stop (a safety valve,
+/// an interrupt) does not change it; failing to write the output does, and
+/// `run` returns `EXIT_FAILED` for that before asking.
+pub fn exit_code(verdict: Verdict) -> i32 {
     match verdict {
         Verdict::AllOk => EXIT_OK,
         Verdict::SomeFailed => EXIT_SOME_FAILED,
@@ -126,6 +125,11 @@ pub fn run(opts: Options) -> i32 {
             return EXIT_FAILED;
         }
     };
+    if let Some(why) = &pre.stop {
+        // The server already asked us to back off: no rounds at all.
+        warnings.warn(format!("preflight: {why}; no rounds were run"));
+        return EXIT_FAILED;
+    }
     if let Some(location) = &pre.redirect {
         warnings.warn(format!(
             "the first response is a redirect ({}) to {location}; redirects are not followed, consider re-running against it",
@@ -173,5 +177,18 @@ pub fn run(opts: Options) -> i32 {
     if let Err(e) = printed {
         return output_failed(&e);
     }
-    exit_code(stats::judge(&rounds.samples), rounds.stop.as_ref())
+    exit_code(stats::judge(&rounds.samples))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_follow_the_verdict() {
+        assert_eq!(exit_code(Verdict::AllOk), 0);
+        assert_eq!(exit_code(Verdict::SomeFailed), 1);
+        assert_eq!(exit_code(Verdict::AllFailed), 2);
+        assert_eq!(exit_code(Verdict::Nothing), 2);
+    }
 }

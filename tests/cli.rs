@@ -160,7 +160,8 @@ fn usage_errors_exit_3_with_one_line_and_a_pointer_to_help() {
         (&["-H", "X: a\r\nInjected: 1", "a.test"], "line break"),
         (&["https://a.test/\r\nX: 1"], "line break"),
         (&["-X", "GE T", "a.test"], "not a valid HTTP method"),
-        (&["-w", "0s", "a.test"], "above zero"),
+        (&["-w", "0s", "a.test"], "at least 1ms"),
+        (&["-w", "0.5ms", "a.test"], "at least 1ms"),
     ];
     for (args, needle) in cases {
         let text = refuse(args);

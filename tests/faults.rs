@@ -496,6 +496,38 @@ fn a_503_with_retry_after_stops_the_run() {
 }
 
 #[test]
+fn a_503_with_retry_after_zero_or_a_date_stops_the_run_too() {
+    // libcurl reports both as 0 seconds; the header's presence is what counts.
+    for value in ["0", "Wed, 21 Oct 2015 07:28:00 GMT"] {
+        let (doc, out) = valve_run(503, vec![("retry-after".into(), value.into())]);
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        assert_eq!(samples(&doc).len(), 3, "{value}: {doc:#}");
+        assert_eq!(stop_warnings(&doc).len(), 1, "{value}: {doc:#}");
+    }
+}
+
+#[test]
+fn a_preflight_answered_with_429_runs_no_rounds() {
+    let server = start(ServerOpts {
+        status: 429,
+        ..Default::default()
+    });
+    let out = run(&["-n", "3", "-i", "200ms", &server.url()]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(
+        stderr(&out).contains("tlsping: preflight: server answered 429"),
+        "{}",
+        show(&out)
+    );
+    assert_eq!(
+        server.counters.snapshot().requests,
+        1,
+        "only the preflight was sent"
+    );
+    assert!(stdout(&out).is_empty());
+}
+
+#[test]
 fn a_503_without_retry_after_does_not_stop_the_run() {
     let server = start(ServerOpts {
         status: 503,

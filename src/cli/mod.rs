@@ -214,8 +214,9 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         ));
         config.interval = INTERVAL_FLOOR;
     }
-    if args.timeout.is_zero() {
-        return Err(UsageError("the timeout must be above zero".into()));
+    // libcurl counts in milliseconds, and 0 would mean "no timeout at all".
+    if args.timeout < Duration::from_millis(1) {
+        return Err(UsageError("the timeout must be at least 1ms".into()));
     }
     if args.timeout > MAX_TIMEOUT {
         return Err(UsageError("the timeout can be at most 1h".into()));

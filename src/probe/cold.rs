@@ -16,7 +16,8 @@ pub struct ColdRunner {
     env: ProbeEnv,
     /// One TLS session cache for all cold handles, so round 2 on can resume.
     share: Option<SessionShare>,
-    resolver: Resolver,
+    /// Our own timed lookup; only when the dial target is pinned.
+    resolver: Option<Resolver>,
 }
 
 impl ColdRunner {
@@ -31,13 +32,21 @@ impl ColdRunner {
         } else {
             None
         };
+        let resolver = pin.map(|_| {
+            Resolver::new(
+                &cfg.target.host,
+                cfg.target.port,
+                cfg.ip_version,
+                Some(env.cancel.clone()),
+            )
+        });
         ColdRunner {
-            resolver: Resolver::new(cfg.ip_version, Some(env.cancel.clone())),
             cfg: cfg.clone(),
             method,
             pin,
             env: env.clone(),
             share,
+            resolver,
         }
     }
 
@@ -46,75 +55,58 @@ impl ColdRunner {
         // Everything up to the clock start is our own set-up and stays out of the stages.
         let easy = match transfer::new_handle(&self.cfg, &self.env, &self.method, self.pin) {
             Ok(easy) => easy,
-            Err(e) => return setup_failure(round, https, e),
+            Err(e) => return transfer::setup_failure(Mode::Cold, round, https, &e),
         };
         let mut handle = match &self.share {
             Some(share) => match SharedEasy::attach(easy, share) {
                 Ok(h) => h,
-                Err(e) => return setup_failure(round, https, e),
+                Err(e) => return transfer::setup_failure(Mode::Cold, round, https, &e),
             },
             None => SharedEasy::unshared(easy),
         };
-        let easy = &mut handle.easy;
+        let easy = handle.easy_mut();
         let configured = easy
             .url(url)
             .and_then(|_| easy.fresh_connect(true))
             .and_then(|_| easy.forbid_reuse(true));
         if let Err(e) = configured {
-            return setup_failure(round, https, e);
+            return transfer::setup_failure(Mode::Cold, round, https, &e);
         }
         transfer::prepare(easy);
+        if let Some(resolver) = &mut self.resolver {
+            resolver.prepare();
+        }
 
         let start = Instant::now();
         let deadline = start + self.cfg.timeout;
         let mut own_dns = None;
-        if self.pin.is_some() {
+        if let Some(resolver) = &mut self.resolver {
             // Pinned: libcurl never resolves, so the DNS stage is our own lookup.
-            match self
-                .resolver
-                .lookup(&self.cfg.target.host, self.cfg.target.port, deadline)
-            {
+            match resolver.lookup(deadline) {
                 Ok(found) => own_dns = Some(found.took),
                 Err(err) => {
-                    return transfer::failed_before_transfer(
-                        Mode::Cold,
-                        round,
-                        https,
-                        err,
-                        start.elapsed(),
-                    )
+                    let wall = Some(start.elapsed());
+                    return transfer::failed_before_transfer(Mode::Cold, round, https, err, wall);
                 }
             }
+            // One deadline from DNS to the end of the body.
             let left = deadline
                 .saturating_duration_since(Instant::now())
                 .max(Duration::from_millis(1));
             if let Err(e) = easy.timeout(left) {
-                return setup_failure(round, https, e);
+                return transfer::setup_failure(Mode::Cold, round, https, &e);
             }
         }
+        let perform_start = Instant::now();
         let result = easy.perform();
         let returned = Instant::now();
-        transfer::to_sample(
-            easy,
-            Mode::Cold,
-            round,
-            https,
-            Finished {
-                result,
-                own_dns,
-                start,
-                returned,
-            },
-        )
+        let done = Finished {
+            result,
+            own_dns,
+            start,
+            perform_start,
+            returned,
+        };
+        transfer::to_sample(easy, Mode::Cold, round, https, done)
     }
-}
-
-fn setup_failure(round: u32, https: bool, e: curl::Error) -> Sample {
-    let err = super::types::ProbeError {
-        kind: super::types::ErrorKind::Error,
-        text: e.to_string(),
-    };
-    let mut s = transfer::failed_before_transfer(Mode::Cold, round, https, err, Duration::ZERO);
-    s.wall_total = None;
-    s
 }

@@ -74,20 +74,16 @@ struct TlsSessionInfo {
     internals: *mut c_void,
 }
 
-fn getinfo_off_t(raw: *mut CURL, info: CURLINFO) -> u64 {
-    getinfo_off_t_raw(raw, info)
-}
-
 /// A timer in microseconds, saturating at u32::MAX (71 minutes).
 fn getinfo_us(raw: *mut CURL, info: CURLINFO) -> u32 {
     getinfo_off_t(raw, info).min(u64::from(u32::MAX)) as u32
 }
 
-fn getinfo_off_t_raw(raw: *mut CURL, info: CURLINFO) -> u64 {
+fn getinfo_off_t(raw: *mut CURL, info: CURLINFO) -> u64 {
     let mut value: curl_sys::curl_off_t = 0;
-    // SAFETY: `raw` comes from a live `Easy2` (callers pass `easy.raw()` or the
-    // pointer a handler stored from it while that handle exists); the OFF_T
-    // family writes exactly one curl_off_t through the pointer we pass.
+    // SAFETY: this private helper is only given a live handle: `easy.raw()` of
+    // an `Easy2` the caller borrows, or a `LiveHandle` inside one of that
+    // handle's callbacks. The OFF_T family writes one curl_off_t through `&mut value`.
     let rc: CURLcode = unsafe { curl_sys::curl_easy_getinfo(raw, info, &mut value) };
     if rc == CURLE_OK && value > 0 {
         value as u64
@@ -150,19 +146,24 @@ pub fn http_version<H>(easy: &Easy2<H>) -> Option<Proto> {
 pub struct LiveHandle(*mut CURL);
 
 impl LiveHandle {
-    pub fn none() -> LiveHandle {
+    pub(crate) fn none() -> LiveHandle {
         LiveHandle(ptr::null_mut())
     }
 
-    pub fn of<H>(easy: &Easy2<H>) -> LiveHandle {
+    pub(crate) fn of<H>(easy: &Easy2<H>) -> LiveHandle {
         LiveHandle(easy.raw())
     }
 
-    /// Reads the TLS facts of the connection the current transfer runs on.
-    /// Call only from a callback of that transfer: the `SSL*` belongs to the
-    /// connection and may be freed as soon as the transfer ends.
-    pub fn tls_facts(self) -> Option<LiveTls> {
-        if self.0.is_null() {
+    /// The TLS facts of a handshake this transfer made, once it is complete;
+    /// `None` before that, and throughout a transfer on a reused connection
+    /// (libcurl leaves its appconnect timer at 0 then), or without TLS.
+    ///
+    /// # Safety
+    /// Call only from a libcurl callback of the transfer running on this
+    /// handle: the `SSL*` read here belongs to the connection and may be freed
+    /// as soon as the transfer ends.
+    pub(crate) unsafe fn tls_facts_of_new_handshake(self) -> Option<LiveTls> {
+        if self.0.is_null() || getinfo_off_t(self.0, CURLINFO_APPCONNECT_TIME_T) == 0 {
             return None;
         }
         let mut info: *mut TlsSessionInfo = ptr::null_mut();
@@ -242,11 +243,12 @@ impl SessionShare {
 
 impl Drop for SessionShare {
     fn drop(&mut self) {
-        // SAFETY: every easy handle that used this share is a `SharedEasy`
-        // borrowing it, so all of them have been dropped (detached) by now.
-        unsafe {
-            curl_sys::curl_share_cleanup(self.raw);
-        }
+        // SAFETY: `raw` is our live share. Every easy handle attached to it is
+        // a `SharedEasy` borrowing it (with its handle in a private field), so
+        // all of them have been dropped, which detaches them, before we get here.
+        let rc = unsafe { curl_sys::curl_share_cleanup(self.raw) };
+        // libcurl refuses (CURLSHE_IN_USE) rather than free a share in use.
+        debug_assert_eq!(rc, curl_sys::CURLSHE_OK, "share still in use at drop");
     }
 }
 
@@ -278,7 +280,8 @@ impl Drop for SessionShare {
 /// drop(handle);
 /// ```
 pub struct SharedEasy<'s, H: Handler> {
-    pub easy: Easy2<H>,
+    // Private: moving the handle out would escape the borrow of the share.
+    easy: Easy2<H>,
     _share: PhantomData<&'s SessionShare>,
 }
 
@@ -296,6 +299,10 @@ impl<'s, H: Handler> SharedEasy<'s, H> {
             easy,
             _share: PhantomData,
         })
+    }
+
+    pub fn easy_mut(&mut self) -> &mut Easy2<H> {
+        &mut self.easy
     }
 
     /// A handle that uses no share (its TLS session cache is its own and empty).
@@ -325,7 +332,10 @@ pub fn clear_ca_locations<H>(easy: &mut Easy2<H>) -> Result<(), curl::Error> {
 
 /// Installs `store` as the trust store of the SSL_CTX libcurl is setting up.
 /// `ssl_ctx` must be the pointer libcurl passed to the CURLOPT_SSL_CTX_FUNCTION callback.
-pub fn install_trust_store(ssl_ctx: *mut c_void, store: &super::trust::TrustStore) {
+///
+/// # Safety
+/// `ssl_ctx` must be the `SSL_CTX*` libcurl passed to the callback now running.
+pub(crate) unsafe fn install_trust_store(ssl_ctx: *mut c_void, store: &super::trust::TrustStore) {
     use foreign_types::ForeignType;
     let store_ptr = store.store.as_ptr();
     // SAFETY: libcurl calls the SSL_CTX callback with its live `SSL_CTX*`
@@ -363,7 +373,7 @@ extern "C" fn count_request(
 pub fn count_requests(easy: &mut Easy2<super::transfer::Collector>) -> Result<(), curl::Error> {
     // The counter is boxed inside the handler that `easy` owns: its address
     // is stable and it lives exactly as long as the handle.
-    let counter: *const std::sync::atomic::AtomicU32 = &*easy.get_ref().requests_sent;
+    let counter: *const std::sync::atomic::AtomicU32 = easy.get_ref().requests_counter();
     let cb: extern "C" fn(
         *mut c_void,
         *mut std::os::raw::c_char,

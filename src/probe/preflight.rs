@@ -21,22 +21,15 @@ pub struct Preflight {
     pub dns_first: Option<Duration>,
     /// `Location` when the first response was a redirect.
     pub redirect: Option<String>,
+    /// A safety valve the preflight's own answer tripped (429, 503 with Retry-After).
+    pub stop: Option<String>,
 }
 
 fn one_request(cfg: &Config, env: &ProbeEnv, method: &Method) -> (Sample, Option<String>) {
     let https = cfg.target.https;
     let mut easy = match transfer::new_handle(cfg, env, method, None) {
         Ok(easy) => easy,
-        Err(e) => {
-            let err = ProbeError {
-                kind: super::types::ErrorKind::Error,
-                text: e.to_string(),
-            };
-            return (
-                transfer::failed_before_transfer(Mode::Cold, 0, https, err, Duration::ZERO),
-                None,
-            );
-        }
+        Err(e) => return (transfer::setup_failure(Mode::Cold, 0, https, &e), None),
     };
     transfer::prepare(&mut easy);
     let start = Instant::now();
@@ -47,6 +40,7 @@ fn one_request(cfg: &Config, env: &ProbeEnv, method: &Method) -> (Sample, Option
         result,
         own_dns: None,
         start,
+        perform_start: start,
         returned,
     };
     let sample = transfer::to_sample(&mut easy, Mode::Cold, 0, https, done);
@@ -56,13 +50,13 @@ fn one_request(cfg: &Config, env: &ProbeEnv, method: &Method) -> (Sample, Option
 /// Runs the preflight. `Err` means nothing can be measured.
 pub fn run(cfg: &Config, env: &ProbeEnv) -> Result<Preflight, ProbeError> {
     let dns_first = if cfg.pin_ip {
-        let mut resolver = Resolver::new(cfg.ip_version, Some(env.cancel.clone()));
-        let deadline = Instant::now() + cfg.timeout;
-        Some(
-            resolver
-                .lookup(&cfg.target.host, cfg.target.port, deadline)?
-                .took,
-        )
+        let mut resolver = Resolver::new(
+            &cfg.target.host,
+            cfg.target.port,
+            cfg.ip_version,
+            Some(env.cancel.clone()),
+        );
+        Some(resolver.lookup(Instant::now() + cfg.timeout)?.took)
     } else {
         None
     };
@@ -77,7 +71,7 @@ pub fn run(cfg: &Config, env: &ProbeEnv) -> Result<Preflight, ProbeError> {
         method = Method::RangedGet;
         (sample, location) = one_request(cfg, env, &method);
     }
-    if let Some(err) = sample.error {
+    if let Some(err) = sample.error.take() {
         return Err(*err);
     }
     let redirect = if (300..400).contains(&sample.status) {
@@ -92,7 +86,9 @@ pub fn run(cfg: &Config, env: &ProbeEnv) -> Result<Preflight, ProbeError> {
         tls: sample.tls,
         status: sample.status,
         bytes: sample.bytes,
-        dns_first: sample.own_dns.or(dns_first),
+        // Unpinned, libcurl resolved the host itself: its lookup is the one we have.
+        dns_first: dns_first.or(sample.dns()),
         redirect,
+        stop: super::scheduler::valve(&sample),
     })
 }

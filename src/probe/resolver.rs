@@ -1,8 +1,12 @@
 //! The cold probe's own DNS lookup through the system resolver, timed by us.
-//! It runs on a long-lived worker thread so that a hung lookup can be given up
-//! at the run's deadline without spawning a thread inside the timed interval.
+//!
+//! A long-lived worker thread, made for one host and port, does the lookup
+//! and times only the resolver call itself. The probe's clock pays for one
+//! channel send and one receive: the host string, the channels and, after a
+//! lookup was abandoned, a fresh worker are all set up by `prepare`, which the
+//! probe calls before its clock starts.
 
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::ToSocketAddrs;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -11,26 +15,46 @@ use super::config::IpVersion;
 use super::transfer::Cancel;
 use super::types::{ErrorKind, ProbeError};
 
-type Reply = (Duration, std::io::Result<Vec<SocketAddr>>);
+/// How often a waiting lookup looks at the interrupt flag.
+const CANCEL_POLL: Duration = Duration::from_millis(50);
+
+/// A worker's answer: which request, how long the resolver took, and either
+/// "an address of the wanted family was found" or the resolver's error.
+type Reply = (u64, Duration, Result<bool, String>);
 
 struct Worker {
-    requests: Sender<(String, u16, Sender<Reply>)>,
+    requests: Sender<u64>,
+    replies: Receiver<Reply>,
 }
 
 impl Worker {
-    fn spawn() -> Worker {
-        let (tx, rx) = mpsc::channel::<(String, u16, Sender<Reply>)>();
+    fn spawn(host: String, port: u16, ip_version: IpVersion) -> Worker {
+        let (req_tx, req_rx) = mpsc::channel::<u64>();
+        let (rep_tx, rep_rx) = mpsc::channel::<Reply>();
         thread::Builder::new()
             .name("tlsping-dns".into())
             .spawn(move || {
-                for (host, port, reply) in rx {
+                for seq in req_rx {
                     let start = Instant::now();
-                    let result = (host.as_str(), port).to_socket_addrs().map(|a| a.collect());
-                    let _ = reply.send((start.elapsed(), result));
+                    let result = (host.as_str(), port).to_socket_addrs();
+                    let took = start.elapsed();
+                    let verdict = result.map_err(|e| e.to_string()).map(|mut addrs| {
+                        addrs.any(|a| match ip_version {
+                            IpVersion::Any => true,
+                            IpVersion::V4 => a.is_ipv4(),
+                            IpVersion::V6 => a.is_ipv6(),
+                        })
+                    });
+                    if rep_tx.send((seq, took, verdict)).is_err() {
+                        return;
+                    }
                 }
             })
             .expect("spawning the DNS thread");
-        Worker { requests: tx }
+        Worker {
+            requests: req_tx,
+            replies: rep_rx,
+        }
     }
 }
 
@@ -40,93 +64,87 @@ pub struct Lookup {
 }
 
 pub struct Resolver {
-    worker: Option<Worker>,
+    host: String,
+    port: u16,
     ip_version: IpVersion,
     cancel: Option<Cancel>,
+    worker: Option<Worker>,
+    seq: u64,
 }
 
 impl Resolver {
-    pub fn new(ip_version: IpVersion, cancel: Option<Cancel>) -> Resolver {
-        Resolver {
-            worker: Some(Worker::spawn()),
+    pub fn new(host: &str, port: u16, ip_version: IpVersion, cancel: Option<Cancel>) -> Resolver {
+        let mut r = Resolver {
+            host: host.to_string(),
+            port,
             ip_version,
             cancel,
+            worker: None,
+            seq: 0,
+        };
+        r.prepare();
+        r
+    }
+
+    /// Makes sure a free worker is waiting. Call before the clock starts.
+    pub fn prepare(&mut self) {
+        if self.worker.is_none() {
+            self.worker = Some(Worker::spawn(self.host.clone(), self.port, self.ip_version));
         }
     }
 
-    /// Looks `host` up, giving up at `deadline`. A lookup that is given up on
-    /// keeps its worker busy, so that worker is abandoned and a new one serves
-    /// the next call.
-    pub fn lookup(
-        &mut self,
-        host: &str,
-        port: u16,
-        deadline: Instant,
-    ) -> Result<Lookup, ProbeError> {
-        let worker = self.worker.get_or_insert_with(Worker::spawn);
-        let (reply_tx, reply_rx): (Sender<Reply>, Receiver<Reply>) = mpsc::channel();
-        if worker
-            .requests
-            .send((host.to_string(), port, reply_tx))
-            .is_err()
-        {
+    fn fail(&self, kind: ErrorKind, text: String) -> ProbeError {
+        ProbeError { kind, text }
+    }
+
+    /// Looks the host up, giving up at `deadline` or on an interrupt. A lookup
+    /// given up on keeps its worker busy, so that worker is abandoned; the next
+    /// `prepare` makes a new one.
+    pub fn lookup(&mut self, deadline: Instant) -> Result<Lookup, ProbeError> {
+        self.seq += 1;
+        let seq = self.seq;
+        let Some(worker) = &self.worker else {
+            return Err(self.fail(ErrorKind::Error, "DNS worker not prepared".into()));
+        };
+        if worker.requests.send(seq).is_err() {
             self.worker = None;
-            return Err(ProbeError {
-                kind: ErrorKind::Error,
-                text: "DNS worker stopped".into(),
-            });
+            return Err(self.fail(ErrorKind::Error, "DNS worker stopped".into()));
         }
-        // Wait in short slices so an interrupt is not held up by a slow resolver.
-        let reply = loop {
+        loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            match reply_rx.recv_timeout(left.min(Duration::from_millis(50))) {
+            // Short slices, so an interrupt is not held up by a slow resolver.
+            match worker.replies.recv_timeout(left.min(CANCEL_POLL)) {
+                // A reply to an earlier, abandoned request cannot arrive here
+                // (its worker was dropped), but the sequence keeps that explicit.
+                Ok((got, _, _)) if got != seq => continue,
+                Ok((_, took, Ok(true))) => return Ok(Lookup { took }),
+                Ok((_, _, Ok(false))) => {
+                    return Err(self.fail(
+                        ErrorKind::DnsFail,
+                        format!("no address of the requested IP version for {}", self.host),
+                    ))
+                }
+                Ok((_, _, Err(e))) => {
+                    return Err(self.fail(ErrorKind::DnsFail, format!("{}: {e}", self.host)))
+                }
                 Err(RecvTimeoutError::Timeout) if !left.is_zero() => {
                     if self.cancel.as_ref().is_some_and(|c| c.is_canceled()) {
                         self.worker = None;
-                        return Err(ProbeError {
-                            kind: ErrorKind::Canceled,
-                            text: format!("DNS lookup of {host} interrupted"),
-                        });
+                        let text = format!("DNS lookup of {} interrupted", self.host);
+                        return Err(self.fail(ErrorKind::Canceled, text));
                     }
                 }
-                other => break other,
-            }
-        };
-        match reply {
-            Ok((took, Ok(addrs))) => {
-                let addrs: Vec<SocketAddr> = addrs
-                    .into_iter()
-                    .filter(|a| match self.ip_version {
-                        IpVersion::Any => true,
-                        IpVersion::V4 => a.is_ipv4(),
-                        IpVersion::V6 => a.is_ipv6(),
-                    })
-                    .collect();
-                if addrs.is_empty() {
-                    return Err(ProbeError {
-                        kind: ErrorKind::DnsFail,
-                        text: format!("no address of the requested IP version for {host}"),
-                    });
+                Err(RecvTimeoutError::Timeout) => {
+                    self.worker = None;
+                    return Err(self.fail(
+                        ErrorKind::Timeout,
+                        format!("DNS lookup of {} timed out", self.host),
+                    ));
                 }
-                Ok(Lookup { took })
-            }
-            Ok((_, Err(e))) => Err(ProbeError {
-                kind: ErrorKind::DnsFail,
-                text: format!("{host}: {e}"),
-            }),
-            Err(RecvTimeoutError::Timeout) => {
-                self.worker = None;
-                Err(ProbeError {
-                    kind: ErrorKind::Timeout,
-                    text: format!("DNS lookup of {host} timed out"),
-                })
-            }
-            Err(RecvTimeoutError::Disconnected) => {
-                self.worker = None;
-                Err(ProbeError {
-                    kind: ErrorKind::Error,
-                    text: "DNS worker stopped".into(),
-                })
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.worker = None;
+                    return Err(self.fail(ErrorKind::Error, "DNS worker stopped".into()));
+                }
             }
         }
     }
@@ -138,20 +156,39 @@ mod tests {
 
     #[test]
     fn resolves_loopback_literal_and_times_it() {
-        let mut r = Resolver::new(IpVersion::Any, None);
-        let found = r
-            .lookup("127.0.0.1", 443, Instant::now() + Duration::from_secs(5))
-            .unwrap();
+        let mut r = Resolver::new("127.0.0.1", 443, IpVersion::Any, None);
+        let found = r.lookup(Instant::now() + Duration::from_secs(5)).unwrap();
         assert!(found.took < Duration::from_secs(5));
+        // The worker serves the next lookup too.
+        assert!(r.lookup(Instant::now() + Duration::from_secs(5)).is_ok());
     }
 
     #[test]
     fn filters_by_ip_version() {
-        let mut r = Resolver::new(IpVersion::V6, None);
+        let mut r = Resolver::new("127.0.0.1", 443, IpVersion::V6, None);
         let err = r
-            .lookup("127.0.0.1", 443, Instant::now() + Duration::from_secs(5))
+            .lookup(Instant::now() + Duration::from_secs(5))
             .err()
             .unwrap();
         assert_eq!(err.kind, ErrorKind::DnsFail);
+    }
+
+    #[test]
+    fn unprepared_after_an_abandoned_lookup_until_prepare() {
+        let cancel = Cancel::new();
+        cancel.cancel();
+        // An already-past deadline: abandoned at once, as a timeout.
+        let mut r = Resolver::new("127.0.0.1", 443, IpVersion::Any, Some(cancel));
+        let err = r.lookup(Instant::now()).err().unwrap();
+        assert!(
+            matches!(err.kind, ErrorKind::Timeout | ErrorKind::Canceled),
+            "{err:?}"
+        );
+        assert!(
+            r.lookup(Instant::now() + Duration::from_secs(1)).is_err(),
+            "no worker until prepare"
+        );
+        r.prepare();
+        assert!(r.lookup(Instant::now() + Duration::from_secs(5)).is_ok());
     }
 }

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use super::cold::ColdRunner;
 use super::config::{Config, ModeSel, Order};
-use super::transfer::{Cancel, Method, ProbeEnv};
+use super::transfer::{Method, ProbeEnv};
 use super::types::{ErrorKind, Mode, Sample};
 use super::warm::WarmRunner;
 use super::warnings::Warnings;
@@ -59,13 +59,8 @@ pub fn round_modes(sel: ModeSel, order: Order, round: u32) -> Vec<Mode> {
     }
 }
 
-/// Sleeps until `until`, waking early (returning false) if canceled.
-pub fn sleep_until(until: Instant, cancel: &Cancel) -> bool {
-    cancel.sleep_until(until)
-}
-
 /// A valve that stops the run, judged on one sample.
-fn valve(sample: &Sample) -> Option<String> {
+pub(crate) fn valve(sample: &Sample) -> Option<String> {
     if sample.status == 429 {
         return Some(
             "server answered 429 Too Many Requests: stopping to respect its rate limit".into(),
@@ -103,16 +98,19 @@ pub fn run_rounds(
     'rounds: while cfg.count == 0 || round <= cfg.count {
         // Anchored to the run start, so slow rounds do not push later ones back.
         let anchor = start + cfg.interval * (round - 1);
-        if !sleep_until(anchor, cancel) {
+        if !cancel.sleep_until(anchor) {
             stop = Some(EarlyStop::Interrupted);
             break;
         }
         let first = samples.len();
+        let mut probe_ended = Instant::now();
         for (i, mode) in round_modes(cfg.mode, cfg.order, round)
             .into_iter()
             .enumerate()
         {
-            if i > 0 && !sleep_until(Instant::now() + cfg.interval / 4, cancel) {
+            // The second probe starts a quarter interval after the first ended
+            // (not after our output of it).
+            if i > 0 && !cancel.sleep_until(probe_ended + cfg.interval / 4) {
                 stop = Some(EarlyStop::Interrupted);
                 break;
             }
@@ -130,6 +128,7 @@ pub fn run_rounds(
                     None => continue,
                 },
             };
+            probe_ended = Instant::now();
             sample.warmup = round <= cfg.warmup;
             let written = observer.sample(&sample);
             let canceled = sample
@@ -185,6 +184,7 @@ pub fn run_rounds(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::probe::Cancel;
 
     #[test]
     fn alternate_order_puts_cold_first_on_odd_rounds() {
@@ -211,11 +211,27 @@ mod tests {
     }
 
     #[test]
-    fn sleep_until_returns_false_once_canceled() {
+    fn sleep_returns_false_once_canceled_and_wakes_at_once() {
         let cancel = Cancel::new();
-        cancel.cancel();
         let t = Instant::now();
-        assert!(!sleep_until(t + Duration::from_secs(5), &cancel));
-        assert!(t.elapsed() < Duration::from_secs(1));
+        assert!(
+            cancel.sleep_until(t + Duration::from_millis(30)),
+            "the time came"
+        );
+        assert!(t.elapsed() >= Duration::from_millis(30));
+        let waker = {
+            let cancel = cancel.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(50));
+                cancel.cancel();
+            })
+        };
+        let t = Instant::now();
+        assert!(!cancel.sleep_until(t + Duration::from_secs(30)));
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "woken by the cancel, not the deadline"
+        );
+        waker.join().unwrap();
     }
 }

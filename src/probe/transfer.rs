@@ -94,10 +94,15 @@ pub struct Collector {
     /// The server's leaf certificate, examined once the transfer is over.
     leaf: Option<openssl::x509::X509>,
     /// Requests libcurl sent during this `perform` (boxed: libcurl keeps its address).
-    pub(crate) requests_sent: Box<std::sync::atomic::AtomicU32>,
+    requests_sent: Box<std::sync::atomic::AtomicU32>,
+    /// The TLS facts of this transfer's handshake were taken (or there was none).
+    tls_taken: bool,
     pub body_bytes: u64,
     pub body_overflow: bool,
     pub location: Option<String>,
+    /// The response carried `Retry-After` (libcurl reports 0 for "now" or a
+    /// date it cannot use, so presence is tracked here).
+    retry_after_seen: bool,
     header_lines: u32,
 }
 
@@ -111,10 +116,34 @@ impl Collector {
             tls: None,
             leaf: None,
             requests_sent: Box::default(),
+            tls_taken: false,
             body_bytes: 0,
             body_overflow: false,
             location: None,
+            retry_after_seen: false,
             header_lines: 0,
+        }
+    }
+
+    /// The counter libcurl's pre-request callback increments. It is boxed and
+    /// never replaced, so its address is stable for the handle's whole life.
+    pub(crate) fn requests_counter(&self) -> &std::sync::atomic::AtomicU32 {
+        &self.requests_sent
+    }
+
+    /// Takes the TLS facts once the handshake of this transfer is complete.
+    /// Called from libcurl's callbacks only.
+    fn take_tls(&mut self) {
+        if self.tls_taken {
+            return;
+        }
+        // SAFETY: we are inside a callback of the transfer running on the
+        // handle `live` was taken from (set in `new_handle`; a collector
+        // without a handle holds a null one, which reads nothing).
+        if let Some(live) = unsafe { self.live.tls_facts_of_new_handshake() } {
+            self.tls = Some(live.facts);
+            self.leaf = live.leaf;
+            self.tls_taken = true;
         }
     }
 
@@ -122,11 +151,13 @@ impl Collector {
         self.last_byte = None;
         self.tls = None;
         self.leaf = None;
+        self.tls_taken = false;
         self.requests_sent
             .store(0, std::sync::atomic::Ordering::Relaxed);
         self.body_bytes = 0;
         self.body_overflow = false;
         self.location = None;
+        self.retry_after_seen = false;
         self.header_lines = 0;
     }
 }
@@ -148,16 +179,15 @@ impl Handler for Collector {
     fn header(&mut self, data: &[u8]) -> bool {
         self.last_byte = Some(Instant::now());
         if self.header_lines == 0 {
-            // First header of the response: the connection's TLS state is
-            // final and the transfer is alive, so its SSL* is safe to read.
-            if let Some(live) = self.live.tls_facts() {
-                self.tls = Some(live.facts);
-                self.leaf = live.leaf;
-            }
+            self.take_tls();
         }
         self.header_lines += 1;
         if data.starts_with(b"HTTP/") {
+            // A new response (after a 1xx): forget the previous one's headers.
             self.location = None;
+            self.retry_after_seen = false;
+        } else if data.len() > 12 && data[..12].eq_ignore_ascii_case(b"retry-after:") {
+            self.retry_after_seen = true;
         } else if data.len() > 9 && data[..9].eq_ignore_ascii_case(b"location:") {
             let value = String::from_utf8_lossy(&data[9..]).trim().to_string();
             self.location = Some(value);
@@ -165,14 +195,20 @@ impl Handler for Collector {
         true
     }
 
+    // The curl crate's callback signature: only libcurl calls it, with its own SSL_CTX.
+    #[allow(clippy::not_unsafe_ptr_arg_deref)]
     fn ssl_ctx(&mut self, ssl_ctx: *mut std::os::raw::c_void) -> Result<(), curl::Error> {
         if let Some(trust) = &self.trust {
-            curl_ffi::install_trust_store(ssl_ctx, trust);
+            // SAFETY: libcurl calls this callback with the SSL_CTX it is setting up.
+            unsafe { curl_ffi::install_trust_store(ssl_ctx, trust) };
         }
         Ok(())
     }
 
     fn progress(&mut self, _dltotal: f64, _dlnow: f64, _ultotal: f64, _ulnow: f64) -> bool {
+        // Also catches a handshake that completed before the transfer failed
+        // (say, a server that then never answers): its facts still count.
+        self.take_tls();
         !self.cancel.is_canceled()
     }
 }
@@ -286,6 +322,8 @@ pub struct Finished {
     pub own_dns: Option<Duration>,
     /// When the clock started (before DNS for cold, before the transfer for warm).
     pub start: Instant,
+    /// When `perform` was called (for warm, the same as `start`).
+    pub perform_start: Instant,
     /// When `perform` returned.
     pub returned: Instant,
 }
@@ -298,10 +336,14 @@ pub fn to_sample(
     done: Finished,
 ) -> Sample {
     let timers = curl_ffi::timers(easy);
-    // The response ends at its last byte; libcurl's teardown after that
-    // (closing a cold connection) is not part of the probe.
+    // The response ends at its last byte, or where libcurl saw the transfer
+    // complete if later (a chunked terminator or HTTP/2 END_STREAM carries no
+    // data for our callbacks). libcurl's teardown after that (closing a cold
+    // connection) is not part of the probe. Neither point can be after
+    // `perform` returned.
+    let curl_done = done.perform_start + Duration::from_micros(u64::from(timers.total_us));
     let end = match (&done.result, easy.get_ref().last_byte) {
-        (Ok(()), Some(last)) => last,
+        (Ok(()), Some(last)) => last.max(curl_done).min(done.returned),
         (Err(e), Some(last)) if e.is_write_error() && easy.get_ref().body_overflow => last,
         _ => done.returned,
     };
@@ -319,7 +361,11 @@ pub fn to_sample(
     } else {
         None
     };
-    let retry_after = curl_ffi::retry_after(easy).map(|s| s.min(u32::MAX as u64) as u32);
+    let retry_after = easy.get_ref().retry_after_seen.then(|| {
+        curl_ffi::retry_after(easy)
+            .unwrap_or(0)
+            .min(u64::from(u32::MAX)) as u32
+    });
     let collector = easy.get_ref();
     let body_overflow = collector.body_overflow;
     let error = match &done.result {
@@ -369,20 +415,22 @@ fn days_left(cert: &openssl::x509::X509) -> Option<i32> {
     now.diff(cert.not_after()).ok().map(|d| d.days)
 }
 
-/// A sample for a probe that failed before libcurl was even asked (our own DNS lookup).
+/// A sample for a probe that failed before libcurl was asked to transfer:
+/// our own DNS lookup failed after `wall` (`Some`), or setting up the
+/// handle failed before any clock ran (`None`: nothing was measured).
 pub fn failed_before_transfer(
     mode: Mode,
     round: u32,
     https: bool,
     err: ProbeError,
-    wall: Duration,
+    wall: Option<Duration>,
 ) -> Sample {
     Sample {
         round,
         mode,
         warmup: false,
         own_dns: None,
-        wall_total: Some(wall),
+        wall_total: wall,
         timers: Default::default(),
         status: 0,
         proto: None,
@@ -395,4 +443,13 @@ pub fn failed_before_transfer(
         https,
         error: Some(Box::new(err)),
     }
+}
+
+/// A probe whose handle could not be set up: an `error` sample, nothing measured.
+pub fn setup_failure(mode: Mode, round: u32, https: bool, e: &dyn std::fmt::Display) -> Sample {
+    let err = ProbeError {
+        kind: super::types::ErrorKind::Error,
+        text: e.to_string(),
+    };
+    failed_before_transfer(mode, round, https, err, None)
 }

@@ -175,7 +175,8 @@ pub struct Sample {
     /// Our own timed lookup (cold probes with a pinned address); `None` otherwise.
     pub own_dns: Option<Duration>,
     /// Wall clock for the whole probe, taken around the work by us; `None` if
-    /// the probe never started a transfer.
+    /// no clock ran (the handle could not even be set up). A probe that failed
+    /// in our own DNS lookup has the time until that failure.
     pub wall_total: Option<Duration>,
     pub timers: CurlTimers,
     /// HTTP status, 0 when no response arrived.
@@ -210,7 +211,9 @@ impl Sample {
 
     /// The warm probe ran on a connection that already existed.
     pub fn reused(&self) -> bool {
-        self.wall_total.is_some() && self.timers.num_connects == 0 && self.timers.pretransfer_us > 0
+        self.wall_total.is_some()
+            && self.timers.num_connects == 0
+            && (self.timers.pretransfer_us > 0 || self.status > 0)
     }
 
     /// The probe had to open a connection. For cold that is the point; for warm

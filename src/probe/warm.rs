@@ -8,7 +8,7 @@ use curl::easy::Easy2;
 
 use super::config::Config;
 use super::transfer::{self, Collector, Finished, Method, ProbeEnv};
-use super::types::{ErrorKind, Mode, ProbeError, Sample};
+use super::types::{Mode, Sample};
 
 /// libcurl closes connections idle longer than this by default (118 s).
 const LIBCURL_DEFAULT_MAXAGE: Duration = Duration::from_secs(118);
@@ -42,47 +42,24 @@ impl WarmRunner {
         let https = self.https;
         let easy = match &mut self.easy {
             Ok(easy) => easy,
-            Err(text) => {
-                let err = ProbeError {
-                    kind: ErrorKind::Error,
-                    text: text.clone(),
-                };
-                let mut s =
-                    transfer::failed_before_transfer(Mode::Warm, round, https, err, Duration::ZERO);
-                s.wall_total = None;
-                return s;
-            }
+            Err(text) => return transfer::setup_failure(Mode::Warm, round, https, text),
         };
         if let Some(url) = url {
             if let Err(e) = easy.url(url) {
-                let err = ProbeError {
-                    kind: ErrorKind::Error,
-                    text: e.to_string(),
-                };
-                return transfer::failed_before_transfer(
-                    Mode::Warm,
-                    round,
-                    https,
-                    err,
-                    Duration::ZERO,
-                );
+                return transfer::setup_failure(Mode::Warm, round, https, &e);
             }
         }
         transfer::prepare(easy);
         let start = Instant::now();
         let result = easy.perform();
         let returned = Instant::now();
-        transfer::to_sample(
-            easy,
-            Mode::Warm,
-            round,
-            https,
-            Finished {
-                result,
-                own_dns: None,
-                start,
-                returned,
-            },
-        )
+        let done = Finished {
+            result,
+            own_dns: None,
+            start,
+            perform_start: start,
+            returned,
+        };
+        transfer::to_sample(easy, Mode::Warm, round, https, done)
     }
 }

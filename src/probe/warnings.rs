@@ -20,8 +20,4 @@ impl Warnings {
     pub fn list(&self) -> &[String] {
         &self.list
     }
-
-    pub fn into_vec(self) -> Vec<String> {
-        self.list
-    }
 }

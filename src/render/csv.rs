@@ -55,7 +55,7 @@ pub fn neutralise(text: &str) -> String {
 
 pub struct CsvStream<W: Write> {
     out: csv::Writer<W>,
-    /// Reused for every formatted cell, so a row costs no allocation.
+    /// Reused for every formatted number, so stage cells cost no allocation.
     scratch: String,
 }
 

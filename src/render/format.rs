@@ -5,17 +5,11 @@ use std::time::Duration;
 /// Milliseconds with as many decimals as a small value needs and a large one
 /// does not: `0.42`, `12.3`, `482`. At most 7 characters below 10^7 ms.
 pub fn ms(d: Duration) -> String {
-    let v = d.as_secs_f64() * 1000.0;
-    if v < 10.0 {
-        format!("{v:.2}")
-    } else if v < 100.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.0}")
-    }
+    cell(Some(d))
 }
 
 /// Writes `d` as `ms` does, right-aligned in `width`, or `-` when not measured.
+/// The one place the precision rule lives.
 pub fn write_cell(out: &mut String, d: Option<Duration>, width: usize) {
     use std::fmt::Write as _;
     let _ = match d.map(|d| d.as_secs_f64() * 1000.0) {
@@ -28,7 +22,9 @@ pub fn write_cell(out: &mut String, d: Option<Duration>, width: usize) {
 
 /// A stage cell: the value, or `-` for "not measured".
 pub fn cell(d: Option<Duration>) -> String {
-    d.map(ms).unwrap_or_else(|| "-".to_string())
+    let mut out = String::new();
+    write_cell(&mut out, d, 0);
+    out
 }
 
 /// Signed milliseconds with an explicit sign: `+353`, `-1.20`.
@@ -65,12 +61,20 @@ mod tests {
     }
 
     #[test]
-    fn written_cells_match_the_plain_format() {
-        for us in [0u64, 420, 9_999, 12_340, 99_940, 482_000, 99_999_000] {
-            let d = Some(Duration::from_micros(us));
+    fn cells_are_right_aligned_at_a_fixed_width() {
+        let cases = [
+            (0u64, "   0.00"),
+            (420, "   0.42"),
+            (9_994, "   9.99"),
+            (12_340, "   12.3"),
+            (99_940, "   99.9"),
+            (482_000, "    482"),
+            (99_999_000, "  99999"),
+        ];
+        for (us, want) in cases {
             let mut out = String::new();
-            write_cell(&mut out, d, 7);
-            assert_eq!(out, format!("{:>7}", cell(d)), "{us}");
+            write_cell(&mut out, Some(Duration::from_micros(us)), 7);
+            assert_eq!(out, want, "{us} µs");
         }
         let mut out = String::new();
         write_cell(&mut out, None, 7);

@@ -147,6 +147,8 @@ pub fn verbose_extras(info: &RunInfo, summary: &Summary) -> Vec<String> {
             "tls resumed        = {}/{} cold handshakes (a resumed one skips the certificates)",
             summary.tls_resumed, summary.cold_handshakes
         ));
+    }
+    if info.mode != ModeSel::Warm {
         out.push(format!(
             "overhead excluded  = {} cold samples (a stage not measured)",
             summary.handshake.excluded

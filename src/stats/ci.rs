@@ -15,11 +15,18 @@ pub fn median_ci_ranks(n: usize) -> Option<(usize, usize)> {
     }
     let b = Binomial::new(0.5, n as u64).ok()?;
     let tail = (1.0 - LEVEL) / 2.0;
-    // P(B ≤ k−1) grows with k: walk up while the tail stays within 2.5%.
-    let mut k = 0;
-    while k < n / 2 && b.cdf(k as u64) <= tail + 1e-12 {
-        k += 1;
+    // k = how many j in 0..n/2 have P(B ≤ j) within the 2.5% tail. The CDF
+    // grows with j, so binary search keeps this O(log n) for long runs.
+    let (mut lo, mut hi) = (0usize, n / 2);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if b.cdf(mid as u64) <= tail + 1e-12 {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
     }
+    let k = lo;
     (k >= 1).then_some((k, n - k + 1))
 }
 
