@@ -97,14 +97,12 @@ impl ColdRunner {
                 return transfer::setup_failure(Mode::Cold, round, https, &e);
             }
         }
-        let perform_start = Instant::now();
         let result = easy.perform();
         let returned = Instant::now();
         let done = Finished {
             result,
             own_dns,
             start,
-            perform_start,
             returned,
         };
         transfer::to_sample(easy, Mode::Cold, round, https, done)

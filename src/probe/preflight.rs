@@ -40,7 +40,6 @@ fn one_request(cfg: &Config, env: &ProbeEnv, method: &Method) -> (Sample, Option
         result,
         own_dns: None,
         start,
-        perform_start: start,
         returned,
     };
     let sample = transfer::to_sample(&mut easy, Mode::Cold, 0, https, done);

@@ -322,8 +322,6 @@ pub struct Finished {
     pub own_dns: Option<Duration>,
     /// When the clock started (before DNS for cold, before the transfer for warm).
     pub start: Instant,
-    /// When `perform` was called (for warm, the same as `start`).
-    pub perform_start: Instant,
     /// When `perform` returned.
     pub returned: Instant,
 }
@@ -336,14 +334,14 @@ pub fn to_sample(
     done: Finished,
 ) -> Sample {
     let timers = curl_ffi::timers(easy);
-    // The response ends at its last byte, or where libcurl saw the transfer
-    // complete if later (a chunked terminator or HTTP/2 END_STREAM carries no
-    // data for our callbacks). libcurl's teardown after that (closing a cold
-    // connection) is not part of the probe. Neither point can be after
-    // `perform` returned.
-    let curl_done = done.perform_start + Duration::from_micros(u64::from(timers.total_us));
+    // The response ends at its last byte as delivered to our callbacks: the
+    // blank line after the headers of a HEAD answer, the last body chunk of a
+    // GET. libcurl's own wrap-up after that (its "done" handling, closing a
+    // cold connection) is not the server's time. A chunked terminator or an
+    // HTTP/2 END_STREAM that arrives in a frame of its own is not seen here;
+    // servers send it with the last data in practice.
     let end = match (&done.result, easy.get_ref().last_byte) {
-        (Ok(()), Some(last)) => last.max(curl_done).min(done.returned),
+        (Ok(()), Some(last)) => last,
         (Err(e), Some(last)) if e.is_write_error() && easy.get_ref().body_overflow => last,
         _ => done.returned,
     };

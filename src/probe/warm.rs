@@ -57,7 +57,6 @@ impl WarmRunner {
             result,
             own_dns: None,
             start,
-            perform_start: start,
             returned,
         };
         transfer::to_sample(easy, Mode::Warm, round, https, done)
