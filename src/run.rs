@@ -137,6 +137,14 @@ pub fn run(opts: Options) -> i32 {
         ));
     }
     let info = probe::run_info(cfg, &pre);
+    if let (probe::HttpVersion::V2, Some(proto)) = (cfg.http_version, info.proto) {
+        if proto != probe::Proto::H2 {
+            warnings.warn(format!(
+                "--http-version 2 was asked for, but the server answered over {}",
+                proto.as_str()
+            ));
+        }
+    }
     if let Some(days) = info
         .tls
         .and_then(|t| t.cert_days_left)

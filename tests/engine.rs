@@ -312,3 +312,32 @@ fn tls_details_come_from_the_live_connection() {
         }
     }
 }
+
+#[test]
+fn an_ipv6_peer_is_pinned_with_brackets() {
+    let server = start(ServerOpts {
+        ipv6: true,
+        h2: true,
+        ..Default::default()
+    });
+    let mut cfg = config(&server, ModeSel::Both, 3);
+    cfg.ip_version = tlsping::probe::IpVersion::V6;
+    let out = run(&server, &cfg);
+    assert_eq!(
+        out.pre.addr,
+        Some(server.addr),
+        "the preflight settled on [::1]"
+    );
+    assert_eq!(
+        out.rounds.tcp,
+        3 + 1,
+        "pinned dials still cost N + 1 connections"
+    );
+    assert!(
+        out.samples
+            .iter()
+            .all(|s| s.ok() && s.addr == Some(server.addr)),
+        "{:?}",
+        out.samples
+    );
+}

@@ -99,3 +99,27 @@ fn version_names_the_compiled_in_libraries() {
         "{text}"
     );
 }
+
+#[test]
+fn asking_for_http2_from_a_server_without_it_warns() {
+    let server = start(ServerOpts::default());
+    let cacert = ca().pem_path.to_str().unwrap().to_string();
+    let out = tlsping(&[
+        "-n",
+        "2",
+        "-i",
+        "200ms",
+        "--http-version",
+        "2",
+        "--cacert",
+        &cacert,
+        &server.url(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("--http-version 2 was asked for, but the server answered over http/1.1"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -32,14 +32,8 @@ impl ColdRunner {
         } else {
             None
         };
-        let resolver = pin.map(|_| {
-            Resolver::new(
-                &cfg.target.host,
-                cfg.target.port,
-                cfg.ip_version,
-                Some(env.cancel.clone()),
-            )
-        });
+        let resolver =
+            pin.map(|_| Resolver::new(&cfg.target.host, cfg.target.port, Some(env.cancel.clone())));
         ColdRunner {
             cfg: cfg.clone(),
             method,

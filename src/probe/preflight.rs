@@ -49,12 +49,8 @@ fn one_request(cfg: &Config, env: &ProbeEnv, method: &Method) -> (Sample, Option
 /// Runs the preflight. `Err` means nothing can be measured.
 pub fn run(cfg: &Config, env: &ProbeEnv) -> Result<Preflight, ProbeError> {
     let dns_first = if cfg.pin_ip {
-        let mut resolver = Resolver::new(
-            &cfg.target.host,
-            cfg.target.port,
-            cfg.ip_version,
-            Some(env.cancel.clone()),
-        );
+        let mut resolver =
+            Resolver::new(&cfg.target.host, cfg.target.port, Some(env.cancel.clone()));
         Some(resolver.lookup(Instant::now() + cfg.timeout)?.took)
     } else {
         None

@@ -5,22 +5,24 @@
 //! channel send and one receive: the host string, the channels and, after a
 //! lookup was abandoned, a fresh worker are all set up by `prepare`, which the
 //! probe calls before its clock starts.
+//!
+//! The lookup exists to be timed: its answer is not used to dial (the pinned
+//! address is), so `-4`/`-6` do not filter it; only a resolver error fails it.
 
 use std::net::ToSocketAddrs;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::config::IpVersion;
 use super::transfer::Cancel;
 use super::types::{ErrorKind, ProbeError};
 
 /// How often a waiting lookup looks at the interrupt flag.
 const CANCEL_POLL: Duration = Duration::from_millis(50);
 
-/// A worker's answer: which request, how long the resolver took, and either
-/// "an address of the wanted family was found" or the resolver's error.
-type Reply = (u64, Duration, Result<bool, String>);
+/// A worker's answer: which request, how long the resolver took, and the
+/// resolver's error if it failed.
+type Reply = (u64, Duration, Result<(), String>);
 
 struct Worker {
     requests: Sender<u64>,
@@ -28,7 +30,7 @@ struct Worker {
 }
 
 impl Worker {
-    fn spawn(host: String, port: u16, ip_version: IpVersion) -> Worker {
+    fn spawn(host: String, port: u16) -> Worker {
         let (req_tx, req_rx) = mpsc::channel::<u64>();
         let (rep_tx, rep_rx) = mpsc::channel::<Reply>();
         thread::Builder::new()
@@ -38,13 +40,7 @@ impl Worker {
                     let start = Instant::now();
                     let result = (host.as_str(), port).to_socket_addrs();
                     let took = start.elapsed();
-                    let verdict = result.map_err(|e| e.to_string()).map(|mut addrs| {
-                        addrs.any(|a| match ip_version {
-                            IpVersion::Any => true,
-                            IpVersion::V4 => a.is_ipv4(),
-                            IpVersion::V6 => a.is_ipv6(),
-                        })
-                    });
+                    let verdict = result.map(|_| ()).map_err(|e| e.to_string());
                     if rep_tx.send((seq, took, verdict)).is_err() {
                         return;
                     }
@@ -66,18 +62,16 @@ pub struct Lookup {
 pub struct Resolver {
     host: String,
     port: u16,
-    ip_version: IpVersion,
     cancel: Option<Cancel>,
     worker: Option<Worker>,
     seq: u64,
 }
 
 impl Resolver {
-    pub fn new(host: &str, port: u16, ip_version: IpVersion, cancel: Option<Cancel>) -> Resolver {
+    pub fn new(host: &str, port: u16, cancel: Option<Cancel>) -> Resolver {
         let mut r = Resolver {
             host: host.to_string(),
             port,
-            ip_version,
             cancel,
             worker: None,
             seq: 0,
@@ -89,7 +83,7 @@ impl Resolver {
     /// Makes sure a free worker is waiting. Call before the clock starts.
     pub fn prepare(&mut self) {
         if self.worker.is_none() {
-            self.worker = Some(Worker::spawn(self.host.clone(), self.port, self.ip_version));
+            self.worker = Some(Worker::spawn(self.host.clone(), self.port));
         }
     }
 
@@ -117,13 +111,7 @@ impl Resolver {
                 // A reply to an earlier, abandoned request cannot arrive here
                 // (its worker was dropped), but the sequence keeps that explicit.
                 Ok((got, _, _)) if got != seq => continue,
-                Ok((_, took, Ok(true))) => return Ok(Lookup { took }),
-                Ok((_, _, Ok(false))) => {
-                    return Err(self.fail(
-                        ErrorKind::DnsFail,
-                        format!("no address of the requested IP version for {}", self.host),
-                    ))
-                }
+                Ok((_, took, Ok(()))) => return Ok(Lookup { took }),
                 Ok((_, _, Err(e))) => {
                     return Err(self.fail(ErrorKind::DnsFail, format!("{}: {e}", self.host)))
                 }
@@ -156,7 +144,7 @@ mod tests {
 
     #[test]
     fn resolves_loopback_literal_and_times_it() {
-        let mut r = Resolver::new("127.0.0.1", 443, IpVersion::Any, None);
+        let mut r = Resolver::new("127.0.0.1", 443, None);
         let found = r.lookup(Instant::now() + Duration::from_secs(5)).unwrap();
         assert!(found.took < Duration::from_secs(5));
         // The worker serves the next lookup too.
@@ -164,8 +152,8 @@ mod tests {
     }
 
     #[test]
-    fn filters_by_ip_version() {
-        let mut r = Resolver::new("127.0.0.1", 443, IpVersion::V6, None);
+    fn an_unknown_name_is_dns_fail() {
+        let mut r = Resolver::new("nothing.invalid", 443, None);
         let err = r
             .lookup(Instant::now() + Duration::from_secs(5))
             .err()
@@ -178,7 +166,7 @@ mod tests {
         let cancel = Cancel::new();
         cancel.cancel();
         // An already-past deadline: abandoned at once, as a timeout.
-        let mut r = Resolver::new("127.0.0.1", 443, IpVersion::Any, Some(cancel));
+        let mut r = Resolver::new("127.0.0.1", 443, Some(cancel));
         let err = r.lookup(Instant::now()).err().unwrap();
         assert!(
             matches!(err.kind, ErrorKind::Timeout | ErrorKind::Canceled),

@@ -38,6 +38,8 @@ pub struct ServerOpts {
     pub cert: CertKind,
     /// Deliver every byte the server sends this much later (see `delay.rs`).
     pub delay: Option<Duration>,
+    /// Listen on [::1] instead of 127.0.0.1.
+    pub ipv6: bool,
     /// `Some((n, code))`: requests from the n-th on (0-based, counted over the
     /// whole server, preflight included) are answered with `code` instead of `status`.
     pub status_from: Option<(usize, u16)>,
@@ -56,6 +58,7 @@ impl Default for ServerOpts {
             close_each: false,
             cert: CertKind::Good,
             delay: None,
+            ipv6: false,
             status_from: None,
         }
     }
@@ -243,7 +246,8 @@ async fn serve_tls<S>(
 
 /// Starts a server on 127.0.0.1 port 0 in its own thread; dropped, it stops.
 pub fn start(opts: ServerOpts) -> TestServer {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let listener =
+        std::net::TcpListener::bind(if opts.ipv6 { "[::1]:0" } else { "127.0.0.1:0" }).unwrap();
     listener.set_nonblocking(true).unwrap();
     let addr = listener.local_addr().unwrap();
     let counters = Arc::new(Counters::default());
