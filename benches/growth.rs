@@ -8,7 +8,7 @@ use std::io::sink;
 use std::time::{Duration, Instant};
 
 use tlsping::probe::synthetic::{cold, warm};
-use tlsping::probe::{ModeSel, Observer, Order, Proto, RunInfo, Sample};
+use tlsping::probe::{Observer, RunInfo, Sample};
 use tlsping::render::csv::CsvStream;
 use tlsping::render::{json, Human, Layout, Style};
 use tlsping::stats::{summarize, RunningMedian};
@@ -36,25 +36,8 @@ fn samples(n: usize) -> Vec<Sample> {
 
 fn info() -> RunInfo {
     RunInfo {
-        url: "https://example.test/".into(),
-        host: "example.test".into(),
-        method: "HEAD".into(),
-        addr: None,
-        proto: Some(Proto::H2),
-        tls: None,
-        ip_pinned: true,
-        dns_first: None,
-        preflight_status: 200,
-        preflight_bytes: 0,
         count: 0,
-        interval: Duration::from_secs(1),
-        timeout: Duration::from_secs(5),
-        order: Order::Alternate,
-        mode: ModeSel::Both,
-        warmup: 1,
-        resume: true,
-        libcurl_version: String::new(),
-        tls_library: String::new(),
+        ..tlsping::probe::synthetic::run_info()
     }
 }
 

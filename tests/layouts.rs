@@ -5,44 +5,15 @@
 //! Regenerate after an intended change: `INSTA_UPDATE=always cargo test --test layouts`
 //! (or `cargo insta review`), then read the diff before committing.
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use tlsping::probe::synthetic::{cold, failed, warm};
-use tlsping::probe::{ErrorKind, Mode, ModeSel, Observer, Order, Proto, RunInfo, Sample, TlsFacts};
+use tlsping::probe::{ErrorKind, Mode, Observer, RunInfo, Sample};
 use tlsping::render::{Human, Layout, Style};
 use tlsping::stats::summarize;
 
 fn info() -> RunInfo {
-    RunInfo {
-        url: "https://example.test/".into(),
-        host: "example.test".into(),
-        method: "HEAD".into(),
-        addr: Some(SocketAddr::from(([192, 0, 2, 10], 443))),
-        proto: Some(Proto::H2),
-        tls: Some(TlsFacts {
-            version: "TLSv1.3",
-            alpn: Some(Proto::H2),
-            resumed: false,
-            chain_len: Some(2),
-            cipher: "TLS_AES_128_GCM_SHA256",
-            group: Some("X25519MLKEM768"),
-            cert_days_left: Some(61),
-        }),
-        ip_pinned: true,
-        dns_first: Some(Duration::from_millis(3)),
-        preflight_status: 200,
-        preflight_bytes: 0,
-        count: 4,
-        interval: Duration::from_secs(1),
-        timeout: Duration::from_secs(5),
-        order: Order::Alternate,
-        mode: ModeSel::Both,
-        warmup: 1,
-        resume: true,
-        libcurl_version: "8.22.0".into(),
-        tls_library: "OpenSSL/3.6.3".into(),
-    }
+    tlsping::probe::synthetic::run_info()
 }
 
 /// Four rounds, alternating order as the scheduler runs them.

@@ -288,24 +288,7 @@ fn csv_rows_arrive_as_samples_finish() {
 #[test]
 fn tricky_error_text_survives_quoting_for_python_and_the_csv_crate() {
     use tlsping::probe::{ErrorKind, Mode, ProbeError, Sample};
-    let mut sample: Sample = Sample {
-        round: 1,
-        mode: Mode::Cold,
-        warmup: false,
-        own_dns: None,
-        wall_total: None,
-        timers: Default::default(),
-        status: 0,
-        proto: None,
-        tls: None,
-        retries: 0,
-        bytes: 0,
-        addr: None,
-        body_overflow: false,
-        retry_after: None,
-        https: true,
-        error: None,
-    };
+    let mut sample: Sample = tlsping::probe::synthetic::failed(1, Mode::Cold, ErrorKind::Error, 0);
     let texts = [
         "a, b \"quoted\"\nnext line",
         "=HYPERLINK(\"http://x\")",

@@ -4,7 +4,8 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use super::types::{CurlTimers, ErrorKind, Mode, ProbeError, Proto, Sample, TlsFacts};
+use super::config::{ModeSel, Order};
+use super::types::{CurlTimers, ErrorKind, Mode, ProbeError, Proto, RunInfo, Sample, TlsFacts};
 
 fn base(round: u32, mode: Mode) -> Sample {
     Sample {
@@ -117,4 +118,30 @@ pub fn failed(round: u32, mode: Mode, kind: ErrorKind, elapsed_us: u32) -> Sampl
         };
     }
     s
+}
+
+/// The facts of a run over HTTP/2 and TLS 1.3 to a documentation address:
+/// 4 rounds, 1 s apart, both modes, one warmup round.
+pub fn run_info() -> RunInfo {
+    RunInfo {
+        url: "https://example.test/".into(),
+        host: "example.test".into(),
+        method: "HEAD".into(),
+        addr: Some(SocketAddr::from(([192, 0, 2, 10], 443))),
+        proto: Some(Proto::H2),
+        tls: Some(facts(false)),
+        ip_pinned: true,
+        dns_first: Some(Duration::from_millis(3)),
+        preflight_status: 200,
+        preflight_bytes: 0,
+        count: 4,
+        interval: Duration::from_secs(1),
+        timeout: Duration::from_secs(5),
+        order: Order::Alternate,
+        mode: ModeSel::Both,
+        warmup: 1,
+        resume: true,
+        libcurl_version: "8.22.0".into(),
+        tls_library: "OpenSSL/3.6.3".into(),
+    }
 }
