@@ -123,3 +123,24 @@ fn asking_for_http2_from_a_server_without_it_warns() {
         stderr(&out)
     );
 }
+
+#[test]
+fn the_binary_links_no_tls_http_or_compression_library() {
+    let out = std::process::Command::new("ldd")
+        .arg(support::bin())
+        .output()
+        .expect("ldd is part of libc-bin");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("libc.so"), "ldd output looks wrong:\n{text}");
+    for lib in [
+        "libssl",
+        "libcrypto",
+        "libcurl",
+        "libnghttp2",
+        "libz.",
+        "libzstd",
+        "libbrotli",
+    ] {
+        assert!(!text.contains(lib), "{lib} is linked dynamically:\n{text}");
+    }
+}
