@@ -144,3 +144,45 @@ fn the_binary_links_no_tls_http_or_compression_library() {
         assert!(!text.contains(lib), "{lib} is linked dynamically:\n{text}");
     }
 }
+
+#[test]
+fn requests_carry_the_user_agent_extra_headers_and_cache_busting() {
+    let server = start(ServerOpts {
+        h2: true,
+        ..Default::default()
+    });
+    let cacert = ca().pem_path.to_str().unwrap().to_string();
+    let url = format!("{}path?q=1", server.url());
+    let out = tlsping(&[
+        "-n",
+        "2",
+        "-i",
+        "200ms",
+        "--cache-bust",
+        "-H",
+        "X-Test: yes",
+        "--cacert",
+        &cacert,
+        &url,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let seen = server.counters.seen.lock().unwrap().clone();
+    // Preflight, then two rounds of two probes, each with its own sequence number.
+    let paths: Vec<&str> = seen.iter().map(|(p, _, _)| p.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "/path?q=1",
+            "/path?q=1&_=1",
+            "/path?q=1&_=2",
+            "/path?q=1&_=3",
+            "/path?q=1&_=4"
+        ]
+    );
+    let ua = format!("tlsping/{}", env!("CARGO_PKG_VERSION"));
+    assert!(seen.iter().all(|(_, agent, _)| *agent == ua), "{seen:?}");
+    assert!(
+        seen.iter().all(|(_, _, x)| x.as_deref() == Some("yes")),
+        "{seen:?}"
+    );
+}

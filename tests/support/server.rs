@@ -73,6 +73,8 @@ pub struct Counters {
     pub failed_handshakes: AtomicUsize,
     /// Method and Range header of every request, in order.
     pub requests: Mutex<Vec<(String, Option<String>)>>,
+    /// Path with query, User-Agent and `X-Test` header of every request, in order.
+    pub seen: Mutex<Vec<(String, String, Option<String>)>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -231,6 +233,22 @@ async fn serve_tls<S>(
             .get("range")
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
+        let header = |name: &str| {
+            req.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        let path = req
+            .uri()
+            .path_and_query()
+            .map(|p| p.to_string())
+            .unwrap_or_default();
+        svc_counters.seen.lock().unwrap().push((
+            path,
+            header("user-agent").unwrap_or_default(),
+            header("x-test"),
+        ));
         let index = {
             let mut requests = svc_counters.requests.lock().unwrap();
             requests.push((req.method().to_string(), range));
