@@ -186,3 +186,24 @@ fn requests_carry_the_user_agent_extra_headers_and_cache_busting() {
         "{seen:?}"
     );
 }
+
+#[test]
+fn insecure_skips_verification_and_only_then() {
+    let server = start(ServerOpts {
+        cert: support::CertKind::UnknownCa,
+        ..Default::default()
+    });
+    let strict = tlsping(&["-n", "1", "--warmup", "0", &server.url()]);
+    assert_eq!(
+        strict.status.code(),
+        Some(2),
+        "an unknown CA fails without -k"
+    );
+    let out = tlsping(&["-n", "2", "-i", "200ms", "-k", &server.url()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("ok / sent        1/1       1/1"),
+        "{}",
+        stdout(&out)
+    );
+}
