@@ -104,6 +104,18 @@ fn assert_all_failed(doc: &Value, out: &Output, kind: &str, n: usize) {
     assert_eq!(doc["summary"]["cold"]["ok"], 0, "{doc:#}");
 }
 
+/// Two cold rounds against a server whose connections after the preflight
+/// get `fault`: both probes must fail as `kind`. Returns the document.
+fn two_cold_rounds_fail_as(fault: Fault, kind: &str) -> Value {
+    let server = start_faulty(FaultOpts {
+        fault,
+        ..Default::default()
+    });
+    let (doc, out) = cold_rounds(&server.url(), "2", &[]);
+    assert_all_failed(&doc, &out, kind, 2);
+    doc
+}
+
 /// The one stderr line of a failed preflight.
 fn assert_preflight_failed(out: &Output, reason: &str) {
     assert_eq!(out.status.code(), Some(2), "{}", show(out));
@@ -207,22 +219,12 @@ fn an_unknown_host_is_dns_fail() {
 
 #[test]
 fn a_reset_during_the_handshake_is_conn_reset() {
-    let server = start_faulty(FaultOpts {
-        fault: Fault::ResetInHandshake,
-        ..Default::default()
-    });
-    let (doc, out) = cold_rounds(&server.url(), "2", &[]);
-    assert_all_failed(&doc, &out, "conn_reset", 2);
+    two_cold_rounds_fail_as(Fault::ResetInHandshake, "conn_reset");
 }
 
 #[test]
 fn a_reset_during_the_response_is_conn_reset() {
-    let server = start_faulty(FaultOpts {
-        fault: Fault::ResetInResponse,
-        ..Default::default()
-    });
-    let (doc, out) = cold_rounds(&server.url(), "2", &[]);
-    assert_all_failed(&doc, &out, "conn_reset", 2);
+    let doc = two_cold_rounds_fail_as(Fault::ResetInResponse, "conn_reset");
     for s in samples(&doc) {
         // The status line got through before the reset: known, and still a failure.
         assert_eq!(s["status"], 200, "{s:#}");
@@ -232,22 +234,12 @@ fn a_reset_during_the_response_is_conn_reset() {
 
 #[test]
 fn a_close_right_after_accept_is_conn_closed() {
-    let server = start_faulty(FaultOpts {
-        fault: Fault::CloseOnAccept,
-        ..Default::default()
-    });
-    let (doc, out) = cold_rounds(&server.url(), "2", &[]);
-    assert_all_failed(&doc, &out, "conn_closed", 2);
+    two_cold_rounds_fail_as(Fault::CloseOnAccept, "conn_closed");
 }
 
 #[test]
 fn a_close_instead_of_a_response_is_conn_closed() {
-    let server = start_faulty(FaultOpts {
-        fault: Fault::CloseAfterRequest,
-        ..Default::default()
-    });
-    let (doc, out) = cold_rounds(&server.url(), "2", &[]);
-    assert_all_failed(&doc, &out, "conn_closed", 2);
+    two_cold_rounds_fail_as(Fault::CloseAfterRequest, "conn_closed");
 }
 
 #[test]
@@ -270,12 +262,7 @@ fn a_body_shorter_than_announced_is_body_error() {
 #[test]
 fn a_reply_that_is_not_http_is_a_plain_error() {
     // No kind fits better than the catch-all: libcurl refuses HTTP/0.9.
-    let server = start_faulty(FaultOpts {
-        fault: Fault::NotHttp,
-        ..Default::default()
-    });
-    let (doc, out) = cold_rounds(&server.url(), "2", &[]);
-    assert_all_failed(&doc, &out, "error", 2);
+    let doc = two_cold_rounds_fail_as(Fault::NotHttp, "error");
     for s in samples(&doc) {
         assert_eq!(s["status"], 0, "{s:#}");
         assert!(
@@ -404,12 +391,7 @@ fn plaintext_in_answer_to_the_client_hello_is_tls_error() {
     let out = run(&["-n", "2", "-w", "2s", &server.url()]);
     assert_preflight_failed(&out, "TLS error");
     // ...and in the rounds.
-    let server = start_faulty(FaultOpts {
-        fault: Fault::Plaintext,
-        ..Default::default()
-    });
-    let (doc, out) = cold_rounds(&server.url(), "2", &[]);
-    assert_all_failed(&doc, &out, "tls_error", 2);
+    two_cold_rounds_fail_as(Fault::Plaintext, "tls_error");
 }
 
 #[test]

@@ -17,6 +17,24 @@ fn json_run(args: &[&str]) -> (Value, std::process::Output) {
     support::json_output(args)
 }
 
+/// `--json -n 3` against an HTTP/2 server: an ordinary successful run.
+fn three_h2_rounds() -> (Value, std::process::Output) {
+    let server = start(ServerOpts {
+        h2: true,
+        ..Default::default()
+    });
+    json_run(&[
+        "--json",
+        "-n",
+        "3",
+        "-i",
+        "200ms",
+        "--cacert",
+        &cacert(),
+        &server.url(),
+    ])
+}
+
 fn validate(doc: &Value) {
     let schema: Value =
         serde_json::from_str(include_str!("../schema/tlsping.schema.json")).unwrap();
@@ -30,20 +48,7 @@ fn validate(doc: &Value) {
 
 #[test]
 fn json_document_of_an_ok_run_matches_the_schema_and_the_rules() {
-    let server = start(ServerOpts {
-        h2: true,
-        ..Default::default()
-    });
-    let (doc, out) = json_run(&[
-        "--json",
-        "-n",
-        "3",
-        "-i",
-        "200ms",
-        "--cacert",
-        &cacert(),
-        &server.url(),
-    ]);
+    let (doc, out) = three_h2_rounds();
     assert_eq!(out.status.code(), Some(0));
     validate(&doc);
     assert_eq!(doc["schema"], 1);
@@ -148,20 +153,7 @@ fn the_readme_jq_recipes_work_verbatim() {
     if Command::new("jq").arg("--version").output().is_err() {
         panic!("jq is required for this test (.ci/run installs it)");
     }
-    let server = start(ServerOpts {
-        h2: true,
-        ..Default::default()
-    });
-    let (doc, _) = json_run(&[
-        "--json",
-        "-n",
-        "3",
-        "-i",
-        "200ms",
-        "--cacert",
-        &cacert(),
-        &server.url(),
-    ]);
+    let (doc, _) = three_h2_rounds();
     let text = doc.to_string();
     let jq = |filter: &[&str]| {
         let mut child = Command::new("jq")

@@ -181,18 +181,21 @@ pub enum Invocation {
 #[derive(Debug, PartialEq)]
 pub struct UsageError(pub String);
 
+/// The environment variables through which libcurl picks up a proxy.
+pub const PROXY_VARS: [&str; 6] = [
+    "https_proxy",
+    "HTTPS_PROXY",
+    "http_proxy",
+    "HTTP_PROXY",
+    "all_proxy",
+    "ALL_PROXY",
+];
+
 fn proxy_in_env() -> Option<String> {
-    [
-        "https_proxy",
-        "HTTPS_PROXY",
-        "http_proxy",
-        "HTTP_PROXY",
-        "all_proxy",
-        "ALL_PROXY",
-    ]
-    .iter()
-    .find(|k| std::env::var(k).is_ok_and(|v| !v.is_empty()))
-    .map(|k| k.to_string())
+    PROXY_VARS
+        .iter()
+        .find(|k| std::env::var(k).is_ok_and(|v| !v.is_empty()))
+        .map(|k| k.to_string())
 }
 
 pub fn validate(args: Args) -> Result<Invocation, UsageError> {

@@ -314,37 +314,23 @@ mod tests {
 
     #[test]
     fn transport_errors_distinguish_reset_close_and_body() {
-        assert_eq!(
-            ev(curl_sys::CURLE_RECV_ERROR, ECONNRESET, 0, 0, ""),
-            ErrorKind::ConnReset
-        );
-        assert_eq!(
-            ev(curl_sys::CURLE_GOT_NOTHING, 0, 0, 0, ""),
-            ErrorKind::ConnClosed
-        );
-        assert_eq!(
-            ev(curl_sys::CURLE_PARTIAL_FILE, 0, 0, 200, ""),
-            ErrorKind::BodyError
-        );
-        assert_eq!(
-            ev(curl_sys::CURLE_RECV_ERROR, 0, 0, 200, ""),
-            ErrorKind::BodyError
-        );
-        assert_eq!(
-            ev(curl_sys::CURLE_OPERATION_TIMEDOUT, 0, 0, 0, ""),
-            ErrorKind::Timeout
-        );
-        assert_eq!(
-            ev(curl_sys::CURLE_ABORTED_BY_CALLBACK, 0, 0, 0, ""),
-            ErrorKind::Canceled
-        );
-        assert_eq!(
-            ev(curl_sys::CURLE_COULDNT_RESOLVE_HOST, 0, 0, 0, ""),
-            ErrorKind::DnsFail
-        );
-        assert_eq!(
-            ev(curl_sys::CURLE_URL_MALFORMAT, 0, 0, 0, ""),
-            ErrorKind::Error
-        );
+        use curl_sys as c;
+        let cases = [
+            (c::CURLE_RECV_ERROR, ECONNRESET, 0, ErrorKind::ConnReset),
+            (c::CURLE_GOT_NOTHING, 0, 0, ErrorKind::ConnClosed),
+            (c::CURLE_PARTIAL_FILE, 0, 200, ErrorKind::BodyError),
+            (c::CURLE_RECV_ERROR, 0, 200, ErrorKind::BodyError),
+            (c::CURLE_OPERATION_TIMEDOUT, 0, 0, ErrorKind::Timeout),
+            (c::CURLE_ABORTED_BY_CALLBACK, 0, 0, ErrorKind::Canceled),
+            (c::CURLE_COULDNT_RESOLVE_HOST, 0, 0, ErrorKind::DnsFail),
+            (c::CURLE_URL_MALFORMAT, 0, 0, ErrorKind::Error),
+        ];
+        for (code, errno, status, want) in cases {
+            assert_eq!(
+                ev(code, errno, 0, status, ""),
+                want,
+                "code {code}, errno {errno}, status {status}"
+            );
+        }
     }
 }

@@ -15,6 +15,12 @@ fn with_unit(d: Option<Duration>) -> String {
         .unwrap_or_else(|| "-".into())
 }
 
+/// A signed gain in ms with its sign, or `-` when there is none.
+fn gain(ms: Option<f64>) -> String {
+    ms.map(|g| format!("{}ms", signed_ms(g)))
+        .unwrap_or_else(|| "-".into())
+}
+
 fn row(label: &str, cols: &[String]) -> String {
     let mut line = format!("{label:<LABEL$}");
     for c in cols {
@@ -93,10 +99,7 @@ pub fn statistics(info: &RunInfo, summary: &Summary) -> Vec<String> {
     if info.mode == ModeSel::Both {
         out.push(format!(
             "keep-alive gain    = {}  median cold - median warm [reference]",
-            summary
-                .keepalive_gain_ms
-                .map(|g| format!("{}ms", signed_ms(g)))
-                .unwrap_or_else(|| "-".into())
+            gain(summary.keepalive_gain_ms)
         ));
     }
     out
@@ -109,10 +112,7 @@ pub fn verbose_extras(info: &RunInfo, summary: &Summary) -> Vec<String> {
     if info.mode == ModeSel::Both {
         out.push(format!(
             "paired gain        = {}  median of per-round cold - warm, {} rounds",
-            summary
-                .paired_gain_ms
-                .map(|g| format!("{}ms", signed_ms(g)))
-                .unwrap_or_else(|| "-".into()),
+            gain(summary.paired_gain_ms),
             summary.paired_rounds
         ));
         out.push(match summary.paired_gain_ci_ms {

@@ -23,14 +23,7 @@ pub fn bin() -> &'static str {
 pub fn command(args: &[&str]) -> Command {
     let mut cmd = Command::new(bin());
     cmd.args(args);
-    for proxy in [
-        "https_proxy",
-        "HTTPS_PROXY",
-        "http_proxy",
-        "HTTP_PROXY",
-        "all_proxy",
-        "ALL_PROXY",
-    ] {
+    for proxy in tlsping::cli::PROXY_VARS {
         cmd.env_remove(proxy);
     }
     cmd.env("NO_COLOR", "1").env("COLUMNS", "120");
