@@ -8,38 +8,10 @@
 #[path = "../tests/support/mod.rs"]
 mod support;
 
-use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
-use support::{ca, start, ServerOpts};
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    let n = v.len();
-    if n == 0 {
-        return f64::NAN;
-    }
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
-fn run(args: &[&str]) -> Value {
-    let out = Command::new(support::bin())
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
+use support::{ca, json_run as run, median, start, ServerOpts};
 
 fn stage(doc: &Value, mode: &str, field: &str) -> f64 {
     median(

@@ -1,8 +1,10 @@
 //! tlsping as a library: the binary in `main.rs` only wires these together,
 //! and the tests reach the same code.
 //!
-//! Dependencies run one way: `render` → `stats` → `probe`.
+//! Dependencies run one way: `render` → `stats` → `probe`. `calibrate_server`
+//! (the in-process server of `--calibrate`) depends on none of them.
 
+pub mod calibrate_server;
 pub mod cli;
 pub mod probe;
 pub mod render;

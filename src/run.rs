@@ -4,6 +4,7 @@
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use crate::calibrate_server::FloorServer;
 use crate::cli::{Options, Output};
 use crate::probe::{self, Cancel, EarlyStop, Observer, Sample, Warnings};
 use crate::render::{self, layout, Human, Layout, Style};
@@ -97,22 +98,49 @@ fn output_failed(e: &dyn std::fmt::Display) -> i32 {
     EXIT_FAILED
 }
 
-pub fn run(opts: Options) -> i32 {
+/// `--calibrate`: starts the in-process server, points the run at it and
+/// trusts only its certificate. The server lives as long as the returned value.
+fn calibration(
+    cfg: &mut probe::Config,
+    cancel: &Cancel,
+) -> Result<(FloorServer, probe::ProbeEnv), String> {
+    let server = FloorServer::start()?;
+    let url = format!("https://localhost:{}/", server.port());
+    cfg.target = crate::cli::parse_target(&url)?;
+    let store = probe::TrustStore::from_certificates(
+        std::slice::from_ref(server.certificate()),
+        "the --calibrate server's certificate",
+    )?;
+    let env = probe::ProbeEnv::with_trust(cfg, cancel.clone(), store);
+    Ok((server, env))
+}
+
+pub fn run(mut opts: Options) -> i32 {
     let cancel = Cancel::new();
     install_interrupt(&cancel);
     let mut warnings = Warnings::new();
     for w in &opts.warnings {
         warnings.warn(w.clone());
     }
-    let cfg = &opts.config;
     // Trust anchors are read here, once, outside every timed interval.
-    let env = match probe::ProbeEnv::new(cfg, cancel.clone()) {
-        Ok(env) => env,
-        Err(e) => {
-            eprintln!("tlsping: {e}");
-            return EXIT_FAILED;
+    let (_floor_server, env) = if opts.config.calibrate {
+        match calibration(&mut opts.config, &cancel) {
+            Ok((server, env)) => (Some(server), env),
+            Err(e) => {
+                eprintln!("tlsping: --calibrate could not start its server: {e}");
+                return EXIT_FAILED;
+            }
+        }
+    } else {
+        match probe::ProbeEnv::new(&opts.config, cancel.clone()) {
+            Ok(env) => (None, env),
+            Err(e) => {
+                eprintln!("tlsping: {e}");
+                return EXIT_FAILED;
+            }
         }
     };
+    let cfg = &opts.config;
     let pre = match probe::preflight(cfg, &env) {
         Ok(pre) => pre,
         Err(e) => {

@@ -5,7 +5,7 @@ mod support;
 
 use std::time::Duration;
 
-use support::{ca, start, ServerOpts, Snapshot, TestServer};
+use support::{start, ServerOpts, Snapshot, TestServer};
 use tlsping::probe::{
     self, Cancel, Config, Method, Mode, ModeSel, Observer, ProbeEnv, Proto, Sample, Warnings,
 };
@@ -14,14 +14,7 @@ struct Quiet;
 impl Observer for Quiet {}
 
 fn config(server: &TestServer, mode: ModeSel, count: u32) -> Config {
-    let target = tlsping::cli::parse_target(&server.url()).unwrap();
-    let mut cfg = Config::new(target);
-    cfg.count = count;
-    cfg.interval = Duration::from_millis(20);
-    cfg.timeout = Duration::from_secs(5);
-    cfg.mode = mode;
-    cfg.ca_file = Some(ca().pem_path.clone());
-    cfg
+    support::engine_config(&server.url(), mode, count)
 }
 
 struct Outcome {

@@ -14,6 +14,9 @@ use crate::probe::{Config, HttpVersion, IpVersion, ModeSel, Order};
 pub use duration::parse_duration;
 pub use target::{parse_header, parse_target};
 
+/// What `--calibrate` measures, before its server picks the port.
+pub const CALIBRATION_TARGET: &str = "https://localhost/";
+
 /// The smallest interval a run may use: a safety valve for the target.
 pub const INTERVAL_FLOOR: Duration = Duration::from_millis(200);
 
@@ -71,6 +74,11 @@ pub struct Args {
     #[arg(long, value_name = "O", default_value = "alternate",
           value_parser = ["alternate", "cold-first", "warm-first"], help_heading = "Measurement")]
     pub order: String,
+
+    /// Measure this machine's client floor: rounds against tlsping's own TLS 1.3
+    /// server on 127.0.0.1 (no network needed; no target)
+    #[arg(long, help_heading = "Measurement")]
+    pub calibrate: bool,
 
     /// Leading rounds left out of the statistics
     #[arg(
@@ -202,10 +210,30 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
     if args.version {
         return Ok(Invocation::Version);
     }
-    let raw_target = args
-        .target
-        .ok_or_else(|| UsageError("a target is required: tlsping [flags] <host|url>".into()))?;
-    let target = parse_target(&raw_target).map_err(UsageError)?;
+    let target = if args.calibrate {
+        if let Some(t) = &args.target {
+            return Err(UsageError(format!(
+                "--calibrate measures a server of its own on 127.0.0.1; drop the target '{t}'"
+            )));
+        }
+        if args.cacert.is_some() {
+            return Err(UsageError(
+                "--calibrate trusts only its own server's certificate; drop --cacert".into(),
+            ));
+        }
+        if args.ipv6 {
+            return Err(UsageError(
+                "--calibrate serves on 127.0.0.1 (IPv4); drop -6".into(),
+            ));
+        }
+        // The port is the server's, known once it listens; `run` sets it.
+        parse_target(CALIBRATION_TARGET).map_err(UsageError)?
+    } else {
+        let raw_target = args
+            .target
+            .ok_or_else(|| UsageError("a target is required: tlsping [flags] <host|url>".into()))?;
+        parse_target(&raw_target).map_err(UsageError)?
+    };
     let mut warnings = Vec::new();
     let mut config = Config::new(target);
     config.count = args.count;
@@ -266,9 +294,10 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
             )))
         }
     };
+    config.calibrate = args.calibrate;
     config.cache_bust = args.cache_bust;
     config.pin_ip = !args.no_pin_ip;
-    config.ip_version = match (args.ipv4, args.ipv6) {
+    config.ip_version = match (args.ipv4 || args.calibrate, args.ipv6) {
         (true, _) => IpVersion::V4,
         (_, true) => IpVersion::V6,
         _ => IpVersion::Any,

@@ -130,6 +130,8 @@ pub struct Config {
     pub resume: bool,
     /// Trust anchors from this PEM file instead of the system's.
     pub ca_file: Option<std::path::PathBuf>,
+    /// `--calibrate`: measure tlsping's own in-process server on 127.0.0.1.
+    pub calibrate: bool,
 }
 
 impl Config {
@@ -152,6 +154,7 @@ impl Config {
             headers: Vec::new(),
             resume: true,
             ca_file: None,
+            calibrate: false,
         }
     }
 }

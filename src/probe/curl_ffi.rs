@@ -2,8 +2,9 @@
 //! Each `unsafe` block is short and says why it holds; the rest of the crate
 //! only sees the safe functions and types below.
 
+use std::cell::Cell;
 use std::marker::PhantomData;
-use std::os::raw::{c_long, c_void};
+use std::os::raw::{c_int, c_long, c_void};
 use std::ptr;
 
 use curl::easy::{Easy2, Handler};
@@ -26,6 +27,8 @@ const CURLINFO_RETRY_AFTER: CURLINFO = CURLINFO_OFF_T + 57;
 const CURLINFO_POSTTRANSFER_TIME_T: CURLINFO = CURLINFO_OFF_T + 67;
 const CURLINFO_TLS_SSL_PTR: CURLINFO = CURLINFO_PTR + 45;
 const CURLINFO_HTTP_VERSION: CURLINFO = curl_sys::CURLINFO_LONG + 46;
+// curl.h: CURLINFO_SOCKET is 0x500000; ACTIVESOCKET writes a curl_socket_t.
+const CURLINFO_ACTIVESOCKET: CURLINFO = 0x500000 + 44;
 const CURLSSLBACKEND_OPENSSL: i32 = 1;
 
 // curl.h: CURL_HTTP_VERSION_* as reported by CURLINFO_HTTP_VERSION.
@@ -40,6 +43,181 @@ extern "C" {
     // libssl (OpenSSL >= 3.2): the negotiated key-exchange group's name, valid
     // while the SSL object is.
     fn SSL_get0_group_name(ssl: *mut openssl_sys::SSL) -> *const std::os::raw::c_char;
+    // libssl: the handshake-progress and message callbacks of every SSL made
+    // from a context, and whether an SSL's handshake is over.
+    fn SSL_CTX_set_info_callback(
+        ctx: *mut openssl_sys::SSL_CTX,
+        cb: Option<unsafe extern "C" fn(*const openssl_sys::SSL, c_int, c_int)>,
+    );
+    fn SSL_CTX_set_msg_callback(
+        ctx: *mut openssl_sys::SSL_CTX,
+        cb: Option<
+            unsafe extern "C" fn(
+                c_int,
+                c_int,
+                c_int,
+                *const c_void,
+                usize,
+                *mut openssl_sys::SSL,
+                *mut c_void,
+            ),
+        >,
+    );
+    fn SSL_is_init_finished(ssl: *const openssl_sys::SSL) -> c_int;
+}
+
+// ssl3.h: record content types as the message callback reports them (0x100 is
+// its pseudo type for a record header), and the ClientHello's message type.
+const SSL3_RT_CHANGE_CIPHER_SPEC: c_int = 20;
+const SSL3_RT_HANDSHAKE: c_int = 22;
+const SSL3_RT_HEADER: c_int = 0x100;
+const SSL3_MT_CLIENT_HELLO: u8 = 1;
+
+// ssl.h: SSL_ST_CONNECT | SSL_CB_EXIT.
+const SSL_CB_CONNECT_EXIT: c_int = 0x1000 | 0x02;
+
+/// Now on CLOCK_MONOTONIC, in microseconds: the clock libcurl's own timers
+/// read (`curlx_now` with `HAVE_CLOCK_GETTIME_MONOTONIC`, as curl-sys builds
+/// it), so our stamps and libcurl's timers can be placed on one time line.
+pub fn monotonic_us() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through the valid pointer;
+    // CLOCK_MONOTONIC exists on every Linux kernel this builds for.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    if rc != 0 {
+        return 0;
+    }
+    (ts.tv_sec as u64) * 1_000_000 + (ts.tv_nsec as u64) / 1_000
+}
+
+thread_local! {
+    /// When the first ClientHello of the current transfer on this thread was
+    /// handed to the write path (CLOCK_MONOTONIC µs; 0 = not yet). A
+    /// thread-local, so OpenSSL's callbacks need no pointer into our data:
+    /// libcurl's easy interface runs a transfer and its callbacks on the
+    /// thread that called `perform`, and a thread runs one transfer at a time.
+    static CLIENT_HELLO_SENT_US: Cell<u64> = const { Cell::new(0) };
+
+    /// Whether the handshake is waiting for the server (we sent handshake
+    /// messages, or OpenSSL handed control back to libcurl to wait for the
+    /// socket), and when the client last took up server data after such a
+    /// wait (CLOCK_MONOTONIC µs, 0 = never).
+    static SERVER_FLIGHT: Cell<(bool, u64)> = const { Cell::new((false, 0)) };
+}
+
+/// Forgets the handshake stamps of an earlier transfer on this thread.
+pub(crate) fn handshake_stamps_clear() {
+    CLIENT_HELLO_SENT_US.with(|c| c.set(0));
+    SERVER_FLIGHT.with(|c| c.set((false, 0)));
+}
+
+/// When the ClientHello of the transfer just run on this thread left.
+pub(crate) fn client_hello_sent_us() -> Option<u64> {
+    let us = CLIENT_HELLO_SENT_US.with(|c| c.get());
+    (us > 0).then_some(us)
+}
+
+/// When the client last took up the server's data after waiting for it:
+/// from then until the handshake is done, the work was ours alone.
+pub(crate) fn last_server_flight_us() -> Option<u64> {
+    let (_, us) = SERVER_FLIGHT.with(|c| c.get());
+    (us > 0).then_some(us)
+}
+
+/// Marks the handshake as waiting for the server.
+fn expect_server() {
+    SERVER_FLIGHT.with(|c| {
+        let (_, last) = c.get();
+        c.set((true, last));
+    });
+}
+
+/// OpenSSL's message callback, the two ends of the client's own work.
+///
+/// Our first ClientHello, complete and handed to the write path (libcurl's
+/// socket filter sends it right after this returns), ends the set-up. We
+/// stamp here rather than after the send: on one machine the send can wake
+/// the server, and the scheduler may run the server before the send returns.
+///
+/// The first record header read after we sent a handshake message, or after
+/// the handshake had to wait for the network, marks server data being taken
+/// up before any of it is processed. A server that sends its flight in
+/// pieces makes several such moments; the last one counts, so time spent
+/// waiting for a later piece is never counted as ours.
+unsafe extern "C" fn on_tls_message(
+    write_p: c_int,
+    _version: c_int,
+    content_type: c_int,
+    buf: *const c_void,
+    len: usize,
+    ssl: *mut openssl_sys::SSL,
+    _arg: *mut c_void,
+) {
+    let written_handshake = write_p == 1
+        && (content_type == SSL3_RT_HANDSHAKE || content_type == SSL3_RT_CHANGE_CIPHER_SPEC);
+    let read_header = write_p == 0 && content_type == SSL3_RT_HEADER;
+    if !written_handshake && !read_header {
+        return;
+    }
+    // Records after the handshake (TLS 1.3 session tickets after our
+    // Finished, application data) are no part of it.
+    // SAFETY: OpenSSL passes the live SSL whose record was just handled.
+    if unsafe { SSL_is_init_finished(ssl) } == 1 {
+        return;
+    }
+    if written_handshake {
+        // SAFETY: for a handshake message `buf` holds its `len` bytes, valid
+        // during this call; the first byte is the message type.
+        let kind = (len > 0 && !buf.is_null()).then(|| unsafe { *(buf as *const u8) });
+        if content_type == SSL3_RT_HANDSHAKE && kind == Some(SSL3_MT_CLIENT_HELLO) {
+            let now = monotonic_us();
+            // A HelloRetryRequest makes a second ClientHello: the first one counts.
+            CLIENT_HELLO_SENT_US.with(|c| {
+                if c.get() == 0 {
+                    c.set(now)
+                }
+            });
+        }
+        expect_server();
+        return;
+    }
+    SERVER_FLIGHT.with(|c| {
+        if let (true, _) = c.get() {
+            c.set((false, monotonic_us()));
+        }
+    });
+}
+
+/// OpenSSL's info callback: an "exit" of the client's handshake with a
+/// negative result means it hands control back to libcurl to wait for the
+/// socket (or fails, which ends the handshake anyway).
+unsafe extern "C" fn on_handshake_step(_ssl: *const openssl_sys::SSL, where_: c_int, ret: c_int) {
+    if where_ & SSL_CB_CONNECT_EXIT == SSL_CB_CONNECT_EXIT && ret < 0 {
+        expect_server();
+    }
+}
+
+/// Has every connection made from this SSL_CTX stamp when its first
+/// ClientHello leaves (`client_hello_sent_us`) and when the client last took
+/// up the server's data after waiting for it (`last_server_flight_us`). This
+/// takes OpenSSL's message callback, which libcurl uses only for the TLS part
+/// of its verbose trace (`TLSPING_CURL_VERBOSE`, a debugging aid).
+///
+/// # Safety
+/// `ssl_ctx` must be the `SSL_CTX*` libcurl passed to the CURLOPT_SSL_CTX_FUNCTION
+/// callback now running.
+pub(crate) unsafe fn stamp_handshake(ssl_ctx: *mut c_void) {
+    let ctx = ssl_ctx as *mut openssl_sys::SSL_CTX;
+    // SAFETY: a live SSL_CTX (the caller's contract); both callbacks are plain
+    // functions that touch no data of ours beyond thread-locals, so they stay
+    // valid for as long as OpenSSL keeps the context.
+    unsafe {
+        SSL_CTX_set_info_callback(ctx, Some(on_handshake_step));
+        SSL_CTX_set_msg_callback(ctx, Some(on_tls_message));
+    }
 }
 
 /// Names of key-exchange groups, kept for the whole run: there are only a
@@ -65,6 +243,129 @@ fn intern(name: &str) -> &'static str {
 pub struct LiveTls {
     pub facts: TlsFacts,
     pub leaf: Option<openssl::x509::X509>,
+}
+
+/// One `TCP_INFO` reading of a live connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelTcp {
+    pub rtt_us: u32,
+    pub min_rtt_us: Option<u32>,
+    /// Segments retransmitted since the connection opened, less those the
+    /// receiver reported as duplicates (D-SACK): the losses actually recovered.
+    pub total_retrans: u32,
+}
+
+/// A socket for libcurl, opened the way the `curl` crate's default does
+/// (close-on-exec), so overriding the open-socket callback changes nothing else.
+pub fn open_socket(
+    family: c_int,
+    socktype: c_int,
+    protocol: c_int,
+) -> Option<curl_sys::curl_socket_t> {
+    // SAFETY: socket(2) takes plain integers and returns a new descriptor or -1.
+    let fd = unsafe { libc::socket(family, socktype | libc::SOCK_CLOEXEC, protocol) };
+    (fd >= 0).then_some(fd)
+}
+
+thread_local! {
+    /// The last `TCP_INFO` reading taken as libcurl closed a socket on this
+    /// thread (see `CLIENT_HELLO_SENT_US` for why a thread-local is enough).
+    static TCP_AT_CLOSE: Cell<Option<KernelTcp>> = const { Cell::new(None) };
+}
+
+/// Forgets a reading taken when an earlier transfer's socket closed.
+pub(crate) fn tcp_at_close_clear() {
+    TCP_AT_CLOSE.with(|c| c.set(None));
+}
+
+/// The reading taken when the transfer just run on this thread closed its socket.
+pub(crate) fn tcp_at_close() -> Option<KernelTcp> {
+    TCP_AT_CLOSE.with(|c| c.get())
+}
+
+/// `TCP_INFO` of an open TCP socket.
+fn read_tcp_info(sock: c_int) -> Option<KernelTcp> {
+    // SAFETY: tcp_info is plain integers; all-zero is a valid value.
+    let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
+    // SAFETY: the kernel writes at most `len` bytes into `info` and reports
+    // how many it wrote; an fd that is not a TCP socket only makes it fail.
+    let rc = unsafe {
+        libc::getsockopt(
+            sock,
+            libc::IPPROTO_TCP,
+            libc::TCP_INFO,
+            &mut info as *mut libc::tcp_info as *mut c_void,
+            &mut len,
+        )
+    };
+    if rc != 0 || info.tcpi_rtt == 0 {
+        return None;
+    }
+    // Older kernels fill a shorter struct: only trust fields it reached.
+    let reaches = |end: usize| (len as usize) >= end;
+    let min_rtt_end = std::mem::offset_of!(libc::tcp_info, tcpi_min_rtt) + 4;
+    let retrans_end = std::mem::offset_of!(libc::tcp_info, tcpi_total_retrans) + 4;
+    let dsack_end = std::mem::offset_of!(libc::tcp_info, tcpi_dsack_dups) + 4;
+    // A retransmission the receiver reports as a duplicate (D-SACK) was not a
+    // loss: typically a tail-loss probe sent while a busy peer was slow to
+    // acknowledge. Those are taken out where the kernel reports them (5.2+).
+    let spurious = if reaches(dsack_end) {
+        info.tcpi_dsack_dups
+    } else {
+        0
+    };
+    Some(KernelTcp {
+        rtt_us: info.tcpi_rtt,
+        min_rtt_us: (reaches(min_rtt_end)
+            && info.tcpi_min_rtt > 0
+            && info.tcpi_min_rtt != u32::MAX)
+            .then_some(info.tcpi_min_rtt),
+        total_retrans: if reaches(retrans_end) {
+            info.tcpi_total_retrans.saturating_sub(spurious)
+        } else {
+            0
+        },
+    })
+}
+
+/// libcurl's close-socket callback: one last `TCP_INFO` reading, then the
+/// close libcurl would have made itself.
+extern "C" fn close_socket(_clientp: *mut c_void, sock: curl_sys::curl_socket_t) -> c_int {
+    if let Some(tcp) = read_tcp_info(sock) {
+        TCP_AT_CLOSE.with(|c| c.set(Some(tcp)));
+    }
+    // SAFETY: libcurl hands over a descriptor it opened and no longer uses.
+    unsafe { libc::close(sock) }
+}
+
+/// Has libcurl read the kernel's view of each socket just before closing it,
+/// so a probe whose connection ends without a response still gets one.
+pub fn read_tcp_info_at_close<H>(easy: &mut Easy2<H>) -> Result<(), curl::Error> {
+    let cb: extern "C" fn(*mut c_void, curl_sys::curl_socket_t) -> c_int = close_socket;
+    // SAFETY: the handle is live; the callback has libcurl's prototype
+    // (curl_closesocket_callback) and uses no data pointer (NULL is allowed).
+    let rc = unsafe {
+        let rc = curl_sys::curl_easy_setopt(
+            easy.raw(),
+            curl_sys::CURLOPT_CLOSESOCKETFUNCTION,
+            cb as *const c_void,
+        );
+        if rc == CURLE_OK {
+            curl_sys::curl_easy_setopt(
+                easy.raw(),
+                curl_sys::CURLOPT_CLOSESOCKETDATA,
+                ptr::null::<c_void>(),
+            )
+        } else {
+            rc
+        }
+    };
+    if rc == CURLE_OK {
+        Ok(())
+    } else {
+        Err(curl::Error::new(rc))
+    }
 }
 
 /// `struct curl_tlssessioninfo` from curl.h.
@@ -152,6 +453,46 @@ impl LiveHandle {
 
     pub(crate) fn of<H>(easy: &Easy2<H>) -> LiveHandle {
         LiveHandle(easy.raw())
+    }
+
+    /// Where this transfer's time line starts (libcurl's "start single"), on
+    /// CLOCK_MONOTONIC in microseconds: now minus the name-lookup timer that
+    /// libcurl set just before it asked for a socket. Read from the
+    /// open-socket callback, it is late by the few microseconds libcurl spends
+    /// between those two points, never early.
+    ///
+    /// # Safety
+    /// Call only from a libcurl callback of the transfer running on this handle.
+    pub(crate) unsafe fn timeline_start_us(self) -> Option<u64> {
+        if self.0.is_null() {
+            return None;
+        }
+        let now = monotonic_us();
+        let lookup = getinfo_off_t(self.0, CURLINFO_NAMELOOKUP_TIME_T);
+        (now > 0).then(|| now.saturating_sub(lookup))
+    }
+
+    /// The kernel's view of the transfer's TCP connection (`TCP_INFO` on the
+    /// socket libcurl is using right now): smoothed RTT, minimum RTT (when
+    /// the kernel reports it) and segments retransmitted over the
+    /// connection's life, all as the kernel gives them.
+    ///
+    /// # Safety
+    /// Call only from a libcurl callback of the transfer running on this
+    /// handle, while its connection is open.
+    pub(crate) unsafe fn tcp_info(self) -> Option<KernelTcp> {
+        if self.0.is_null() {
+            return None;
+        }
+        let mut sock: curl_sys::curl_socket_t = -1;
+        // SAFETY: `self.0` is the running transfer's handle (caller's
+        // contract); ACTIVESOCKET writes one curl_socket_t.
+        let rc = unsafe { curl_sys::curl_easy_getinfo(self.0, CURLINFO_ACTIVESOCKET, &mut sock) };
+        if rc != CURLE_OK || sock < 0 {
+            return None;
+        }
+        // The socket stays open at least until this callback returns.
+        read_tcp_info(sock)
     }
 
     /// The TLS facts of a handshake this transfer made, once it is complete;

@@ -8,6 +8,7 @@ mod errors;
 mod preflight;
 mod resolver;
 mod scheduler;
+pub mod server_timing;
 pub mod synthetic;
 mod transfer;
 mod trust;
@@ -24,7 +25,8 @@ pub use scheduler::{
 pub use transfer::{Cancel, Collector, Method, ProbeEnv, BODY_CAP};
 pub use trust::TrustStore;
 pub use types::{
-    tls_version_label, CurlTimers, ErrorKind, Mode, ProbeError, Proto, RunInfo, Sample, TlsFacts,
+    tls_version_label, CurlTimers, ErrorKind, Mode, ProbeError, Proto, RunInfo, Sample,
+    ServerTiming, TcpFacts, TlsFacts,
 };
 pub use warnings::Warnings;
 
@@ -51,5 +53,6 @@ pub fn run_info(cfg: &Config, pre: &Preflight) -> RunInfo {
         resume: cfg.resume,
         libcurl_version,
         tls_library,
+        calibration: cfg.calibrate,
     }
 }

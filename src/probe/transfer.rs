@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 use curl::easy::{Easy2, Handler, HttpVersion as CurlHttp, IpResolve, List, WriteError};
 
 use super::config::{Config, HttpVersion, IpVersion};
-use super::curl_ffi::{self, LiveHandle};
+use super::curl_ffi::{self, KernelTcp, LiveHandle};
 use super::errors::classify;
 use super::trust::TrustStore;
-use super::types::{Mode, ProbeError, Sample, TlsFacts};
+use super::types::{CurlTimers, Mode, ProbeError, Sample, TcpFacts, TlsFacts};
 
 /// Bodies are read up to this many bytes; a longer body ends the transfer.
 pub const BODY_CAP: u64 = 64 * 1024;
@@ -104,6 +104,15 @@ pub struct Collector {
     /// date it cannot use, so presence is tracked here).
     retry_after_seen: bool,
     header_lines: u32,
+    /// This transfer's time line start on CLOCK_MONOTONIC (see
+    /// `LiveHandle::timeline_start_us`), taken when libcurl opened a socket.
+    timeline_start_us: Option<u64>,
+    /// `TCP_INFO` read when the response's headers ended.
+    tcp: Option<KernelTcp>,
+    /// Retransmissions already counted on the open connection (warm reuse).
+    retrans_counted: u32,
+    /// `Server-Timing` header lines as received, parsed once the transfer is over.
+    server_timing_raw: Vec<u8>,
 }
 
 impl Collector {
@@ -122,6 +131,11 @@ impl Collector {
             location: None,
             retry_after_seen: false,
             header_lines: 0,
+            timeline_start_us: None,
+            tcp: None,
+            retrans_counted: 0,
+            // Room for a few headers, so the header callback need not allocate.
+            server_timing_raw: Vec::with_capacity(1024),
         }
     }
 
@@ -159,6 +173,11 @@ impl Collector {
         self.location = None;
         self.retry_after_seen = false;
         self.header_lines = 0;
+        self.timeline_start_us = None;
+        self.tcp = None;
+        self.server_timing_raw.clear();
+        curl_ffi::handshake_stamps_clear();
+        curl_ffi::tcp_at_close_clear();
     }
 }
 
@@ -182,10 +201,20 @@ impl Handler for Collector {
             self.take_tls();
         }
         self.header_lines += 1;
-        if data.starts_with(b"HTTP/") {
+        if data == b"\r\n" || data == b"\n" {
+            // The headers ended (the clock has its stamp): ask the kernel
+            // about the connection while it is certainly open.
+            // SAFETY: inside a callback of the transfer running on `live`'s handle.
+            if let Some(tcp) = unsafe { self.live.tcp_info() } {
+                self.tcp = Some(tcp);
+            }
+        } else if data.starts_with(b"HTTP/") {
             // A new response (after a 1xx): forget the previous one's headers.
             self.location = None;
             self.retry_after_seen = false;
+            self.server_timing_raw.clear();
+        } else if data.len() > 14 && data[..14].eq_ignore_ascii_case(b"server-timing:") {
+            self.server_timing_raw.extend_from_slice(data);
         } else if data.len() > 12 && data[..12].eq_ignore_ascii_case(b"retry-after:") {
             self.retry_after_seen = true;
         } else if data.len() > 9 && data[..9].eq_ignore_ascii_case(b"location:") {
@@ -202,7 +231,25 @@ impl Handler for Collector {
             // SAFETY: libcurl calls this callback with the SSL_CTX it is setting up.
             unsafe { curl_ffi::install_trust_store(ssl_ctx, trust) };
         }
+        // SAFETY: as above.
+        unsafe { curl_ffi::stamp_handshake(ssl_ctx) };
         Ok(())
+    }
+
+    fn open_socket(
+        &mut self,
+        family: std::os::raw::c_int,
+        socktype: std::os::raw::c_int,
+        protocol: std::os::raw::c_int,
+    ) -> Option<curl_sys::curl_socket_t> {
+        // SAFETY: libcurl opens sockets from inside the transfer running on
+        // `live`'s handle. Several sockets (happy eyeballs) keep the earliest.
+        if let Some(start) = unsafe { self.live.timeline_start_us() } {
+            self.timeline_start_us = Some(self.timeline_start_us.map_or(start, |s| s.min(start)));
+        }
+        // A new connection starts its own retransmission count.
+        self.retrans_counted = 0;
+        curl_ffi::open_socket(family, socktype, protocol)
     }
 
     fn progress(&mut self, _dltotal: f64, _dlnow: f64, _ultotal: f64, _ulnow: f64) -> bool {
@@ -228,6 +275,7 @@ pub fn new_handle(
     let live = LiveHandle::of(&easy);
     easy.get_mut().live = live;
     curl_ffi::count_requests(&mut easy)?;
+    curl_ffi::read_tcp_info_at_close(&mut easy)?;
     easy.url(&cfg.target.url())?;
     easy.useragent(&format!("tlsping/{}", env!("CARGO_PKG_VERSION")))?;
     easy.follow_location(false)?;
@@ -309,6 +357,13 @@ impl ProbeEnv {
         };
         Ok(ProbeEnv { cancel, trust })
     }
+
+    /// An environment whose anchors are given rather than loaded (`-k` still
+    /// wins: nothing is verified then).
+    pub fn with_trust(cfg: &Config, cancel: Cancel, store: TrustStore) -> ProbeEnv {
+        let trust = (!cfg.insecure && cfg.target.https).then(|| Arc::new(store));
+        ProbeEnv { cancel, trust }
+    }
 }
 
 /// Clears what the handler saw on the previous transfer.
@@ -364,6 +419,16 @@ pub fn to_sample(
             .unwrap_or(0)
             .min(u64::from(u32::MAX)) as u32
     });
+    let (tls_setup, tls_finish) = client_work(easy.get_ref(), &timers);
+    let tcp_info = tcp_facts(easy.get_mut());
+    let mut server_timing = Vec::new();
+    for line in easy
+        .get_ref()
+        .server_timing_raw
+        .split_inclusive(|&b| b == b'\n')
+    {
+        super::server_timing::parse_line(line, &mut server_timing);
+    }
     let collector = easy.get_ref();
     let body_overflow = collector.body_overflow;
     let error = match &done.result {
@@ -404,7 +469,47 @@ pub fn to_sample(
         retry_after,
         https,
         error,
+        tls_setup,
+        tls_finish,
+        tcp_info,
+        server_timing: server_timing.into_boxed_slice(),
     }
+}
+
+/// Our own work at both ends of the handshake, for a transfer that made
+/// exactly one new connection with one: from TCP connected to the ClientHello
+/// leaving (set-up), and from the server's last flight starting to arrive to
+/// libcurl's handshake-done timer (finish). libcurl's timers are put on
+/// CLOCK_MONOTONIC with the start taken at socket opening, against our stamps
+/// from OpenSSL's callbacks. `None` where a piece is missing.
+fn client_work(c: &Collector, timers: &CurlTimers) -> (Option<Duration>, Option<Duration>) {
+    if timers.num_connects != 1 || timers.connect_us == 0 || timers.appconnect_us == 0 {
+        return (None, None);
+    }
+    let (Some(start), Some(hello)) = (c.timeline_start_us, curl_ffi::client_hello_sent_us()) else {
+        return (None, None);
+    };
+    let connected = start + u64::from(timers.connect_us);
+    let done = start + u64::from(timers.appconnect_us);
+    let setup = hello.checked_sub(connected).map(Duration::from_micros);
+    let finish = curl_ffi::last_server_flight_us()
+        .filter(|&arrived| arrived > hello)
+        .and_then(|arrived| done.checked_sub(arrived))
+        .map(Duration::from_micros);
+    (setup, finish)
+}
+
+/// The kernel's view for this probe: read when the headers ended, else when
+/// libcurl closed the socket; retransmissions counted once per connection.
+fn tcp_facts(c: &mut Collector) -> Option<TcpFacts> {
+    let reading = c.tcp.or_else(curl_ffi::tcp_at_close)?;
+    let retrans = reading.total_retrans.saturating_sub(c.retrans_counted);
+    c.retrans_counted = reading.total_retrans;
+    Some(TcpFacts {
+        rtt_us: reading.rtt_us,
+        min_rtt_us: reading.min_rtt_us,
+        retrans,
+    })
 }
 
 /// Whole days from now until the certificate's notAfter.
@@ -440,6 +545,10 @@ pub fn failed_before_transfer(
         retry_after: None,
         https,
         error: Some(Box::new(err)),
+        tls_setup: None,
+        tls_finish: None,
+        tcp_info: None,
+        server_timing: Box::default(),
     }
 }
 

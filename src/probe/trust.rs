@@ -37,6 +37,22 @@ fn locate(ca_file: Option<&Path>) -> (Option<PathBuf>, Option<PathBuf>) {
 }
 
 impl TrustStore {
+    /// A store holding exactly these anchors (the `--calibrate` server's own
+    /// certificate), with the same flags as a loaded one.
+    pub fn from_certificates(certs: &[X509], source: &str) -> Result<TrustStore, String> {
+        let mut builder = X509StoreBuilder::new().map_err(|e| e.to_string())?;
+        for cert in certs {
+            builder.add_cert(cert.clone()).map_err(|e| e.to_string())?;
+        }
+        builder
+            .set_flags(X509VerifyFlags::TRUSTED_FIRST | X509VerifyFlags::PARTIAL_CHAIN)
+            .map_err(|e| e.to_string())?;
+        Ok(TrustStore {
+            store: builder.build(),
+            source: source.to_string(),
+        })
+    }
+
     pub fn load(ca_file: Option<&Path>) -> Result<TrustStore, String> {
         let (file, dir) = locate(ca_file);
         let mut builder = X509StoreBuilder::new().map_err(|e| e.to_string())?;

@@ -3,6 +3,8 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+pub use super::server_timing::ServerTiming;
+
 /// Which kind of connection a probe measured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Mode {
@@ -165,6 +167,19 @@ pub fn tls_version_label(openssl_name: &str) -> String {
     openssl_name.replacen("TLSv", "TLS", 1)
 }
 
+/// The kernel's account of a probe's TCP connection (`TCP_INFO`), read
+/// while the connection was still open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TcpFacts {
+    /// Smoothed round-trip time, as the kernel estimates it.
+    pub rtt_us: u32,
+    /// The lowest round-trip time the kernel saw on this connection.
+    pub min_rtt_us: Option<u32>,
+    /// Segments retransmitted during this probe (on a reused connection,
+    /// only those since the previous probe read it).
+    pub retrans: u32,
+}
+
 /// One probe's result. Stages are derived from the raw timers so that the
 /// numbers we print and the numbers libcurl reported can never drift apart.
 #[derive(Clone, Debug, PartialEq)]
@@ -193,6 +208,18 @@ pub struct Sample {
     /// `true` for an https URL: a missing TLS stage is then "not reached", not "not applicable".
     pub https: bool,
     pub error: Option<Box<ProbeError>>,
+    /// Cold probes that made a handshake: from TCP connected (libcurl's
+    /// connect timer) to our ClientHello handed to the socket, i.e. the
+    /// client's own work at the start of the `tls` stage.
+    pub tls_setup: Option<Duration>,
+    /// Cold probes that made a handshake: from the server's last handshake
+    /// flight starting to arrive to the handshake done (libcurl's appconnect
+    /// timer), i.e. our own reading of the server's reply.
+    pub tls_finish: Option<Duration>,
+    /// The kernel's view of the connection, when one was open.
+    pub tcp_info: Option<TcpFacts>,
+    /// What the server said it spent (`Server-Timing`), in header order.
+    pub server_timing: Box<[ServerTiming]>,
 }
 
 fn micros(us: u32) -> Duration {
@@ -271,6 +298,50 @@ impl Sample {
         Some(micros(t.starttransfer_us.saturating_sub(sent)))
     }
 
+    /// The client's own work inside `tls` (see `tls_setup`); never above `tls`.
+    pub fn tls_setup(&self) -> Option<Duration> {
+        let tls = self.tls()?;
+        self.tls_setup.map(|d| d.min(tls))
+    }
+
+    /// `tls` without the client's set-up: from the ClientHello leaving to the
+    /// handshake done, i.e. the network, the server and our reading of its reply.
+    pub fn tls_after_setup(&self) -> Option<Duration> {
+        Some(self.tls()?.saturating_sub(self.tls_setup()?))
+    }
+
+    /// The client's work on the server's last flight (see `tls_finish`);
+    /// never more than what the set-up leaves of `tls`.
+    pub fn tls_finish(&self) -> Option<Duration> {
+        let left = self.tls_after_setup()?;
+        self.tls_finish.map(|d| d.min(left))
+    }
+
+    /// What of `tls` is neither our set-up nor our finish: the path and the
+    /// server (its flights in transit and its own handshake work).
+    pub fn tls_network_server(&self) -> Option<Duration> {
+        Some(self.tls_after_setup()?.saturating_sub(self.tls_finish()?))
+    }
+
+    /// The kernel's smoothed round-trip time of this probe's connection.
+    pub fn rtt(&self) -> Option<Duration> {
+        self.tcp_info.map(|t| micros(t.rtt_us))
+    }
+
+    /// `srv` minus one kernel round trip, in signed microseconds: the part of
+    /// the server stage the path does not explain, i.e. the server's own time.
+    pub fn server_time_us(&self) -> Option<i64> {
+        let srv = self.srv()?;
+        let rtt = self.tcp_info?.rtt_us;
+        Some(srv.as_micros() as i64 - i64::from(rtt))
+    }
+
+    /// The connection lost segments and recovered them during this probe,
+    /// so its stages include a retransmission wait.
+    pub fn retransmitted(&self) -> bool {
+        self.tcp_info.is_some_and(|t| t.retrans > 0)
+    }
+
     pub fn total(&self) -> Option<Duration> {
         self.wall_total
     }
@@ -311,4 +382,6 @@ pub struct RunInfo {
     pub resume: bool,
     pub libcurl_version: String,
     pub tls_library: String,
+    /// `--calibrate`: the server is tlsping's own, in this process, on 127.0.0.1.
+    pub calibration: bool,
 }

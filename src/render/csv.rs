@@ -44,6 +44,44 @@ pub const CURL_COLUMNS: [&str; 8] = [
     "curl_num_connects",
 ];
 
+/// Where the time went (see the JSON fields of the same names); after the
+/// raw timers, so every earlier column keeps its place.
+pub const ATTRIBUTION_COLUMNS: [&str; 6] = [
+    "tls_setup_ms",
+    "tls_finish_ms",
+    "tcp_rtt_ms",
+    "tcp_min_rtt_ms",
+    "retrans",
+    "server_timing",
+];
+
+/// `Server-Timing` metrics in one cell, in the header's own syntax
+/// (`name;dur=12.5;desc="text", next`), so a spreadsheet keeps them together.
+pub fn server_timing_cell(metrics: &[crate::probe::ServerTiming]) -> String {
+    use std::fmt::Write as _;
+    let mut cell = String::new();
+    for (i, m) in metrics.iter().enumerate() {
+        if i > 0 {
+            cell.push_str(", ");
+        }
+        cell.push_str(&m.name);
+        if let Some(dur) = m.dur_ms {
+            let _ = write!(cell, ";dur={dur}");
+        }
+        if let Some(desc) = &m.desc {
+            cell.push_str(";desc=\"");
+            for c in desc.chars() {
+                if c == '"' || c == '\\' {
+                    cell.push('\\');
+                }
+                cell.push(c);
+            }
+            cell.push('"');
+        }
+    }
+    neutralise(&cell)
+}
+
 /// A text cell a spreadsheet would evaluate as a formula gets a leading `'`,
 /// which spreadsheets show as text and do not run.
 pub fn neutralise(text: &str) -> String {
@@ -65,7 +103,12 @@ impl<W: Write> CsvStream<W> {
         let mut out = csv::WriterBuilder::new()
             .terminator(csv::Terminator::CRLF)
             .from_writer(out);
-        out.write_record(COLUMNS.iter().chain(CURL_COLUMNS.iter()))?;
+        out.write_record(
+            COLUMNS
+                .iter()
+                .chain(CURL_COLUMNS.iter())
+                .chain(ATTRIBUTION_COLUMNS.iter()),
+        )?;
         out.flush()?;
         Ok(CsvStream {
             out,
@@ -143,6 +186,21 @@ impl<W: Write> CsvStream<W> {
         ] {
             self.int(v)?;
         }
+        self.stage(s.tls_setup())?;
+        self.stage(s.tls_finish())?;
+        let kernel_ms = |us: u32| Some(Duration::from_micros(u64::from(us)));
+        self.stage(s.tcp_info.and_then(|k| kernel_ms(k.rtt_us)))?;
+        self.stage(s.tcp_info.and_then(|k| k.min_rtt_us).and_then(kernel_ms))?;
+        match s.tcp_info {
+            Some(k) => self.int(k.retrans)?,
+            None => self.text(None)?,
+        }
+        if s.server_timing.is_empty() {
+            self.text(None)?;
+        } else {
+            let cell = server_timing_cell(&s.server_timing);
+            self.text(Some(&cell))?;
+        }
         self.out.write_record(None::<&[u8]>)
     }
 }
@@ -165,5 +223,32 @@ mod tests {
         }
         assert_eq!(neutralise("Connection refused"), "Connection refused");
         assert_eq!(neutralise(""), "");
+    }
+
+    #[test]
+    fn server_timing_cell_keeps_metrics_in_header_syntax() {
+        use crate::probe::ServerTiming;
+        let metrics = [
+            ServerTiming {
+                name: "db".into(),
+                dur_ms: Some(12.5),
+                desc: Some("say \"hi\", \\o/".into()),
+            },
+            ServerTiming {
+                name: "miss".into(),
+                dur_ms: None,
+                desc: None,
+            },
+        ];
+        assert_eq!(
+            server_timing_cell(&metrics),
+            r#"db;dur=12.5;desc="say \"hi\", \\o/", miss"#
+        );
+        let formula = [ServerTiming {
+            name: "-x".into(),
+            dur_ms: None,
+            desc: None,
+        }];
+        assert_eq!(server_timing_cell(&formula), "'-x");
     }
 }

@@ -29,7 +29,7 @@ pub struct Document<'a> {
     pub tlsping_version: &'a str,
     pub run: RunJson,
     pub samples: SamplesJson<'a>,
-    pub summary: SummaryJson,
+    pub summary: SummaryJson<'a>,
     pub warnings: &'a [String],
 }
 
@@ -57,6 +57,8 @@ pub struct RunJson {
     cert_days_left: Option<i32>,
     libcurl_version: String,
     tls_library: String,
+    /// `--calibrate`: the target was tlsping's own in-process server.
+    calibration: bool,
 }
 
 #[derive(Serialize)]
@@ -72,7 +74,7 @@ pub struct CurlJson {
 }
 
 #[derive(Serialize)]
-pub struct SampleJson {
+pub struct SampleJson<'a> {
     round: u32,
     mode: &'static str,
     dns_ms: Option<f64>,
@@ -105,6 +107,33 @@ pub struct SampleJson {
     error: Option<String>,
     // Addition: libcurl's raw cumulative timers for this transfer.
     curl: CurlJson,
+    // Additions: where the time went. The client's own work inside `tls`
+    // (TCP connected → ClientHello sent; cold handshakes only), the kernel's
+    // TCP_INFO of the connection, and the server's own account.
+    tls_setup_ms: Option<f64>,
+    tls_finish_ms: Option<f64>,
+    tcp_rtt_ms: Option<f64>,
+    tcp_min_rtt_ms: Option<f64>,
+    retrans: Option<u32>,
+    server_timing: Vec<ServerTimingJson<'a>>,
+}
+
+#[derive(Serialize)]
+pub struct ServerTimingJson<'a> {
+    name: &'a str,
+    dur_ms: Option<f64>,
+    desc: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+pub struct ServerMetricJson<'a> {
+    name: &'a str,
+    median_ms: f64,
+    n: usize,
+}
+
+fn us_ms(us: u32) -> f64 {
+    ms(Duration::from_micros(u64::from(us)))
 }
 
 #[derive(Serialize)]
@@ -122,7 +151,7 @@ pub struct ModeJson {
 }
 
 #[derive(Serialize)]
-pub struct SummaryJson {
+pub struct SummaryJson<'a> {
     cold: ModeJson,
     warm: ModeJson,
     new_conn: usize,
@@ -141,6 +170,19 @@ pub struct SummaryJson {
     tls_resumed: usize,
     cold_samples: usize,
     elapsed_ms: f64,
+    // Additions: medians of where the time went (see the sample fields).
+    tls_setup_ms: Option<f64>,
+    tls_after_setup_ms: Option<f64>,
+    tls_finish_ms: Option<f64>,
+    tls_network_server_ms: Option<f64>,
+    tls_setup_n: usize,
+    tcp_rtt_ms: Option<f64>,
+    tcp_min_rtt_ms: Option<f64>,
+    tcp_rtt_n: usize,
+    server_time_ms: Option<f64>,
+    server_time_n: usize,
+    retrans_probes: usize,
+    server_timing: Vec<ServerMetricJson<'a>>,
 }
 
 pub fn run_json(info: &RunInfo) -> RunJson {
@@ -166,10 +208,11 @@ pub fn run_json(info: &RunInfo) -> RunJson {
         cert_days_left: info.tls.and_then(|t| t.cert_days_left),
         libcurl_version: info.libcurl_version.clone(),
         tls_library: info.tls_library.clone(),
+        calibration: info.calibration,
     }
 }
 
-pub fn sample_json(s: &Sample) -> SampleJson {
+pub fn sample_json(s: &Sample) -> SampleJson<'_> {
     let t = &s.timers;
     SampleJson {
         round: s.round,
@@ -209,6 +252,20 @@ pub fn sample_json(s: &Sample) -> SampleJson {
             total_us: t.total_us,
             num_connects: t.num_connects,
         },
+        tls_setup_ms: opt_ms(s.tls_setup()),
+        tls_finish_ms: opt_ms(s.tls_finish()),
+        tcp_rtt_ms: s.tcp_info.map(|k| us_ms(k.rtt_us)),
+        tcp_min_rtt_ms: s.tcp_info.and_then(|k| k.min_rtt_us).map(us_ms),
+        retrans: s.tcp_info.map(|k| k.retrans),
+        server_timing: s
+            .server_timing
+            .iter()
+            .map(|m| ServerTimingJson {
+                name: &m.name,
+                dur_ms: m.dur_ms,
+                desc: m.desc.as_deref(),
+            })
+            .collect(),
     }
 }
 
@@ -228,7 +285,8 @@ fn mode_json(m: &ModeSummary) -> ModeJson {
     }
 }
 
-pub fn summary_json(s: &Summary) -> SummaryJson {
+pub fn summary_json(s: &Summary) -> SummaryJson<'_> {
+    let a = &s.attribution;
     SummaryJson {
         cold: mode_json(&s.cold),
         warm: mode_json(&s.warm),
@@ -247,6 +305,26 @@ pub fn summary_json(s: &Summary) -> SummaryJson {
         tls_resumed: s.tls_resumed,
         cold_samples: s.cold_handshakes,
         elapsed_ms: ms(s.elapsed),
+        tls_setup_ms: opt_ms(a.tls_setup),
+        tls_after_setup_ms: opt_ms(a.tls_after_setup),
+        tls_finish_ms: opt_ms(a.tls_finish),
+        tls_network_server_ms: opt_ms(a.tls_network_server),
+        tls_setup_n: a.tls_setup_n,
+        tcp_rtt_ms: opt_ms(a.rtt),
+        tcp_min_rtt_ms: opt_ms(a.min_rtt),
+        tcp_rtt_n: a.rtt_n,
+        server_time_ms: a.server_time_ms.map(round3),
+        server_time_n: a.server_time_n,
+        retrans_probes: a.retransmitted,
+        server_timing: a
+            .server_timing
+            .iter()
+            .map(|m| ServerMetricJson {
+                name: &m.name,
+                median_ms: round3(m.median_ms),
+                n: m.n,
+            })
+            .collect(),
     }
 }
 

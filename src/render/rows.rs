@@ -36,8 +36,8 @@ pub struct Rows {
 }
 
 /// The stages a mode shows before its total, with their labels.
-fn stages(s: &Sample, verbose: bool) -> Vec<(&'static str, Option<Duration>)> {
-    let mut v = match s.mode {
+fn stages(s: &Sample) -> Vec<(&'static str, Option<Duration>)> {
+    match s.mode {
         Mode::Cold => vec![
             ("dns", s.dns()),
             ("tcp", s.tcp()),
@@ -45,11 +45,7 @@ fn stages(s: &Sample, verbose: bool) -> Vec<(&'static str, Option<Duration>)> {
             ("srv", s.srv()),
         ],
         Mode::Warm => vec![("wait", s.wait()), ("srv", s.srv())],
-    };
-    if verbose {
-        v.push(("other", s.other()));
     }
-    v
 }
 
 fn stage_names(mode: Mode, verbose: bool) -> Vec<&'static str> {
@@ -60,6 +56,7 @@ fn stage_names(mode: Mode, verbose: bool) -> Vec<&'static str> {
     if verbose {
         v.push("other");
         if mode == Mode::Cold {
+            v.push("setup");
             v.push("res");
         }
     }
@@ -75,7 +72,8 @@ fn resumed(s: &Sample) -> &'static str {
     }
 }
 
-/// Row notes: `warmup`, `new conn`, `retried`, `body>cap`, `429 limited`.
+/// Row notes: `warmup`, `new conn`, `retried`, `body>cap`, `429 limited`,
+/// `retrans` (the kernel retransmitted segments during the probe).
 pub fn notes(samples: &[&Sample]) -> String {
     let mut notes: Vec<&str> = Vec::new();
     let any = |f: &dyn Fn(&Sample) -> bool| samples.iter().any(|s| f(s));
@@ -93,6 +91,9 @@ pub fn notes(samples: &[&Sample]) -> String {
     }
     if any(&|s| s.status == 429) {
         notes.push("429 limited");
+    }
+    if any(&|s| s.retransmitted()) {
+        notes.push("retrans");
     }
     notes.join("·")
 }
@@ -172,6 +173,26 @@ impl Rows {
             info.order.as_str()
         );
         let mut lines = vec![Line::plain(first), Line::plain(second)];
+        if info.calibration {
+            let mut l = Line::new();
+            l.push(
+                "calibration: tlsping's own server on 127.0.0.1 - this machine's floor",
+                Paint::Bold,
+            );
+            lines.push(l);
+        }
+        if self.style.verbose
+            && !self.style.quiet
+            && self.mode != ModeSel::Warm
+            && info.url.starts_with("https")
+        {
+            let mut legend = Line::new();
+            legend.push(
+                "setup = our own tls work before the ClientHello left",
+                Paint::Dim,
+            );
+            lines.push(legend);
+        }
         match self.style.layout {
             Layout::Wide => lines.extend(self.wide_heads()),
             Layout::Blocks if self.mode != ModeSel::Warm => {
@@ -252,7 +273,7 @@ impl Rows {
                     None => {
                         if !self.style.quiet {
                             let mut cells = String::with_capacity(CELL * 4);
-                            for (_, v) in stages(s, false) {
+                            for (_, v) in stages(s) {
                                 write_cell(&mut cells, v, CELL);
                             }
                             line.push(cells, Paint::Plain);
@@ -269,6 +290,7 @@ impl Rows {
                             let mut extra = String::with_capacity(CELL + 4);
                             write_cell(&mut extra, s.other(), CELL);
                             if mode == Mode::Cold {
+                                write_cell(&mut extra, s.tls_setup(), CELL);
                                 extra.push_str(&format!("{:>4}", resumed(s)));
                             }
                             line.push(extra, Paint::Dim);
@@ -293,17 +315,9 @@ impl Rows {
         line
     }
 
-    /// One mode's line for the stacked and block layouts, after `prefix`.
-    /// With `inline_verbose` off, `-v`'s extras are left to `verbose_line`.
-    pub fn mode_line(
-        &self,
-        prefix: &str,
-        s: &Sample,
-        slow: bool,
-        stage_width: usize,
-        inline_verbose: bool,
-    ) -> Line {
-        let verbose = self.style.verbose && inline_verbose;
+    /// One mode's line for the stacked and block layouts, after `prefix`;
+    /// `-v`'s extras go on a line of their own (`verbose_detail`).
+    pub fn mode_line(&self, prefix: &str, s: &Sample, slow: bool, stage_width: usize) -> Line {
         let mut line = Line::plain(prefix.to_string());
         if self.style.quiet {
             match self.reason(s) {
@@ -329,7 +343,7 @@ impl Rows {
                     line.push(" -", Paint::Red);
                 }
                 None => {
-                    let text = stages(s, verbose)
+                    let text = stages(s)
                         .iter()
                         .map(|(n, v)| format!("{n} {:>VAL$}", cell(*v)))
                         .collect::<Vec<_>>()
@@ -341,14 +355,6 @@ impl Rows {
                     );
                     line.push(format!(" {}", s.status), Paint::Plain);
                 }
-            }
-            if verbose && s.tls.is_some() {
-                let mark = if resumed(s) == "yes" {
-                    " resumed"
-                } else {
-                    " full"
-                };
-                line.push(mark, Paint::Dim);
             }
         }
         let notes = notes(&[s]);
@@ -367,52 +373,60 @@ impl Rows {
         names.iter().map(|n| n.len() + 1 + VAL).sum::<usize>() + names.len() - 1
     }
 
-    /// The widest stage text of the modes shown.
-    pub fn stage_width(&self) -> usize {
+    fn stages_width_of_modes(&self, verbose: bool) -> usize {
         self.wide_modes()
             .into_iter()
-            .map(|m| self.stages_width(m, self.style.verbose))
+            .map(|m| self.stages_width(m, verbose))
             .max()
             .unwrap_or(0)
     }
 
-    /// Stacked: `#2 COLD …` and `   WARM …` in the round's own order.
+    /// Stacked: `#2 COLD …` and `   WARM …` in the round's own order; under
+    /// `-v` each probe gets a second, indented line with the residual, the
+    /// client's TLS set-up and the resumption, which do not fit beside the stages.
     pub fn stacked_rows(&self, round: u32, samples: &[&Sample], slow: Slow) -> Vec<Line> {
-        let w = self.stage_width();
-        samples
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let tag = if s.mode == Mode::Cold { "COLD" } else { "WARM" };
-                let prefix = if i == 0 {
-                    format!("{:>4} {tag} ", format!("#{round}"))
-                } else {
-                    format!("     {tag} ")
-                };
-                self.mode_line(&prefix, s, slow.of(s.mode), w, true)
-            })
-            .collect()
+        let w = self.stages_width_of_modes(false);
+        let mut lines = Vec::new();
+        for (i, s) in samples.iter().enumerate() {
+            let tag = if s.mode == Mode::Cold { "COLD" } else { "WARM" };
+            let prefix = if i == 0 {
+                format!("{:>4} {tag} ", format!("#{round}"))
+            } else {
+                format!("     {tag} ")
+            };
+            lines.push(self.mode_line(&prefix, s, slow.of(s.mode), w));
+            lines.extend(self.verbose_detail(s, "          "));
+        }
+        lines
+    }
+
+    /// `-v`'s second line for a probe in the narrower layouts.
+    fn verbose_detail(&self, s: &Sample, indent: &str) -> Option<Line> {
+        if !self.style.verbose || self.style.quiet || s.error.is_some() {
+            return None;
+        }
+        let mut extra = Line::plain(indent.to_string());
+        let mut text = format!("other {}", cell(s.other()));
+        if s.mode == Mode::Cold && s.tls.is_some() {
+            text.push_str(&format!(" · setup {}", cell(s.tls_setup())));
+        }
+        if s.tls.is_some() {
+            text.push_str(if resumed(s) == "yes" {
+                " · resumed"
+            } else {
+                " · full handshake"
+            });
+        }
+        extra.push(text, Paint::Dim);
+        Some(extra)
     }
 
     /// Blocks: one line for one mode, prefixed with the round number; under
-    /// `-v` a second, indented line with the residual and resumption, since a
-    /// narrow terminal has no room for them beside the stages.
+    /// `-v` a second, indented line as in the stacked layout.
     pub fn block_row(&self, s: &Sample, slow: bool) -> Vec<Line> {
         let w = self.stages_width(s.mode, false);
-        let mut lines = vec![self.mode_line(&format!("{:>4} ", s.round), s, slow, w, false)];
-        if self.style.verbose && !self.style.quiet && s.error.is_none() {
-            let mut extra = Line::plain("     ");
-            let mut text = format!("other {}", cell(s.other()));
-            if s.tls.is_some() {
-                text.push_str(if resumed(s) == "yes" {
-                    " · resumed"
-                } else {
-                    " · full handshake"
-                });
-            }
-            extra.push(text, Paint::Dim);
-            lines.push(extra);
-        }
+        let mut lines = vec![self.mode_line(&format!("{:>4} ", s.round), s, slow, w)];
+        lines.extend(self.verbose_detail(s, "     "));
         lines
     }
 }

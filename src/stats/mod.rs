@@ -1,5 +1,6 @@
 //! Statistics over the samples a run collected. Reads `probe` types only.
 
+mod attribution;
 pub mod ci;
 pub mod descriptive;
 mod running;
@@ -7,6 +8,7 @@ mod summary;
 #[cfg(test)]
 mod summary_tests;
 
+pub use attribution::{server_time_ms, share_percent, Attribution, ServerMetric};
 pub use descriptive::{Description, P95_MIN_N};
 pub use running::RunningMedian;
 pub use summary::{

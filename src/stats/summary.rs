@@ -57,6 +57,8 @@ pub struct Summary {
     pub tls_resumed: usize,
     pub cold_handshakes: usize,
     pub elapsed: Duration,
+    /// The client's set-up, the kernel's RTT and the server's own time.
+    pub attribution: super::attribution::Attribution,
 }
 
 fn canceled(s: &Sample) -> bool {
@@ -195,6 +197,7 @@ pub fn summarize(samples: &[Sample], elapsed: Duration) -> Summary {
         cold,
         warm,
         elapsed,
+        attribution: super::attribution::attribute(samples),
     }
 }
 

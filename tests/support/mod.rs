@@ -55,3 +55,39 @@ pub fn stdout(o: &Output) -> String {
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
+
+/// The middle value, or the mean of the two middle ones (NaN when empty):
+/// the median every test and benchmark reads its figures with.
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    match n {
+        0 => f64::NAN,
+        _ if n % 2 == 1 => v[n / 2],
+        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+/// Runs the binary, which must succeed, and returns its one JSON document.
+pub fn json_run(args: &[&str]) -> serde_json::Value {
+    let (doc, out) = json_output(args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    doc
+}
+
+/// The settings the in-process engine tests share: `count` rounds 20 ms
+/// apart, a 5 s timeout, trusting the test CA.
+pub fn engine_config(
+    url: &str,
+    mode: tlsping::probe::ModeSel,
+    count: u32,
+) -> tlsping::probe::Config {
+    let target = tlsping::cli::parse_target(url).unwrap();
+    let mut cfg = tlsping::probe::Config::new(target);
+    cfg.count = count;
+    cfg.interval = std::time::Duration::from_millis(20);
+    cfg.timeout = std::time::Duration::from_secs(5);
+    cfg.mode = mode;
+    cfg.ca_file = Some(ca().pem_path.clone());
+    cfg
+}

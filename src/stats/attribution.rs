@@ -1,0 +1,227 @@
+//! Where the time went: the client's own set-up inside `tls`, the path's
+//! round trip as the kernel measured it, the server's own share of `srv`, and
+//! what the server said about itself (`Server-Timing`).
+
+use std::time::Duration;
+
+use crate::probe::{Mode, Sample};
+
+use super::descriptive::{median, median_f64};
+use super::summary::timed;
+
+/// One `Server-Timing` metric over the run: the median of its `dur`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServerMetric {
+    pub name: String,
+    pub median_ms: f64,
+    /// Samples that carried this metric with a duration.
+    pub n: usize,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Attribution {
+    /// Median cold `tls` over the samples whose set-up was measured, and the
+    /// median set-up over the same samples.
+    pub tls: Option<Duration>,
+    pub tls_setup: Option<Duration>,
+    /// Median of per-sample `tls − tls_setup`: network, server and our
+    /// reading of the server's reply.
+    pub tls_after_setup: Option<Duration>,
+    /// Median of our processing of the server's last flight, and of what is
+    /// left of `tls` for the path and the server.
+    pub tls_finish: Option<Duration>,
+    pub tls_network_server: Option<Duration>,
+    pub tls_setup_n: usize,
+    /// Median kernel smoothed RTT and minimum RTT over timed samples.
+    pub rtt: Option<Duration>,
+    pub min_rtt: Option<Duration>,
+    pub rtt_n: usize,
+    /// Median of per-sample `srv − rtt`, milliseconds, signed: the server's
+    /// own processing with the path taken out.
+    pub server_time_ms: Option<f64>,
+    pub server_time_n: usize,
+    /// Probes (not warmup) whose connection retransmitted during the probe.
+    pub retransmitted: usize,
+    /// `Server-Timing` metrics in the order they first appeared.
+    pub server_timing: Vec<ServerMetric>,
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+pub fn attribute(samples: &[Sample]) -> Attribution {
+    let mut a = Attribution::default();
+    let (mut tls, mut setup, mut after) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut finish, mut wire) = (Vec::new(), Vec::new());
+    let (mut rtt, mut min_rtt, mut server) = (Vec::new(), Vec::new(), Vec::new());
+    let mut metrics: Vec<(String, Vec<f64>)> = Vec::new();
+    for s in samples.iter().filter(|s| timed(s)) {
+        if s.mode == Mode::Cold {
+            if let (Some(t), Some(u), Some(r)) = (s.tls(), s.tls_setup(), s.tls_after_setup()) {
+                tls.push(t);
+                setup.push(u);
+                after.push(r);
+            }
+            if let (Some(f), Some(w)) = (s.tls_finish(), s.tls_network_server()) {
+                finish.push(f);
+                wire.push(w);
+            }
+        }
+        if let Some(t) = s.tcp_info {
+            rtt.push(Duration::from_micros(u64::from(t.rtt_us)));
+            if let Some(m) = t.min_rtt_us {
+                min_rtt.push(Duration::from_micros(u64::from(m)));
+            }
+        }
+        if let Some(us) = s.server_time_us() {
+            server.push(us as f64 / 1000.0);
+        }
+        for m in s.server_timing.iter() {
+            let Some(dur) = m.dur_ms else { continue };
+            match metrics.iter_mut().find(|(name, _)| *name == m.name) {
+                Some((_, durs)) => durs.push(dur),
+                None => metrics.push((m.name.clone(), vec![dur])),
+            }
+        }
+    }
+    a.retransmitted = samples
+        .iter()
+        .filter(|s| !s.warmup && s.retransmitted())
+        .count();
+    for v in [
+        &mut tls,
+        &mut setup,
+        &mut after,
+        &mut finish,
+        &mut wire,
+        &mut rtt,
+        &mut min_rtt,
+    ] {
+        v.sort_unstable();
+    }
+    a.tls_setup_n = setup.len();
+    a.tls = median(&tls);
+    a.tls_setup = median(&setup);
+    a.tls_after_setup = median(&after);
+    a.tls_finish = median(&finish);
+    a.tls_network_server = median(&wire);
+    a.rtt_n = rtt.len();
+    a.rtt = median(&rtt);
+    a.min_rtt = median(&min_rtt);
+    server.sort_by(|x, y| x.total_cmp(y));
+    a.server_time_n = server.len();
+    a.server_time_ms = median_f64(&mut server);
+    a.server_timing = metrics
+        .into_iter()
+        .filter_map(|(name, mut durs)| {
+            let n = durs.len();
+            median_f64(&mut durs).map(|median_ms| ServerMetric { name, median_ms, n })
+        })
+        .collect();
+    a
+}
+
+/// `srv − rtt` of one sample in milliseconds, for tables.
+pub fn server_time_ms(s: &Sample) -> Option<f64> {
+    s.server_time_us().map(|us| us as f64 / 1000.0)
+}
+
+/// A share of `tls` as a whole percentage, for the statistics line.
+pub fn share_percent(part: Duration, whole: Duration) -> Option<u32> {
+    (!whole.is_zero()).then(|| (ms(part) / ms(whole) * 100.0).round() as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::{synthetic, ServerTiming, TcpFacts};
+
+    fn with_timing(mut s: Sample, metrics: &[(&str, Option<f64>)]) -> Sample {
+        s.server_timing = metrics
+            .iter()
+            .map(|(name, dur)| ServerTiming {
+                name: name.to_string(),
+                dur_ms: *dur,
+                desc: None,
+            })
+            .collect();
+        s
+    }
+
+    #[test]
+    fn medians_of_setup_rtt_and_server_time() {
+        // Three cold probes: tls 3, 4, 50 ms; set-up fixed at 0.9 ms by the fixture.
+        let mut samples = vec![
+            synthetic::cold(1, 40, 100, 3000, 1000, 50),
+            synthetic::cold(2, 40, 100, 4000, 2000, 50),
+            synthetic::cold(3, 40, 100, 50000, 3000, 50),
+        ];
+        samples[0].tcp_info = Some(TcpFacts {
+            rtt_us: 400,
+            min_rtt_us: Some(300),
+            retrans: 0,
+        });
+        samples[1].tcp_info = Some(TcpFacts {
+            rtt_us: 500,
+            min_rtt_us: None,
+            retrans: 2,
+        });
+        samples[2].tcp_info = Some(TcpFacts {
+            rtt_us: 2500,
+            min_rtt_us: Some(200),
+            retrans: 0,
+        });
+        let a = attribute(&samples);
+        assert_eq!(a.tls_setup_n, 3);
+        assert_eq!(a.tls, Some(Duration::from_millis(4)));
+        assert_eq!(a.tls_setup, Some(Duration::from_micros(900)));
+        assert_eq!(a.tls_after_setup, Some(Duration::from_micros(3100)));
+        // The fixture's finish is 0.5 ms: the path and server keep the rest.
+        assert_eq!(a.tls_finish, Some(Duration::from_micros(500)));
+        assert_eq!(a.tls_network_server, Some(Duration::from_micros(2600)));
+        assert_eq!(a.rtt, Some(Duration::from_micros(500)));
+        assert_eq!(a.min_rtt, Some(Duration::from_micros(250)));
+        // srv − rtt: 1000−400, 2000−500, 3000−2500 → 0.6, 1.5, 0.5 ms.
+        assert_eq!(a.server_time_ms, Some(0.6));
+        assert_eq!(a.server_time_n, 3);
+        assert_eq!(a.retransmitted, 1);
+    }
+
+    #[test]
+    fn server_timing_medians_per_metric_in_first_seen_order() {
+        let samples = vec![
+            with_timing(
+                synthetic::warm(1, 100, 1000, 10, true),
+                &[("db", Some(2.0)), ("cache", None), ("app", Some(10.0))],
+            ),
+            with_timing(
+                synthetic::warm(2, 100, 1000, 10, true),
+                &[("app", Some(20.0)), ("db", Some(4.0))],
+            ),
+            with_timing(
+                synthetic::warm(3, 100, 1000, 10, true),
+                &[("db", Some(9.0))],
+            ),
+        ];
+        let a = attribute(&samples);
+        let got: Vec<(&str, f64, usize)> = a
+            .server_timing
+            .iter()
+            .map(|m| (m.name.as_str(), m.median_ms, m.n))
+            .collect();
+        assert_eq!(got, vec![("db", 4.0, 3), ("app", 15.0, 2)]);
+    }
+
+    #[test]
+    fn warmup_and_failures_stay_out() {
+        let mut warm_up = synthetic::cold(1, 40, 100, 3000, 1000, 50);
+        warm_up.warmup = true;
+        let failed = synthetic::failed(2, Mode::Cold, crate::probe::ErrorKind::Timeout, 5000);
+        let a = attribute(&[warm_up, failed]);
+        assert_eq!(a.tls_setup, None);
+        assert_eq!(a.rtt, None);
+        assert_eq!(a.server_time_ms, None);
+        assert_eq!(a.tls_setup_n, 0);
+    }
+}

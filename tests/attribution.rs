@@ -1,0 +1,367 @@
+//! Where the time goes, observed on real TLS servers on loopback: the
+//! client's set-up inside `tls`, the kernel's TCP_INFO, `Server-Timing`.
+
+mod support;
+
+use std::time::Duration;
+
+use support::{ca, json_output, start, ServerOpts, TestServer};
+use tlsping::probe::{self, Cancel, ModeSel, Observer, ProbeEnv, Sample, ServerTiming, Warnings};
+
+struct Quiet;
+impl Observer for Quiet {}
+
+fn rounds(server: &TestServer, mode: ModeSel, count: u32) -> Vec<Sample> {
+    let cfg = support::engine_config(&server.url(), mode, count);
+    let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
+    let pre = probe::preflight(&cfg, &env).expect("preflight");
+    let mut warnings = Warnings::new();
+    let r = probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut warnings, &mut Quiet);
+    assert!(r.stop.is_none(), "run stopped early: {:?}", r.stop);
+    r.samples
+}
+
+fn setup_inside_every_cold_handshake(opts: ServerOpts) {
+    let server = start(opts);
+    let samples = rounds(&server, ModeSel::Both, 4);
+    let cold: Vec<&Sample> = samples
+        .iter()
+        .filter(|s| s.mode == probe::Mode::Cold)
+        .collect();
+    assert_eq!(cold.len(), 4);
+    for s in cold {
+        assert!(s.ok(), "{:?}", s.error);
+        let tls = s.tls().expect("a cold https probe has a tls stage");
+        let setup = s.tls_setup.expect("tls_setup on every cold handshake");
+        let finish = s.tls_finish.expect("tls_finish on every cold handshake");
+        assert!(setup > Duration::ZERO, "set-up must be positive: {s:?}");
+        assert!(finish > Duration::ZERO, "finish must be positive: {s:?}");
+        assert!(
+            setup + finish < tls,
+            "set-up {setup:?} and finish {finish:?} must both be inside tls {tls:?}, \
+             with the server's answer between them"
+        );
+    }
+    // Warm probes on the kept connection made no handshake, so no set-up.
+    for s in samples
+        .iter()
+        .filter(|s| s.mode == probe::Mode::Warm && s.reused())
+    {
+        assert_eq!(s.tls_setup(), None, "{s:?}");
+        assert_eq!(s.tls_finish(), None, "{s:?}");
+    }
+}
+
+#[test]
+fn tls_setup_is_inside_every_cold_handshake_tls13_h1() {
+    setup_inside_every_cold_handshake(ServerOpts::default());
+}
+
+#[test]
+fn tls_setup_is_inside_every_cold_handshake_tls13_h2() {
+    setup_inside_every_cold_handshake(ServerOpts {
+        h2: true,
+        ..Default::default()
+    });
+}
+
+#[test]
+fn tls_setup_is_inside_every_cold_handshake_tls12_without_tickets() {
+    setup_inside_every_cold_handshake(ServerOpts {
+        tls12: true,
+        tickets: false,
+        ..Default::default()
+    });
+}
+
+fn kernel_view_on_every_probe(h2: bool) {
+    let server = start(ServerOpts {
+        h2,
+        ..Default::default()
+    });
+    let samples = rounds(&server, ModeSel::Both, 3);
+    assert_eq!(samples.len(), 6);
+    for s in &samples {
+        assert!(s.ok(), "{:?}", s.error);
+        let k = s.tcp_info.expect("TCP_INFO on every probe that connected");
+        assert!(k.rtt_us > 0, "{k:?}");
+        // Loopback: the kernel's round trip is far below a second.
+        assert!(k.rtt_us < 1_000_000, "{k:?}");
+        if let Some(min) = k.min_rtt_us {
+            assert!(min <= k.rtt_us + k.rtt_us / 2 + 1000, "{k:?}");
+        }
+        // No assertion on `retrans`: even on loopback a busy server that is
+        // slow to acknowledge draws a tail-loss probe, which the kernel counts.
+    }
+}
+
+#[test]
+fn kernel_rtt_is_read_on_every_probe_h1() {
+    kernel_view_on_every_probe(false);
+}
+
+#[test]
+fn kernel_rtt_is_read_on_every_probe_h2() {
+    kernel_view_on_every_probe(true);
+}
+
+#[test]
+fn server_timing_of_several_headers_reaches_each_sample() {
+    let server = start(ServerOpts {
+        headers: vec![
+            (
+                "server-timing".into(),
+                r#"db;dur=12.5;desc="Query \"users\"", cache;desc=miss"#.into(),
+            ),
+            ("Server-Timing".into(), "app;dur=3, junk;;dur=x".into()),
+        ],
+        ..Default::default()
+    });
+    let samples = rounds(&server, ModeSel::Both, 2);
+    let expected = vec![
+        ServerTiming {
+            name: "db".into(),
+            dur_ms: Some(12.5),
+            desc: Some(r#"Query "users""#.into()),
+        },
+        ServerTiming {
+            name: "cache".into(),
+            dur_ms: None,
+            desc: Some("miss".into()),
+        },
+        ServerTiming {
+            name: "app".into(),
+            dur_ms: Some(3.0),
+            desc: None,
+        },
+        ServerTiming {
+            name: "junk".into(),
+            dur_ms: None,
+            desc: None,
+        },
+    ];
+    for s in &samples {
+        assert_eq!(&*s.server_timing, expected.as_slice(), "{:?}", s.mode);
+    }
+}
+
+#[test]
+fn json_carries_the_attribution_fields_and_medians() {
+    let server = start(ServerOpts {
+        // A tab: the one control character a header value may carry.
+        headers: vec![("server-timing".into(), "db;dur=7;desc=\"a\tb\"".into())],
+        ..Default::default()
+    });
+    let url = server.url();
+    let ca = ca().pem_path.display().to_string();
+    let (doc, out) = json_output(&[
+        "--cacert", &ca, "--json", "-n", "3", "-i", "20ms", "-w", "5s", &url,
+    ]);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let samples = doc["samples"].as_array().unwrap();
+    for s in samples {
+        let mode = s["mode"].as_str().unwrap();
+        assert!(s["tcp_rtt_ms"].as_f64().unwrap() > 0.0, "{s}");
+        assert!(s["retrans"].is_u64(), "{s}");
+        // Server text stays intact in JSON, control character included.
+        assert_eq!(s["server_timing"][0]["desc"], "a\tb", "{s}");
+        assert_eq!(s["server_timing"][0]["dur_ms"], 7.0, "{s}");
+        if mode == "cold" {
+            let setup = s["tls_setup_ms"].as_f64().unwrap();
+            let finish = s["tls_finish_ms"].as_f64().unwrap();
+            assert!(setup > 0.0 && finish > 0.0, "{s}");
+            assert!(setup + finish < s["tls_ms"].as_f64().unwrap(), "{s}");
+        } else {
+            assert!(s["tls_setup_ms"].is_null(), "{s}");
+            assert!(s["tls_finish_ms"].is_null(), "{s}");
+        }
+    }
+    let sum = &doc["summary"];
+    assert!(sum["tls_setup_ms"].as_f64().unwrap() > 0.0, "{sum}");
+    assert!(sum["tls_finish_ms"].as_f64().unwrap() > 0.0, "{sum}");
+    assert!(sum["tls_network_server_ms"].as_f64().is_some(), "{sum}");
+    assert!(sum["tcp_rtt_ms"].as_f64().unwrap() > 0.0, "{sum}");
+    assert!(sum["server_time_ms"].is_number(), "{sum}");
+    assert_eq!(sum["server_timing"][0]["name"], "db", "{sum}");
+    assert_eq!(sum["server_timing"][0]["median_ms"], 7.0, "{sum}");
+    // Round 1 is warmup: two timed rounds, each with a cold and a warm probe.
+    assert_eq!(sum["server_timing"][0]["n"], 4, "{sum}");
+}
+
+/// A server that is slow to write (every byte D late, in user space) is the
+/// server's time, not the path's: the kernel's RTT stays a loopback RTT,
+/// `srv − rtt` reads D, and what `tls` holds beyond our own set-up and
+/// finish (the path and the server) reads D.
+#[test]
+fn a_slow_writing_server_is_attributed_to_the_server() {
+    let d = Duration::from_millis(30);
+    let server = start(ServerOpts {
+        delay: Some(d),
+        ..Default::default()
+    });
+    let samples = rounds(&server, ModeSel::Cold, 4);
+    let mut after = Vec::new();
+    let mut server_time = Vec::new();
+    let mut rtt = Vec::new();
+    for s in samples.iter().filter(|s| !s.warmup) {
+        assert!(s.ok(), "{:?}", s.error);
+        after.push(s.tls_network_server().unwrap());
+        server_time.push(s.server_time_us().unwrap());
+        rtt.push(s.tcp_info.unwrap().rtt_us);
+    }
+    after.sort();
+    server_time.sort();
+    rtt.sort();
+    let median_after = after[after.len() / 2];
+    let median_server = Duration::from_micros(server_time[server_time.len() / 2] as u64);
+    let median_rtt = Duration::from_micros(u64::from(rtt[rtt.len() / 2]));
+    // Generous upper margins: a loaded 2-core machine stretches, never shrinks, time.
+    assert!(
+        median_after >= d - Duration::from_micros(500)
+            && median_after < d + Duration::from_millis(15),
+        "tls - tls_setup - tls_finish = {median_after:?}, expected about {d:?}"
+    );
+    assert!(
+        median_server >= d - Duration::from_millis(1)
+            && median_server < d + Duration::from_millis(15),
+        "srv - rtt = {median_server:?}, expected about {d:?}"
+    );
+    assert!(
+        median_rtt < d / 3,
+        "the kernel sees the loopback path, not the server's slowness: {median_rtt:?}"
+    );
+}
+
+#[test]
+fn verbose_rows_and_statistics_show_the_split() {
+    let server = start(ServerOpts {
+        headers: vec![("server-timing".into(), "db;dur=7".into())],
+        ..Default::default()
+    });
+    let url = server.url();
+    let ca = ca().pem_path.display().to_string();
+    let out = support::tlsping(&["--cacert", &ca, "-v", "-n", "3", "-i", "20ms", &url]);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let text = support::stdout(&out);
+    assert!(
+        text.contains("  setup "),
+        "wide -v has a setup column:\n{text}"
+    );
+    assert!(
+        text.contains(", of which client set-up "),
+        "statistics split tls:\n{text}"
+    );
+    assert!(text.contains("kernel rtt         = "), "{text}");
+    assert!(text.contains("server time       ~= "), "{text}");
+    assert!(text.contains("server-timing      = db 7.00ms"), "{text}");
+}
+
+fn json_of(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not one JSON document ({e}):\n{}\n{}",
+            support::stdout(out),
+            support::stderr(out)
+        )
+    })
+}
+
+/// The calibration rows are ordinary probes: one connection per cold probe,
+/// the kept one for warm, the set-up and kernel readings like any target.
+fn check_calibration_document(doc: &serde_json::Value) {
+    assert_eq!(doc["run"]["calibration"], true, "{doc}");
+    assert_eq!(
+        doc["run"]["addr"].as_str().unwrap().split(':').next(),
+        Some("127.0.0.1")
+    );
+    let samples = doc["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), 6, "{doc}");
+    for s in samples {
+        assert!(s["error"].is_null(), "{s}");
+        assert_eq!(s["status"], 200, "{s}");
+        assert!(s["tcp_rtt_ms"].as_f64().unwrap() > 0.0, "{s}");
+        if s["mode"] == "cold" {
+            assert_eq!(s["curl"]["num_connects"], 1, "{s}");
+            assert!(s["tls_setup_ms"].as_f64().unwrap() > 0.0, "{s}");
+        } else if s["round"].as_u64().unwrap() > 1 {
+            assert_eq!(
+                s["curl"]["num_connects"], 0,
+                "warm reuses its connection: {s}"
+            );
+            assert_eq!(s["reused"], true, "{s}");
+        }
+    }
+}
+
+#[test]
+fn calibrate_runs_the_real_probes_against_its_own_server() {
+    let out = support::tlsping(&["--calibrate", "--json", "-n", "3", "-i", "200ms"]);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    check_calibration_document(&json_of(&out));
+    // The table says what it measured.
+    let out = support::tlsping(&["--calibrate", "-n", "2", "-i", "200ms"]);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let text = support::stdout(&out);
+    assert!(
+        text.contains("calibration: tlsping's own server on 127.0.0.1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("statistics (calibration: the client floor)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn calibrate_needs_no_network() {
+    // A network namespace made for this test with only its loopback up: no
+    // route leaves the machine, and none is needed.
+    let usable = std::process::Command::new("unshare")
+        .args(["-n", "sh", "-c", "ip link set lo up"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !usable {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI must be able to run `unshare -n` and `ip` (util-linux, iproute2, as root)"
+        );
+        println!("skipped: needs `unshare -n` and `ip` as root");
+        return;
+    }
+    let script = format!(
+        "ip link set lo up && {} --calibrate --json -n 3 -i 200ms",
+        support::bin()
+    );
+    let out = std::process::Command::new("unshare")
+        .args(["-n", "sh", "-c", &script])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    check_calibration_document(&json_of(&out));
+}
+
+#[test]
+fn calibrate_refuses_what_would_measure_something_else() {
+    for (args, says) in [
+        (&["--calibrate", "example.com"][..], "drop the target"),
+        (
+            &["--calibrate", "--cacert", "/etc/hosts"][..],
+            "drop --cacert",
+        ),
+        (&["--calibrate", "-6"][..], "drop -6"),
+    ] {
+        let out = support::tlsping(args);
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{args:?}: {}",
+            support::stderr(&out)
+        );
+        assert!(
+            support::stderr(&out).contains(says),
+            "{args:?}: {}",
+            support::stderr(&out)
+        );
+    }
+}
