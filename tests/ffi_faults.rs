@@ -90,6 +90,12 @@ fn a_hung_server_times_out() {
         samples[0].tls().is_some(),
         "the handshake finished before the hang"
     );
+    // No response, so no end of headers: the kernel's view was taken as
+    // libcurl closed the socket (its close-socket callback).
+    let k = samples[0]
+        .tcp_info
+        .expect("TCP_INFO of a connection that timed out");
+    assert!(k.rtt_us > 0, "{k:?}");
 }
 
 #[test]

@@ -328,7 +328,14 @@ pub fn new_handle(
             IpAddr::V6(v6) => format!("[{v6}]"),
         };
         let mut resolve = List::new();
-        resolve.append(&format!("{}:{}:{}", cfg.target.host, cfg.target.port, ip))?;
+        // An IPv6 literal host is bracketed, as libcurl reads the entry
+        // up to the first ':' otherwise (`fd00::1:443:…` would be host `fd00`).
+        resolve.append(&format!(
+            "{}:{}:{}",
+            cfg.target.url_host(),
+            cfg.target.port,
+            ip
+        ))?;
         easy.resolve(resolve)?;
     }
     if cfg.pin_ip {

@@ -40,6 +40,9 @@ pub struct ServerOpts {
     pub delay: Option<Duration>,
     /// Listen on [::1] instead of 127.0.0.1.
     pub ipv6: bool,
+    /// Listen on this address instead (one the test added in a network
+    /// namespace of its own); wins over `ipv6`.
+    pub bind: Option<std::net::IpAddr>,
     /// `Some((n, code))`: requests from the n-th on (0-based, counted over the
     /// whole server, preflight included) are answered with `code` instead of `status`.
     pub status_from: Option<(usize, u16)>,
@@ -59,6 +62,7 @@ impl Default for ServerOpts {
             cert: CertKind::Good,
             delay: None,
             ipv6: false,
+            bind: None,
             status_from: None,
         }
     }
@@ -264,8 +268,12 @@ async fn serve_tls<S>(
 
 /// Starts a server on 127.0.0.1 port 0 in its own thread; dropped, it stops.
 pub fn start(opts: ServerOpts) -> TestServer {
-    let listener =
-        std::net::TcpListener::bind(if opts.ipv6 { "[::1]:0" } else { "127.0.0.1:0" }).unwrap();
+    let listener = match opts.bind {
+        Some(ip) => std::net::TcpListener::bind(SocketAddr::new(ip, 0)).unwrap(),
+        None => {
+            std::net::TcpListener::bind(if opts.ipv6 { "[::1]:0" } else { "127.0.0.1:0" }).unwrap()
+        }
+    };
     listener.set_nonblocking(true).unwrap();
     let addr = listener.local_addr().unwrap();
     let counters = Arc::new(Counters::default());
