@@ -334,3 +334,64 @@ fn an_ipv6_peer_is_pinned_with_brackets() {
         out.samples
     );
 }
+
+/// Records when each probe ended, to place the rounds on a time line.
+#[derive(Default)]
+struct Clock {
+    ends: Vec<(u32, std::time::Instant, Duration)>,
+}
+
+impl Observer for Clock {
+    fn sample(&mut self, s: &Sample) -> std::io::Result<()> {
+        self.ends.push((
+            s.round,
+            std::time::Instant::now(),
+            s.wall_total.unwrap_or_default(),
+        ));
+        Ok(())
+    }
+}
+
+#[test]
+fn a_slow_round_does_not_make_the_next_ones_burst() {
+    use support::faults::{start_faulty, Fault, FaultOpts};
+    // Preflight and round 1 are served; round 2 hangs until the 1 s timeout;
+    // then service is normal again. Rounds are 200 ms apart, so the slow
+    // round overruns four ticks.
+    let server = start_faulty(FaultOpts {
+        ok_first: 2,
+        fault: Fault::Hang,
+        faulty: Some(1),
+        ..Default::default()
+    });
+    let mut cfg = support::engine_config(&server.url(), ModeSel::Cold, 6);
+    cfg.interval = Duration::from_millis(200);
+    cfg.timeout = Duration::from_secs(1);
+    let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
+    let pre = probe::preflight(&cfg, &env).unwrap();
+    let mut clock = Clock::default();
+    let mut warnings = Warnings::new();
+    let r = probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut warnings, &mut clock);
+    assert_eq!(r.samples.len(), 6, "{:?}", r.stop);
+    assert!(!r.samples[1].ok(), "round 2 hung: {:?}", r.samples[1]);
+    // A cold probe's clock starts when its round starts (one probe per round).
+    let starts: Vec<std::time::Instant> = clock
+        .ends
+        .iter()
+        .map(|(_, end, took)| *end - *took)
+        .collect();
+    for (i, pair) in starts.windows(2).enumerate() {
+        let gap = pair[1] - pair[0];
+        assert!(
+            gap >= Duration::from_millis(195),
+            "rounds {} and {} started {gap:?} apart, under the 200 ms floor",
+            i + 1,
+            i + 2
+        );
+    }
+    // Missed ticks are skipped, not made up for: the rounds after the slow
+    // one keep the 200 ms rhythm, so the run takes about 1 s + 4 × 200 ms
+    // longer than its first round, not 1 s.
+    let span = starts[5] - starts[1];
+    assert!(span >= Duration::from_millis(1_750), "{span:?}");
+}

@@ -59,6 +59,48 @@ pub fn round_modes(sel: ModeSel, order: Order, round: u32) -> Vec<Mode> {
     }
 }
 
+/// When rounds start: on a grid anchored to the run start (k × interval),
+/// so rounds do not drift by their own length. A round that overran skips
+/// the ticks it missed instead of making them up in a burst, and no two
+/// rounds ever start less than one interval apart: the floor between round
+/// starts is a safety valve, and warm needs its idle time.
+pub(crate) struct Ticks {
+    start: Instant,
+    interval: Duration,
+    /// The grid index of the next round, and when the last one started.
+    next: u32,
+    last: Option<Instant>,
+}
+
+impl Ticks {
+    pub(crate) fn new(start: Instant, interval: Duration) -> Ticks {
+        Ticks {
+            start,
+            interval,
+            next: 0,
+            last: None,
+        }
+    }
+
+    /// When the next round starts, asked at `now`.
+    pub(crate) fn next(&mut self, now: Instant) -> Instant {
+        let mut at = self.start + self.interval * self.next;
+        if at < now && !self.interval.is_zero() {
+            // Skip to the first tick that is not in the past.
+            let late = now - self.start;
+            let k = late.as_nanos().div_ceil(self.interval.as_nanos());
+            self.next = u32::try_from(k).unwrap_or(u32::MAX);
+            at = self.start + self.interval * self.next;
+        }
+        if let Some(last) = self.last {
+            at = at.max(last + self.interval);
+        }
+        self.next = self.next.saturating_add(1);
+        self.last = Some(at);
+        at
+    }
+}
+
 /// A valve that stops the run, judged on one sample.
 pub(crate) fn valve(sample: &Sample) -> Option<String> {
     if sample.status == 429 {
@@ -95,9 +137,9 @@ pub fn run_rounds(
     let mut stop = None;
     let start = Instant::now();
     let mut round: u32 = 1;
+    let mut ticks = Ticks::new(start, cfg.interval);
     'rounds: while cfg.count == 0 || round <= cfg.count {
-        // Anchored to the run start, so slow rounds do not push later ones back.
-        let anchor = start + cfg.interval * (round - 1);
+        let anchor = ticks.next(Instant::now());
         if !cancel.sleep_until(anchor) {
             stop = Some(EarlyStop::Interrupted);
             break;
@@ -233,5 +275,24 @@ mod tests {
             "woken by the cancel, not the deadline"
         );
         waker.join().unwrap();
+    }
+}
+
+#[cfg(test)]
+mod tick_tests {
+    use super::*;
+
+    #[test]
+    fn on_time_rounds_follow_the_grid_and_late_ones_skip_missed_ticks() {
+        let t0 = Instant::now();
+        let ms = Duration::from_millis;
+        let mut ticks = Ticks::new(t0, ms(200));
+        assert_eq!(ticks.next(t0), t0);
+        assert_eq!(ticks.next(t0 + ms(50)), t0 + ms(200));
+        // Round 2 overran until 1 130 ms: ticks 400…1 000 are gone.
+        assert_eq!(ticks.next(t0 + ms(1_130)), t0 + ms(1_200));
+        assert_eq!(ticks.next(t0 + ms(1_250)), t0 + ms(1_400));
+        // Exactly on a tick: that tick.
+        assert_eq!(ticks.next(t0 + ms(1_600)), t0 + ms(1_600));
     }
 }

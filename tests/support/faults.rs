@@ -67,6 +67,9 @@ pub struct FaultOpts {
     pub client_cert: bool,
     /// Cap the server at TLS 1.2.
     pub tls12: bool,
+    /// How many connections get the fault before service is normal again
+    /// (`None` = every one after `ok_first`).
+    pub faulty: Option<usize>,
 }
 
 impl Default for FaultOpts {
@@ -77,6 +80,7 @@ impl Default for FaultOpts {
             leaf: None,
             client_cert: false,
             tls12: false,
+            faulty: None,
         }
     }
 }
@@ -221,7 +225,8 @@ fn accept_loop(
         match listener.accept() {
             Ok((stream, _)) => {
                 counters.accepted.fetch_add(1, Ordering::SeqCst);
-                let fault = if index < opts.ok_first {
+                let past_fault = opts.faulty.is_some_and(|n| index >= opts.ok_first + n);
+                let fault = if index < opts.ok_first || past_fault {
                     Fault::None
                 } else {
                     opts.fault
