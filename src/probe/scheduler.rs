@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use super::cold::ColdRunner;
 use super::config::{Config, ModeSel, Order};
 use super::transfer::{Method, ProbeEnv};
-use super::types::{ErrorKind, Mode, Sample};
+use super::types::{ErrorKind, Mode, Proto, Sample};
 use super::warm::WarmRunner;
 use super::warnings::Warnings;
 
@@ -185,11 +185,18 @@ pub fn run_rounds(
             let valve_hit = valve(&sample);
             if sample.body_overflow && !warned_body_cap {
                 warned_body_cap = true;
-                warnings.warn(format!(
-                    "a response body is over the {} KiB cap: it is not read to the end, so its \
-                     connection cannot be reused and warm will open a new one every round",
-                    super::transfer::BODY_CAP / 1024
-                ));
+                let cap = super::transfer::BODY_CAP / 1024;
+                warnings.warn(if sample.proto == Some(Proto::H2) {
+                    format!(
+                        "a response body is over the {cap} KiB cap: it is not read to the end; \
+                         on HTTP/2 only its stream is reset, and warm keeps its connection"
+                    )
+                } else {
+                    format!(
+                        "a response body is over the {cap} KiB cap: it is not read to the end, so \
+                         its connection cannot be reused and warm will open a new one every round"
+                    )
+                });
             }
             samples.push(sample);
             if let Err(e) = written {

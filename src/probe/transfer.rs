@@ -186,8 +186,9 @@ impl Handler for Collector {
         self.last_byte = Some(Instant::now());
         let len = data.len() as u64;
         if self.body_bytes + len > BODY_CAP {
-            // Stop reading: returning less than we were given ends the transfer.
-            self.body_bytes = BODY_CAP;
+            // Stop reading: returning less than we were given ends the
+            // transfer. This chunk was refused, so `body_bytes` stays what
+            // was read.
             self.body_overflow = true;
             return Ok(0);
         }
