@@ -29,6 +29,9 @@ fn main() {
             let dir = String::from_utf8_lossy(&out.stdout).trim().to_string();
             println!("cargo:rerun-if-changed={dir}/HEAD");
             println!("cargo:rerun-if-changed={dir}/refs/heads");
+            // A fresh clone, `git gc` or `git pack-refs` keep branch tips in
+            // packed-refs instead of refs/heads: watch it too.
+            println!("cargo:rerun-if-changed={dir}/packed-refs");
         }
     }
 }

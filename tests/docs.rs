@@ -83,3 +83,68 @@ fn readme_documents_every_flag_exit_code_and_error_kind() {
         assert!(readme.contains(code), "README exit-code table lacks {code}");
     }
 }
+
+#[test]
+fn the_declared_rust_version_is_the_readmes_and_covers_every_dependency() {
+    let declared = env!("CARGO_PKG_RUST_VERSION");
+    assert!(!declared.is_empty(), "Cargo.toml declares no rust-version");
+    for (name, text) in [
+        ("README.md", include_str!("../README.md")),
+        ("README.ko.md", include_str!("../README.ko.md")),
+    ] {
+        assert!(
+            text.contains(&format!("({declared} "))
+                || text.contains(&format!("({declared} or newer)")),
+            "{name} does not name Rust {declared}"
+        );
+    }
+    // No locked dependency may need a newer Rust than the one declared.
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args(["metadata", "--format-version", "1", "--locked", "--offline"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo metadata");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let version = |v: &str| -> Vec<u32> { v.split('.').map(|p| p.parse().unwrap_or(0)).collect() };
+    let ours = version(declared);
+    for p in meta["packages"].as_array().unwrap() {
+        if let Some(needs) = p["rust_version"].as_str() {
+            assert!(
+                version(needs) <= ours,
+                "{} needs Rust {needs}, above the declared {declared}",
+                p["name"]
+            );
+        }
+    }
+}
+
+#[test]
+fn version_names_the_checked_out_commit() {
+    let git = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output();
+    let Some(head) = git
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    else {
+        println!("skipped: not a git checkout");
+        return;
+    };
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tlsping"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("git {head}")),
+        "--version must name HEAD {head}: {text}"
+    );
+}
