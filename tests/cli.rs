@@ -87,8 +87,8 @@ fn every_flag_and_alias_sets_what_it_names() {
         (vec!["-v"], |o| o.verbose),
         (vec!["--verbose"], |o| o.verbose),
         (vec!["--resume", "off"], |o| !o.config.resume),
-        (vec!["--cacert", "/x/ca.pem"], |o| {
-            o.config.ca_file.as_deref() == Some(std::path::Path::new("/x/ca.pem"))
+        (vec!["--cacert", "/etc/hostname"], |o| {
+            o.config.ca_file.as_deref() == Some(std::path::Path::new("/etc/hostname"))
         }),
     ];
     for (args, check) in cases {
@@ -280,4 +280,55 @@ fn proxy_in_the_environment_is_reported_as_bypassed() {
         o.contains("https_proxy is set") && o.contains("--no-pin-ip"),
         "{o}"
     );
+}
+
+#[test]
+fn a_missing_trust_source_is_a_usage_error_before_any_connection() {
+    let server = start(ServerOpts::default());
+    let cases: [(&[&str], &[(&str, &str)], &str); 4] = [
+        (
+            &["--cacert", "/nonexistent/ca.pem"],
+            &[],
+            "--cacert /nonexistent/ca.pem",
+        ),
+        (
+            &[],
+            &[("SSL_CERT_FILE", "/nonexistent/bundle.pem")],
+            "SSL_CERT_FILE=/nonexistent",
+        ),
+        (
+            &[],
+            &[("SSL_CERT_DIR", "/nonexistent/certs")],
+            "SSL_CERT_DIR=/nonexistent",
+        ),
+        (
+            &[],
+            &[("SSL_CERT_FILE", "/etc")],
+            "SSL_CERT_FILE=/etc is not a file",
+        ),
+    ];
+    for (args, env, says) in cases {
+        let mut cmd = std::process::Command::new(support::bin());
+        cmd.args(args)
+            .args(["-n", "1", &server.url()])
+            .env_remove("SSL_CERT_FILE")
+            .env_remove("SSL_CERT_DIR")
+            .env("NO_COLOR", "1");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{args:?} {env:?}: {}",
+            stderr(&out)
+        );
+        assert!(
+            stderr(&out).contains(says),
+            "{args:?} {env:?}: {}",
+            stderr(&out)
+        );
+    }
+    assert_eq!(server.counters.snapshot().tcp, 0, "nothing may be dialed");
 }

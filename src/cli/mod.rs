@@ -311,6 +311,9 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         .map_err(UsageError)?;
     config.resume = args.resume == "on";
     config.ca_file = args.cacert;
+    if !config.insecure && config.target.https && !config.calibrate {
+        crate::probe::check_trust_sources(config.ca_file.as_deref()).map_err(UsageError)?;
+    }
     if args.no_pin_ip && config.mode == ModeSel::Both {
         warnings.push(
             "--no-pin-ip with both modes: cold resolves every round while warm keeps its first \

@@ -23,7 +23,7 @@ pub use scheduler::{
     round_modes, run_rounds, EarlyStop, Observer, Rounds, MAX_CONSECUTIVE_FAILURES,
 };
 pub use transfer::{Cancel, Collector, Method, ProbeEnv, BODY_CAP};
-pub use trust::TrustStore;
+pub use trust::{check_sources as check_trust_sources, TrustStore};
 pub use types::{
     tls_version_label, CurlTimers, ErrorKind, Mode, ProbeError, Proto, RunInfo, Sample,
     ServerTiming, TcpFacts, TlsFacts,

@@ -15,17 +15,50 @@ pub struct TrustStore {
     pub source: String,
 }
 
+/// An anchor source named by the environment (set and not empty).
+fn env_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+/// Checks, before anything is dialed, that the anchors the run was told to
+/// use exist: `--cacert`, else `SSL_CERT_FILE`, else `SSL_CERT_DIR`. A named
+/// source that is missing is an error, never a silent fall-back to the
+/// system's store (which would verify against other anchors than asked).
+pub fn check_sources(ca_file: Option<&Path>) -> Result<(), String> {
+    if let Some(f) = ca_file {
+        return match std::fs::metadata(f) {
+            Ok(m) if m.is_file() => Ok(()),
+            Ok(_) => Err(format!("--cacert {}: not a file", f.display())),
+            Err(e) => Err(format!("--cacert {}: {e}", f.display())),
+        };
+    }
+    for (name, want_dir) in [("SSL_CERT_FILE", false), ("SSL_CERT_DIR", true)] {
+        if let Some(p) = env_path(name) {
+            return match std::fs::metadata(&p) {
+                Ok(m) if m.is_dir() == want_dir => Ok(()),
+                Ok(_) => Err(format!(
+                    "{name}={} is not a {}",
+                    p.display(),
+                    if want_dir { "directory" } else { "file" }
+                )),
+                Err(e) => Err(format!(
+                    "{name}={}: {e}; unset it to use the system's CA certificates",
+                    p.display()
+                )),
+            };
+        }
+    }
+    Ok(())
+}
+
 /// Where the anchors come from: `--cacert`, else `SSL_CERT_FILE`/`SSL_CERT_DIR`,
 /// else the system bundle that openssl-probe finds.
 fn locate(ca_file: Option<&Path>) -> (Option<PathBuf>, Option<PathBuf>) {
     if let Some(f) = ca_file {
         return (Some(f.to_path_buf()), None);
     }
-    let env_path = |name: &str| {
-        std::env::var_os(name)
-            .map(PathBuf::from)
-            .filter(|p| p.exists())
-    };
     if let Some(f) = env_path("SSL_CERT_FILE") {
         return (Some(f), None);
     }
