@@ -93,6 +93,46 @@ impl<W: Write> Observer for Live<W> {
     }
 }
 
+/// `--http-version` asked for one version and the preflight got another.
+fn version_mismatch(asked: probe::HttpVersion, got: Option<probe::Proto>) -> Option<String> {
+    let (want, name) = match asked {
+        probe::HttpVersion::Auto => return None,
+        probe::HttpVersion::V2 => (probe::Proto::H2, "2"),
+        probe::HttpVersion::V1_1 => (probe::Proto::Http11, "1.1"),
+    };
+    let got = got?;
+    (got != want).then(|| {
+        format!(
+            "--http-version {name} was asked for, but the server answered over {}; \
+             nothing was measured (drop the flag to measure what the server offers)",
+            got.as_str()
+        )
+    })
+}
+
+/// A run that ended before round 1 still writes its machine output: the
+/// facts known so far and why it ended (`--json`), or the header and one
+/// `preflight` row (`--csv`), so a script can tell a refused connection from a
+/// certificate problem without reading stderr. Exits 2.
+fn ended_before_rounds(opts: &Options, info: &probe::RunInfo, warnings: &Warnings) -> i32 {
+    let stdout = io::stdout();
+    let written = match opts.output {
+        Output::Table => Ok(()),
+        Output::Json => {
+            let summary = stats::summarize(&[], std::time::Duration::ZERO);
+            let out = io::BufWriter::new(stdout.lock());
+            render::json::write_document(out, info, &[], &summary, warnings.list())
+        }
+        Output::Csv => {
+            render::csv::CsvStream::new(stdout.lock()).and_then(|mut c| c.preflight_row(info))
+        }
+    };
+    match written {
+        Ok(()) => EXIT_FAILED,
+        Err(e) => output_failed(&e),
+    }
+}
+
 fn output_failed(e: &dyn std::fmt::Display) -> i32 {
     eprintln!("tlsping: could not write the output: {e}");
     EXIT_FAILED
@@ -150,13 +190,24 @@ pub fn run(mut opts: Options) -> i32 {
                 e.kind.reason(cfg.timeout),
                 e.text
             );
-            return EXIT_FAILED;
+            let info = probe::run_info_failed(cfg, e);
+            return ended_before_rounds(&opts, &info, &warnings);
         }
     };
     if let Some(why) = &pre.stop {
         // The server already asked us to back off: no rounds at all.
         warnings.warn(format!("preflight: {why}; no rounds were run"));
-        return EXIT_FAILED;
+        return ended_before_rounds(&opts, &probe::run_info(cfg, &pre), &warnings);
+    }
+    if let Some(got) = version_mismatch(cfg.http_version, pre.proto) {
+        // Asking for a version means that version or nothing.
+        eprintln!("tlsping: {got}");
+        let mut info = probe::run_info(cfg, &pre);
+        info.preflight_error = Some(probe::ProbeError {
+            kind: probe::ErrorKind::Error,
+            text: got,
+        });
+        return ended_before_rounds(&opts, &info, &warnings);
     }
     if let Some(location) = &pre.redirect {
         warnings.warn(format!(
@@ -165,14 +216,6 @@ pub fn run(mut opts: Options) -> i32 {
         ));
     }
     let info = probe::run_info(cfg, &pre);
-    if let (probe::HttpVersion::V2, Some(proto)) = (cfg.http_version, info.proto) {
-        if proto != probe::Proto::H2 {
-            warnings.warn(format!(
-                "--http-version 2 was asked for, but the server answered over {}",
-                proto.as_str()
-            ));
-        }
-    }
     if let Some(days) = info
         .tls
         .and_then(|t| t.cert_days_left)

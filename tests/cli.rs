@@ -285,7 +285,9 @@ fn proxy_in_the_environment_is_reported_as_bypassed() {
 #[test]
 fn a_missing_trust_source_is_a_usage_error_before_any_connection() {
     let server = start(ServerOpts::default());
-    let cases: [(&[&str], &[(&str, &str)], &str); 4] = [
+    // (arguments, environment, what stderr must say)
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+    let cases: [Case; 4] = [
         (
             &["--cacert", "/nonexistent/ca.pem"],
             &[],

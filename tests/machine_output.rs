@@ -363,3 +363,53 @@ fn json_of_a_run_with_failures_matches_the_schema() {
         assert!(s["error"].as_str().is_some_and(|t| !t.is_empty()));
     }
 }
+
+#[test]
+fn a_failed_preflight_still_writes_the_json_document() {
+    // A port nothing listens on, and a server whose certificate we do not trust.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let refused = format!("https://127.0.0.1:{}/", closed.local_addr().unwrap().port());
+    drop(closed);
+    let untrusted = start(ServerOpts {
+        cert: support::CertKind::UnknownCa,
+        ..Default::default()
+    });
+    for (url, kind) in [
+        (refused, "conn_refused"),
+        (untrusted.url(), "cert_unknown_ca"),
+    ] {
+        let (doc, out) = json_run(&["--json", "-n", "2", "--cacert", &cacert(), &url]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        validate(&doc);
+        assert_eq!(doc["run"]["preflight_error_kind"], kind, "{doc}");
+        assert!(doc["run"]["preflight_error"]
+            .as_str()
+            .is_some_and(|t| !t.is_empty()));
+        assert_eq!(doc["samples"].as_array().unwrap().len(), 0, "{doc}");
+        assert_eq!(doc["summary"]["cold"]["n"], 0, "{doc}");
+    }
+}
+
+#[test]
+fn a_failed_preflight_writes_a_csv_preflight_row() {
+    let untrusted = start(ServerOpts {
+        cert: support::CertKind::UnknownCa,
+        ..Default::default()
+    });
+    let out = support::tlsping(&["--csv", "-n", "2", "--cacert", &cacert(), &untrusted.url()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let mut reader = csv::Reader::from_reader(out.stdout.as_slice());
+    let headers = reader.headers().unwrap().clone();
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let cell = |name: &str| {
+        rows[0]
+            .get(headers.iter().position(|h| h == name).unwrap())
+            .unwrap()
+    };
+    assert_eq!(cell("round"), "0");
+    assert_eq!(cell("mode"), "preflight");
+    assert_eq!(cell("error_kind"), "cert_unknown_ca");
+    assert!(!cell("error").is_empty());
+    assert_eq!(cell("total_ms"), "");
+}

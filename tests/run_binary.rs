@@ -101,7 +101,7 @@ fn version_names_the_compiled_in_libraries() {
 }
 
 #[test]
-fn asking_for_http2_from_a_server_without_it_warns() {
+fn asking_for_http2_from_a_server_without_it_measures_nothing() {
     let server = start(ServerOpts::default());
     let cacert = ca().pem_path.to_str().unwrap().to_string();
     let out = tlsping(&[
@@ -115,12 +115,17 @@ fn asking_for_http2_from_a_server_without_it_warns() {
         &cacert,
         &server.url(),
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
         stderr(&out)
             .contains("--http-version 2 was asked for, but the server answered over http/1.1"),
         "{}",
         stderr(&out)
+    );
+    assert_eq!(
+        server.counters.snapshot().tcp,
+        1,
+        "only the preflight's connection: no round measured HTTP/1.1 under a flag asking for 2"
     );
 }
 

@@ -40,11 +40,8 @@ const CURL_HTTP_VERSION_3: c_long = 30;
 extern "C" {
     // libcrypto (OpenSSL >= 1.1.0), linked through openssl-sys; not bound there.
     fn X509_STORE_up_ref(store: *mut openssl_sys::X509_STORE) -> std::os::raw::c_int;
-    // libssl (OpenSSL >= 3.2): the negotiated key-exchange group's name, valid
-    // while the SSL object is.
-    fn SSL_get0_group_name(ssl: *mut openssl_sys::SSL) -> *const std::os::raw::c_char;
     // libssl: the handshake-progress and message callbacks of every SSL made
-    // from a context, and whether an SSL's handshake is over.
+    // from a context.
     fn SSL_CTX_set_info_callback(
         ctx: *mut openssl_sys::SSL_CTX,
         cb: Option<unsafe extern "C" fn(*const openssl_sys::SSL, c_int, c_int)>,
@@ -63,15 +60,12 @@ extern "C" {
             ),
         >,
     );
-    fn SSL_is_init_finished(ssl: *const openssl_sys::SSL) -> c_int;
 }
 
-// ssl3.h: record content types as the message callback reports them (0x100 is
-// its pseudo type for a record header), and the ClientHello's message type.
-const SSL3_RT_CHANGE_CIPHER_SPEC: c_int = 20;
-const SSL3_RT_HANDSHAKE: c_int = 22;
+// ssl3.h: the message callback's pseudo content type for a record header, and
+// the record type byte of a handshake record.
 const SSL3_RT_HEADER: c_int = 0x100;
-const SSL3_MT_CLIENT_HELLO: u8 = 1;
+const SSL3_RT_HANDSHAKE_BYTE: u8 = 22;
 
 // ssl.h: SSL_ST_CONNECT | SSL_CB_EXIT.
 const SSL_CB_CONNECT_EXIT: c_int = 0x1000 | 0x02;
@@ -93,60 +87,96 @@ pub fn monotonic_us() -> u64 {
     (ts.tv_sec as u64) * 1_000_000 + (ts.tv_nsec as u64) / 1_000
 }
 
+/// What the handshake callbacks saw of the current transfer on this thread.
+#[derive(Clone, Copy, Debug, Default)]
+struct Stamps {
+    /// Our first ClientHello's record about to be written (CLOCK_MONOTONIC µs; 0 = not yet).
+    hello_us: u64,
+    /// The client is waiting for server data (after the ClientHello, or after
+    /// OpenSSL handed control back to libcurl to wait for the socket).
+    waiting: bool,
+    /// Start of the stretch of client work going on now (0 = none).
+    stretch_from_us: u64,
+    /// Client work on server data in stretches already ended.
+    work_us: u64,
+    /// A stretch was paused for a send of ours, to resume after it.
+    in_send: bool,
+    /// Any server data was taken up after our ClientHello.
+    replied: bool,
+}
+
+impl Stamps {
+    fn pause(&mut self, now: u64) {
+        if self.stretch_from_us > 0 {
+            self.work_us += now.saturating_sub(self.stretch_from_us);
+            self.stretch_from_us = 0;
+        }
+    }
+}
+
 thread_local! {
-    /// When the first ClientHello of the current transfer on this thread was
-    /// handed to the write path (CLOCK_MONOTONIC µs; 0 = not yet). A
-    /// thread-local, so OpenSSL's callbacks need no pointer into our data:
+    /// A thread-local, so OpenSSL's callbacks need no pointer into our data:
     /// libcurl's easy interface runs a transfer and its callbacks on the
     /// thread that called `perform`, and a thread runs one transfer at a time.
-    static CLIENT_HELLO_SENT_US: Cell<u64> = const { Cell::new(0) };
+    static STAMPS: Cell<Stamps> = const {
+        Cell::new(Stamps {
+            hello_us: 0,
+            waiting: false,
+            stretch_from_us: 0,
+            work_us: 0,
+            in_send: false,
+            replied: false,
+        })
+    };
+}
 
-    /// Whether the handshake is waiting for the server (we sent handshake
-    /// messages, or OpenSSL handed control back to libcurl to wait for the
-    /// socket), and when the client last took up server data after such a
-    /// wait (CLOCK_MONOTONIC µs, 0 = never).
-    static SERVER_FLIGHT: Cell<(bool, u64)> = const { Cell::new((false, 0)) };
+fn with_stamps(f: impl FnOnce(&mut Stamps)) {
+    STAMPS.with(|c| {
+        let mut s = c.get();
+        f(&mut s);
+        c.set(s);
+    });
 }
 
 /// Forgets the handshake stamps of an earlier transfer on this thread.
 pub(crate) fn handshake_stamps_clear() {
-    CLIENT_HELLO_SENT_US.with(|c| c.set(0));
-    SERVER_FLIGHT.with(|c| c.set((false, 0)));
+    STAMPS.with(|c| c.set(Stamps::default()));
 }
 
-/// When the ClientHello of the transfer just run on this thread left.
+/// When the ClientHello of the transfer just run on this thread was about to
+/// be written to libcurl's socket.
 pub(crate) fn client_hello_sent_us() -> Option<u64> {
-    let us = CLIENT_HELLO_SENT_US.with(|c| c.get());
+    let us = STAMPS.with(|c| c.get()).hello_us;
     (us > 0).then_some(us)
 }
 
-/// When the client last took up the server's data after waiting for it:
-/// from then until the handshake is done, the work was ours alone.
-pub(crate) fn last_server_flight_us() -> Option<u64> {
-    let (_, us) = SERVER_FLIGHT.with(|c| c.get());
-    (us > 0).then_some(us)
+/// The client's own work on the server's handshake data, for the transfer
+/// just run on this thread, with the handshake done at `done_us`: every
+/// stretch from taking up server data after a wait to the next wait (or to
+/// done), less our own sends. `None` when no server data was taken up or the
+/// stamps are out of order.
+pub(crate) fn client_finish_us(done_us: u64) -> Option<u64> {
+    let s = STAMPS.with(|c| c.get());
+    if !s.replied || (s.stretch_from_us > 0 && s.stretch_from_us > done_us) {
+        return None;
+    }
+    let open = if s.stretch_from_us > 0 {
+        done_us - s.stretch_from_us
+    } else {
+        0
+    };
+    Some(s.work_us + open)
 }
 
-/// Marks the handshake as waiting for the server.
-fn expect_server() {
-    SERVER_FLIGHT.with(|c| {
-        let (_, last) = c.get();
-        c.set((true, last));
-    });
-}
-
-/// OpenSSL's message callback, the two ends of the client's own work.
+/// OpenSSL's message callback.
 ///
-/// Our first ClientHello, complete and handed to the write path (libcurl's
-/// socket filter sends it right after this returns), ends the set-up. We
-/// stamp here rather than after the send: on one machine the send can wake
-/// the server, and the scheduler may run the server before the send returns.
-///
-/// The first record header read after we sent a handshake message, or after
-/// the handshake had to wait for the network, marks server data being taken
-/// up before any of it is processed. A server that sends its flight in
-/// pieces makes several such moments; the last one counts, so time spent
-/// waiting for a later piece is never counted as ours.
+/// The ClientHello's record header is reported just before the record is
+/// written to libcurl's socket: that ends the set-up. From then on the client
+/// waits for the server; the first data it reads after any wait starts a
+/// stretch of its own work, which the next wait (see `on_handshake_step`)
+/// ends. Our sends pause a stretch (record header, before the write) and
+/// resume it (message reported, after the write), so a server that the
+/// kernel runs during our send on the same machine never counts as ours.
 unsafe extern "C" fn on_tls_message(
     write_p: c_int,
     _version: c_int,
@@ -156,37 +186,36 @@ unsafe extern "C" fn on_tls_message(
     ssl: *mut openssl_sys::SSL,
     _arg: *mut c_void,
 ) {
-    let written_handshake = write_p == 1
-        && (content_type == SSL3_RT_HANDSHAKE || content_type == SSL3_RT_CHANGE_CIPHER_SPEC);
-    let read_header = write_p == 0 && content_type == SSL3_RT_HEADER;
-    if !written_handshake && !read_header {
-        return;
-    }
     // Records after the handshake (TLS 1.3 session tickets after our
     // Finished, application data) are no part of it.
     // SAFETY: OpenSSL passes the live SSL whose record was just handled.
-    if unsafe { SSL_is_init_finished(ssl) } == 1 {
+    if unsafe { openssl_sys::SSL_is_init_finished(ssl) } == 1 {
         return;
     }
-    if written_handshake {
-        // SAFETY: for a handshake message `buf` holds its `len` bytes, valid
-        // during this call; the first byte is the message type.
-        let kind = (len > 0 && !buf.is_null()).then(|| unsafe { *(buf as *const u8) });
-        if content_type == SSL3_RT_HANDSHAKE && kind == Some(SSL3_MT_CLIENT_HELLO) {
-            let now = monotonic_us();
-            // A HelloRetryRequest makes a second ClientHello: the first one counts.
-            CLIENT_HELLO_SENT_US.with(|c| {
-                if c.get() == 0 {
-                    c.set(now)
+    let now = monotonic_us();
+    with_stamps(|s| {
+        if write_p == 1 && content_type == SSL3_RT_HEADER {
+            // SAFETY: for a record header `buf` holds its `len` (5) bytes,
+            // valid during this call; the first byte is the record type.
+            let record = (len > 0 && !buf.is_null()).then(|| unsafe { *(buf as *const u8) });
+            if s.hello_us == 0 {
+                if record == Some(SSL3_RT_HANDSHAKE_BYTE) {
+                    s.hello_us = now;
+                    s.waiting = true;
                 }
-            });
-        }
-        expect_server();
-        return;
-    }
-    SERVER_FLIGHT.with(|c| {
-        if let (true, _) = c.get() {
-            c.set((false, monotonic_us()));
+            } else if s.stretch_from_us > 0 {
+                s.pause(now);
+                s.in_send = true;
+            }
+        } else if write_p == 1 {
+            if s.in_send {
+                s.in_send = false;
+                s.stretch_from_us = now;
+            }
+        } else if s.hello_us > 0 && s.waiting && s.stretch_from_us == 0 {
+            s.waiting = false;
+            s.replied = true;
+            s.stretch_from_us = now;
         }
     });
 }
@@ -196,15 +225,22 @@ unsafe extern "C" fn on_tls_message(
 /// socket (or fails, which ends the handshake anyway).
 unsafe extern "C" fn on_handshake_step(_ssl: *const openssl_sys::SSL, where_: c_int, ret: c_int) {
     if where_ & SSL_CB_CONNECT_EXIT == SSL_CB_CONNECT_EXIT && ret < 0 {
-        expect_server();
+        let now = monotonic_us();
+        with_stamps(|s| {
+            s.pause(now);
+            s.in_send = false;
+            if s.hello_us > 0 {
+                s.waiting = true;
+            }
+        });
     }
 }
 
 /// Has every connection made from this SSL_CTX stamp when its first
-/// ClientHello leaves (`client_hello_sent_us`) and when the client last took
-/// up the server's data after waiting for it (`last_server_flight_us`). This
-/// takes OpenSSL's message callback, which libcurl uses only for the TLS part
-/// of its verbose trace (`TLSPING_CURL_VERBOSE`, a debugging aid).
+/// ClientHello leaves (`client_hello_sent_us`) and time the client's own
+/// work on the server's replies (`client_finish_us`). This takes OpenSSL's
+/// message callback, which libcurl uses only for the TLS part of its verbose
+/// trace (`TLSPING_CURL_VERBOSE`, a debugging aid).
 ///
 /// # Safety
 /// `ssl_ctx` must be the `SSL_CTX*` libcurl passed to the CURLOPT_SSL_CTX_FUNCTION
@@ -212,7 +248,7 @@ unsafe extern "C" fn on_handshake_step(_ssl: *const openssl_sys::SSL, where_: c_
 pub(crate) unsafe fn stamp_handshake(ssl_ctx: *mut c_void) {
     let ctx = ssl_ctx as *mut openssl_sys::SSL_CTX;
     // SAFETY: a live SSL_CTX (the caller's contract); both callbacks are plain
-    // functions that touch no data of ours beyond thread-locals, so they stay
+    // functions that touch no data of ours beyond a thread-local, so they stay
     // valid for as long as OpenSSL keeps the context.
     unsafe {
         SSL_CTX_set_info_callback(ctx, Some(on_handshake_step));
@@ -264,18 +300,28 @@ pub fn open_socket(
 ) -> Option<curl_sys::curl_socket_t> {
     // SAFETY: socket(2) takes plain integers and returns a new descriptor or -1.
     let fd = unsafe { libc::socket(family, socktype | libc::SOCK_CLOEXEC, protocol) };
+    if fd >= 0 {
+        OPENED_SOCKET.with(|c| c.set(fd));
+        // A reading from an older connection's close is not this one's.
+        TCP_AT_CLOSE.with(|c| c.set(None));
+    }
     (fd >= 0).then_some(fd)
 }
 
 thread_local! {
-    /// The last `TCP_INFO` reading taken as libcurl closed a socket on this
-    /// thread (see `CLIENT_HELLO_SENT_US` for why a thread-local is enough).
+    /// The `TCP_INFO` reading taken as libcurl closed the socket this
+    /// transfer opened (see `STAMPS` for why a thread-local is enough).
     static TCP_AT_CLOSE: Cell<Option<KernelTcp>> = const { Cell::new(None) };
+    /// The socket this transfer opened last: only its close is read, never
+    /// that of an older connection libcurl happens to close meanwhile (a
+    /// dead kept connection found on reuse, say).
+    static OPENED_SOCKET: Cell<curl_sys::curl_socket_t> = const { Cell::new(-1) };
 }
 
 /// Forgets a reading taken when an earlier transfer's socket closed.
 pub(crate) fn tcp_at_close_clear() {
     TCP_AT_CLOSE.with(|c| c.set(None));
+    OPENED_SOCKET.with(|c| c.set(-1));
 }
 
 /// The reading taken when the transfer just run on this thread closed its socket.
@@ -332,8 +378,10 @@ fn read_tcp_info(sock: c_int) -> Option<KernelTcp> {
 /// libcurl's close-socket callback: one last `TCP_INFO` reading, then the
 /// close libcurl would have made itself.
 extern "C" fn close_socket(_clientp: *mut c_void, sock: curl_sys::curl_socket_t) -> c_int {
-    if let Some(tcp) = read_tcp_info(sock) {
-        TCP_AT_CLOSE.with(|c| c.set(Some(tcp)));
+    if OPENED_SOCKET.with(|c| c.get()) == sock {
+        if let Some(tcp) = read_tcp_info(sock) {
+            TCP_AT_CLOSE.with(|c| c.set(Some(tcp)));
+        }
     }
     // SAFETY: libcurl hands over a descriptor it opened and no longer uses.
     unsafe { libc::close(sock) }
@@ -528,7 +576,7 @@ impl LiveHandle {
         // SAFETY: `ssl` is live (above); the returned C string belongs to it
         // and is copied (interned) before this function returns.
         let group = unsafe {
-            let name = SSL_get0_group_name(ssl.as_ptr());
+            let name = openssl_sys::SSL_get0_group_name(ssl.as_ptr());
             (!name.is_null()).then(|| intern(&std::ffi::CStr::from_ptr(name).to_string_lossy()))
         };
         let facts = TlsFacts {

@@ -54,5 +54,35 @@ pub fn run_info(cfg: &Config, pre: &Preflight) -> RunInfo {
         libcurl_version,
         tls_library,
         calibration: cfg.calibrate,
+        preflight_error: None,
+    }
+}
+
+/// The run's facts when the preflight failed: what the command line settled,
+/// and the preflight's error; nothing the server would have told us.
+pub fn run_info_failed(cfg: &Config, err: ProbeError) -> RunInfo {
+    let (libcurl_version, tls_library, _) = curl_ffi::library_versions();
+    RunInfo {
+        url: cfg.target.url(),
+        host: cfg.target.host.clone(),
+        method: cfg.method.clone().unwrap_or_else(|| "HEAD".into()),
+        addr: None,
+        proto: None,
+        tls: None,
+        ip_pinned: false,
+        dns_first: None,
+        preflight_status: 0,
+        preflight_bytes: 0,
+        count: cfg.count,
+        interval: cfg.interval,
+        timeout: cfg.timeout,
+        order: cfg.order,
+        mode: cfg.mode,
+        warmup: cfg.warmup,
+        resume: cfg.resume,
+        libcurl_version,
+        tls_library,
+        calibration: cfg.calibrate,
+        preflight_error: Some(err),
     }
 }

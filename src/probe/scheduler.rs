@@ -82,10 +82,13 @@ impl Ticks {
         }
     }
 
-    /// When the next round starts, asked at `now`.
+    /// When the next round starts, asked at `now`. A tick that passed only
+    /// moments ago (the first round, ordinary jitter) is still served; one
+    /// that passed more than a twentieth of an interval ago was missed.
     pub(crate) fn next(&mut self, now: Instant) -> Instant {
         let mut at = self.start + self.interval * self.next;
-        if at < now && !self.interval.is_zero() {
+        let slack = self.interval / 20;
+        if at + slack < now && !self.interval.is_zero() {
             // Skip to the first tick that is not in the past.
             let late = now - self.start;
             let k = late.as_nanos().div_ceil(self.interval.as_nanos());
@@ -301,5 +304,14 @@ mod tick_tests {
         assert_eq!(ticks.next(t0 + ms(1_250)), t0 + ms(1_400));
         // Exactly on a tick: that tick.
         assert_eq!(ticks.next(t0 + ms(1_600)), t0 + ms(1_600));
+        // Moments late (within a twentieth of the interval): served, not skipped.
+        assert_eq!(ticks.next(t0 + ms(1_805)), t0 + ms(1_800));
+    }
+
+    #[test]
+    fn the_first_round_starts_at_once() {
+        let t0 = Instant::now();
+        let mut ticks = Ticks::new(t0, Duration::from_secs(3));
+        assert_eq!(ticks.next(t0 + Duration::from_micros(40)), t0);
     }
 }

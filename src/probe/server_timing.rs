@@ -24,8 +24,8 @@
 //! - A parameter written without a value (`desc`, `desc=`) has the empty value.
 //! - `dur` is plain decimal notation: digits with at most one `.`, at least one
 //!   digit (`12`, `12.5`, `.5`, `5.`), bare or quoted. Signs, exponents,
-//!   `inf`/`nan`, surrounding spaces inside quotes, and numbers too large to be
-//!   finite all leave `dur_ms` as `None`.
+//!   `inf`/`nan`, surrounding spaces inside quotes, and numbers above
+//!   [`MAX_DUR_MS`] (a million seconds) all leave `dur_ms` as `None`.
 //! - `desc` is unquoted and unescaped (`\x` stands for `x`); otherwise the
 //!   server's text is kept as it came, control characters included. Cleaning
 //!   it up for display is the renderer's job.
@@ -40,6 +40,11 @@ pub const MAX_METRICS: usize = 64;
 
 /// The most characters kept of a metric's name or description.
 pub const MAX_TEXT_CHARS: usize = 256;
+
+/// The longest `dur` taken as a duration: a million seconds (11.6 days). A
+/// larger figure is no timing of one response; it would only overflow the
+/// statistics built on it.
+pub const MAX_DUR_MS: f64 = 1e9;
 
 /// One metric of a `Server-Timing` header: what the server says it spent, by name.
 #[derive(Clone, Debug, PartialEq)]
@@ -170,7 +175,7 @@ fn parse_dur(text: &str) -> Option<f64> {
         return None;
     }
     let ms: f64 = text.parse().ok()?;
-    (ms.is_finite() && ms >= 0.0).then_some(ms)
+    (ms.is_finite() && (0.0..=MAX_DUR_MS).contains(&ms)).then_some(ms)
 }
 
 /// At most [`MAX_TEXT_CHARS`] characters of `text`.
@@ -363,6 +368,10 @@ mod tests {
             ("a;dur=-0", vec![m("a", None, None)]),
             ("a;dur=\"-2.5\"", vec![m("a", None, None)]),
             ("a;dur=+1", vec![m("a", None, None)]),
+            // Above a million seconds: no timing of one response.
+            ("a;dur=1000000000", vec![m("a", Some(1e9), None)]),
+            ("a;dur=1000000000.5", vec![m("a", None, None)]),
+            ("a;dur=99999999999999999999999", vec![m("a", None, None)]),
             // Too large to be finite.
             (
                 &format!("a;dur=1{}", "0".repeat(400)),

@@ -168,5 +168,6 @@ pub fn run_info() -> RunInfo {
         libcurl_version: "8.22.0".into(),
         tls_library: "OpenSSL/3.6.3".into(),
         calibration: false,
+        preflight_error: None,
     }
 }

@@ -486,10 +486,11 @@ pub fn to_sample(
 
 /// Our own work at both ends of the handshake, for a transfer that made
 /// exactly one new connection with one: from TCP connected to the ClientHello
-/// leaving (set-up), and from the server's last flight starting to arrive to
-/// libcurl's handshake-done timer (finish). libcurl's timers are put on
-/// CLOCK_MONOTONIC with the start taken at socket opening, against our stamps
-/// from OpenSSL's callbacks. `None` where a piece is missing.
+/// leaving (set-up), and our work on the server's replies until libcurl's
+/// handshake-done timer (finish). libcurl's timers are put on CLOCK_MONOTONIC
+/// with the start taken at socket opening, against our stamps from OpenSSL's
+/// callbacks. `None` where a piece is missing or the stamps are out of order
+/// (connected ≤ ClientHello ≤ done must hold): a wrong figure is never shown.
 fn client_work(c: &Collector, timers: &CurlTimers) -> (Option<Duration>, Option<Duration>) {
     if timers.num_connects != 1 || timers.connect_us == 0 || timers.appconnect_us == 0 {
         return (None, None);
@@ -499,12 +500,14 @@ fn client_work(c: &Collector, timers: &CurlTimers) -> (Option<Duration>, Option<
     };
     let connected = start + u64::from(timers.connect_us);
     let done = start + u64::from(timers.appconnect_us);
-    let setup = hello.checked_sub(connected).map(Duration::from_micros);
-    let finish = curl_ffi::last_server_flight_us()
-        .filter(|&arrived| arrived > hello)
-        .and_then(|arrived| done.checked_sub(arrived))
+    if !(connected <= hello && hello <= done) {
+        return (None, None);
+    }
+    let setup = Duration::from_micros(hello - connected);
+    let finish = curl_ffi::client_finish_us(done)
+        .filter(|&us| us <= done - hello)
         .map(Duration::from_micros);
-    (setup, finish)
+    (Some(setup), finish)
 }
 
 /// The kernel's view for this probe: read when the headers ended, else when

@@ -384,4 +384,7 @@ pub struct RunInfo {
     pub tls_library: String,
     /// `--calibrate`: the server is tlsping's own, in this process, on 127.0.0.1.
     pub calibration: bool,
+    /// Why the run ended before round 1: the preflight failed, was refused
+    /// by a safety valve, or negotiated another HTTP version than asked.
+    pub preflight_error: Option<ProbeError>,
 }

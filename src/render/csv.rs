@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 use std::time::Duration;
 
-use crate::probe::{tls_version_label, Observer, Sample};
+use crate::probe::{tls_version_label, Observer, RunInfo, Sample};
 
 /// The original's columns, in its order; ours are appended after `error`.
 pub const COLUMNS: [&str; 24] = [
@@ -202,6 +202,30 @@ impl<W: Write> CsvStream<W> {
             self.text(Some(&cell))?;
         }
         self.out.write_record(None::<&[u8]>)
+    }
+}
+
+impl<W: Write> CsvStream<W> {
+    /// The one row of a run that ended before round 1: `round` 0, `mode`
+    /// `preflight`, the preflight's status and its error; every other cell empty.
+    pub fn preflight_row(&mut self, info: &RunInfo) -> io::Result<()> {
+        let names = COLUMNS
+            .iter()
+            .chain(CURL_COLUMNS.iter())
+            .chain(ATTRIBUTION_COLUMNS.iter());
+        let error = info.preflight_error.as_ref();
+        let row: Vec<String> = names
+            .map(|name| match *name {
+                "round" => "0".to_string(),
+                "mode" => "preflight".to_string(),
+                "status" => info.preflight_status.to_string(),
+                "error_kind" => error.map(|e| e.kind.slug().to_string()).unwrap_or_default(),
+                "error" => error.map(|e| neutralise(&e.text)).unwrap_or_default(),
+                _ => String::new(),
+            })
+            .collect();
+        self.out.write_record(&row)?;
+        self.out.flush()
     }
 }
 

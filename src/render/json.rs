@@ -59,6 +59,9 @@ pub struct RunJson {
     tls_library: String,
     /// `--calibrate`: the target was tlsping's own in-process server.
     calibration: bool,
+    /// Set when the run ended before round 1 (and then there are no samples).
+    preflight_error_kind: Option<&'static str>,
+    preflight_error: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -209,6 +212,8 @@ pub fn run_json(info: &RunInfo) -> RunJson {
         libcurl_version: info.libcurl_version.clone(),
         tls_library: info.tls_library.clone(),
         calibration: info.calibration,
+        preflight_error_kind: info.preflight_error.as_ref().map(|e| e.kind.slug()),
+        preflight_error: info.preflight_error.as_ref().map(|e| e.text.clone()),
     }
 }
 

@@ -5,7 +5,7 @@ use std::time::Duration;
 use crate::probe::{ModeSel, Proto, RunInfo};
 use crate::stats::{share_percent, ModeSummary, Summary, P95_MIN_N};
 
-use super::format::{ms, printable, secs, signed_ms};
+use super::format::{cell, ms, printable, secs, signed_ms};
 
 const LABEL: usize = 10;
 const COL: usize = 10;
@@ -176,11 +176,8 @@ fn path_and_server(summary: &Summary) -> Vec<String> {
             .server_timing
             .iter()
             .map(|m| {
-                format!(
-                    "{} {}ms",
-                    printable(&m.name),
-                    ms(Duration::from_secs_f64(m.median_ms / 1000.0))
-                )
+                let median = Duration::try_from_secs_f64(m.median_ms / 1000.0).ok();
+                format!("{} {}ms", printable(&m.name), cell(median))
             })
             .collect();
         out.push(format!(
