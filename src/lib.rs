@@ -10,3 +10,4 @@ pub mod probe;
 pub mod render;
 pub mod run;
 pub mod stats;
+pub mod text;

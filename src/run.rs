@@ -188,7 +188,7 @@ pub fn run(mut opts: Options) -> i32 {
                 "tlsping: preflight to {} failed: {} ({})",
                 cfg.target.url(),
                 e.kind.reason(cfg.timeout),
-                e.text
+                crate::text::printable(&e.text)
             );
             let info = probe::run_info_failed(cfg, e);
             return ended_before_rounds(&opts, &info, &warnings);

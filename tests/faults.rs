@@ -1006,3 +1006,31 @@ fn a_namespace_with_no_route_is_unreachable() {
         show(&out)
     );
 }
+
+#[test]
+fn server_text_reaches_the_terminal_escaped_and_json_intact() {
+    let server = start_faulty(FaultOpts {
+        ok_first: 0,
+        fault: Fault::HostileRedirect,
+        ..Default::default()
+    });
+    let hostile = "\u{1b}]0;owned\u{7}\u{1b}[2J\u{1b}[31mhttps://elsewhere.test/";
+    let out = run(&["-n", "1", "-i", "200ms", "-w", "2s", &server.url()]);
+    let err = stderr(&out);
+    assert!(err.contains("redirect (301)"), "{}", show(&out));
+    for raw in ['\u{1b}', '\u{7}'] {
+        assert!(
+            !err.contains(raw),
+            "a control character reached the terminal: {err:?}"
+        );
+        assert!(!stdout(&out).contains(raw), "{:?}", stdout(&out));
+    }
+    assert!(err.contains("\\x{1b}]0;owned\\x{07}"), "{err:?}");
+    // JSON keeps the server's text as it came.
+    let (doc, _) = json_run(&["-n", "1", "-i", "200ms", "-w", "2s", &server.url()]);
+    assert!(
+        warnings(&doc).iter().any(|w| w.contains(hostile)),
+        "{:?}",
+        warnings(&doc)
+    );
+}

@@ -1,5 +1,7 @@
 //! The one place warnings are issued: each goes to stderr as `tlsping: <text>`
-//! when it happens and is kept for `warnings[]` in the JSON document.
+//! when it happens (control characters escaped: a warning can quote a server,
+//! a redirect's `Location` say) and is kept as it is for `warnings[]` in the
+//! JSON document.
 
 #[derive(Debug, Default)]
 pub struct Warnings {
@@ -13,7 +15,7 @@ impl Warnings {
 
     pub fn warn(&mut self, text: impl Into<String>) {
         let text = text.into();
-        eprintln!("tlsping: {text}");
+        eprintln!("tlsping: {}", crate::text::printable(&text));
         self.list.push(text);
     }
 

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+pub use crate::text::printable;
+
 /// Milliseconds with as many decimals as a small value needs and a large one
 /// does not: `0.42`, `12.3`, `482`. At most 7 characters below 10^7 ms.
 pub fn ms(d: Duration) -> String {
@@ -43,24 +45,6 @@ pub fn truncate(text: &str, width: usize) -> String {
     out
 }
 
-/// Server-supplied text made safe for a terminal: every control character
-/// (C0, DEL, C1 — escape sequences start with them) is written as a visible
-/// escape, so the text is shown, never obeyed. JSON and CSV keep it as sent.
-pub fn printable(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => {
-                use std::fmt::Write as _;
-                let _ = write!(out, "\\x{{{:02x}}}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// Seconds with one decimal, for elapsed times.
 pub fn secs(d: Duration) -> String {
     format!("{:.1}s", d.as_secs_f64())
@@ -69,15 +53,6 @@ pub fn secs(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn server_text_is_shown_not_obeyed() {
-        let hostile = "a\u{1b}]0;owned\u{7}\u{1b}[2J\u{9b}31m\\b";
-        let shown = printable(hostile);
-        assert!(!shown.chars().any(|c| c.is_control()), "{shown:?}");
-        assert_eq!(shown, "a\\x{1b}]0;owned\\x{07}\\x{1b}[2J\\x{9b}31m\\\\b");
-        assert_eq!(printable("db-query"), "db-query");
-    }
 
     #[test]
     fn precision_follows_magnitude() {

@@ -50,6 +50,9 @@ pub enum Fault {
     Plaintext,
     /// TLS handshake, read the request, answer with a line that is not HTTP.
     NotHttp,
+    /// Answer with a redirect whose `Location` carries terminal escape
+    /// sequences (set the title, clear the screen, turn text red).
+    HostileRedirect,
     /// Serve the first request on the connection with keep-alive, then close
     /// as soon as the second arrives: the client finds out only after sending it.
     DropSecondRequest,
@@ -428,6 +431,16 @@ impl Conn {
                     return;
                 }
                 Fault::CloseAfterRequest => {
+                    let _ = tls.shutdown();
+                    let _ = raw.shutdown(Shutdown::Both);
+                    return;
+                }
+                Fault::HostileRedirect => {
+                    let _ = tls.write_all(
+                        b"HTTP/1.1 301 Moved Permanently\r\nLocation: \x1b]0;owned\x07\x1b[2J\x1b[31mhttps://elsewhere.test/\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                    );
+                    let _ = tls.flush();
+                    std::thread::sleep(Duration::from_millis(20));
                     let _ = tls.shutdown();
                     let _ = raw.shutdown(Shutdown::Both);
                     return;
