@@ -56,15 +56,12 @@ pub fn version_text() -> String {
 }
 
 fn style(opts: &Options) -> Style {
-    let width = layout::terminal_width(std::env::var("COLUMNS").ok().as_deref());
+    let tty = layout::stdout_is_tty();
+    let width = layout::terminal_width(std::env::var("COLUMNS").ok().as_deref(), tty);
     Style {
         layout: Layout::for_width(width),
         width,
-        color: layout::use_color(
-            opts.no_color,
-            std::env::var_os("NO_COLOR").as_deref(),
-            layout::stdout_is_tty(),
-        ),
+        color: layout::use_color(opts.no_color, std::env::var_os("NO_COLOR").as_deref(), tty),
         quiet: opts.quiet,
         verbose: opts.verbose,
     }

@@ -212,3 +212,39 @@ fn insecure_skips_verification_and_only_then() {
         stdout(&out)
     );
 }
+
+#[test]
+fn piped_output_is_wide_and_uncut() {
+    // stdout is a pipe and COLUMNS is unset: no terminal to fit, so the wide
+    // layout, and not one line cut.
+    let server = start(ServerOpts {
+        h2: true,
+        ..Default::default()
+    });
+    let cacert = ca().pem_path.to_str().unwrap().to_string();
+    let out = support::command(&[
+        "-v",
+        "-n",
+        "2",
+        "-i",
+        "200ms",
+        "--cacert",
+        &cacert,
+        &server.url(),
+    ])
+    .env_remove("COLUMNS")
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = support::stdout(&out);
+    assert!(
+        text.lines()
+            .any(|l| l.contains("|") && l.contains("COLD new connection")),
+        "wide layout expected:\n{text}"
+    );
+    assert!(!text.contains('…'), "nothing may be cut in a pipe:\n{text}");
+    assert!(
+        text.contains("tls                = TLS1.3 · ALPN h2 ·") && text.contains(" · chain of "),
+        "the -v TLS line whole:\n{text}"
+    );
+}

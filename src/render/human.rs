@@ -162,14 +162,16 @@ fn fold(text: &str, width: usize) -> Vec<String> {
     }
     let after_eq = text.find(" = ").map(|i| i + 3).unwrap_or(0);
     match text[after_eq..].find("  ") {
-        Some(at) => {
+        // A cut at the very start would print an empty line: keep the line
+        // whole and let the width cut mark it instead.
+        Some(at) if after_eq + at > 0 && !text[..after_eq + at].trim().is_empty() => {
             let cut = after_eq + at;
             vec![
                 text[..cut].to_string(),
                 format!("    {}", text[cut..].trim_start()),
             ]
         }
-        None => vec![text.to_string()],
+        _ => vec![text.to_string()],
     }
 }
 
@@ -188,5 +190,12 @@ mod tests {
                 "    median cold - median warm [reference]".to_string()
             ]
         );
+    }
+
+    #[test]
+    fn a_line_that_starts_with_its_gap_is_not_folded_into_an_empty_line() {
+        let line = "  tls 31.0ms, of which client set-up 0.90ms (3%) and finish 0.50ms (2%)";
+        let folded = fold(line, 40);
+        assert!(folded.iter().all(|l| !l.trim().is_empty()), "{folded:?}");
     }
 }

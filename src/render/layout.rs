@@ -22,13 +22,23 @@ impl Layout {
     }
 }
 
-/// Terminal width: `COLUMNS` wins, then the terminal itself, then 100.
-pub fn terminal_width(columns_env: Option<&str>) -> usize {
+/// The width of output that goes to a file or a pipe: no limit, so the wide
+/// layout is used and nothing is cut.
+pub const UNLIMITED: usize = usize::MAX;
+
+/// Output width: `COLUMNS` wins; then, when stdout is a terminal, its width
+/// (100 if it cannot be read); a file or a pipe has no width at all. The
+/// terminal is only asked when stdout is one: crossterm would otherwise open
+/// the controlling terminal or run `tput`, and size a file by a window.
+pub fn terminal_width(columns_env: Option<&str>, stdout_is_tty: bool) -> usize {
     if let Some(w) = columns_env
         .and_then(|v| v.trim().parse::<usize>().ok())
         .filter(|&w| w > 0)
     {
         return w;
+    }
+    if !stdout_is_tty {
+        return UNLIMITED;
     }
     crossterm::terminal::size()
         .map(|(w, _)| w as usize)
@@ -76,8 +86,14 @@ mod tests {
 
     #[test]
     fn columns_overrides_detection() {
-        assert_eq!(terminal_width(Some("80")), 80);
-        assert_eq!(terminal_width(Some(" 60 ")), 60);
+        assert_eq!(terminal_width(Some("80"), true), 80);
+        assert_eq!(terminal_width(Some(" 60 "), false), 60);
+    }
+
+    #[test]
+    fn a_pipe_or_a_file_has_no_width() {
+        assert_eq!(terminal_width(None, false), UNLIMITED);
+        assert_eq!(Layout::for_width(UNLIMITED), Layout::Wide);
     }
 
     #[test]

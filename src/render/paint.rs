@@ -45,8 +45,17 @@ impl Line {
     /// colour codes when `color` is set.
     pub fn render(&self, width: usize, color: bool) -> String {
         use std::fmt::Write as _;
-        let mut left = width;
-        let mut out = String::with_capacity(width + 32);
+        // What would show uncut: trailing padding is invisible.
+        let visible = self.text().trim_end().chars().count();
+        let cutting = visible > width;
+        // A cut line keeps its last column for the `…` that marks the cut,
+        // wherever it falls: inside a segment or between two.
+        let mut left = if cutting {
+            width.saturating_sub(1)
+        } else {
+            width
+        };
+        let mut out = String::with_capacity(visible.min(width) + 32);
         let last = self.segments.len().saturating_sub(1);
         for (i, (text, paint)) in self.segments.iter().enumerate() {
             if left == 0 {
@@ -59,11 +68,7 @@ impl Line {
             };
             let cut;
             let mut piece: &str = if n > left {
-                cut = text
-                    .chars()
-                    .take(left - 1)
-                    .chain(std::iter::once('…'))
-                    .collect::<String>();
+                cut = text.chars().take(left).collect::<String>();
                 &cut
             } else {
                 text
@@ -85,6 +90,9 @@ impl Line {
                 Paint::Plain => Ok(()),
             };
         }
+        if cutting {
+            out.push('…');
+        }
         out
     }
 }
@@ -99,6 +107,20 @@ mod tests {
         l.push("abcdef", Paint::Plain).push("ghij", Paint::Red);
         assert_eq!(l.render(8, false), "abcdefg…");
         assert_eq!(l.render(100, false), "abcdefghij");
+    }
+
+    #[test]
+    fn a_segment_dropped_at_the_edge_is_marked_too() {
+        let mut l = Line::new();
+        l.push("abcdefgh", Paint::Plain).push(" warmup", Paint::Dim);
+        // Exactly full before the note: the note is cut, and the cut shows.
+        assert_eq!(l.render(8, false), "abcdefg…");
+        // Padding alone is never worth a mark.
+        let mut padded = Line::new();
+        padded
+            .push("abcdefgh", Paint::Plain)
+            .push("   ", Paint::Plain);
+        assert_eq!(padded.render(8, false), "abcdefgh");
     }
 
     #[test]

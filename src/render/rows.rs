@@ -173,6 +173,12 @@ impl Rows {
             info.order.as_str()
         );
         let mut lines = vec![Line::plain(first), Line::plain(second)];
+        if self.mode == ModeSel::Both && matches!(self.style.layout, Layout::Wide | Layout::Stacked)
+        {
+            let mut legend = Line::new();
+            legend.push("* = the probe that ran first in its round", Paint::Dim);
+            lines.push(legend);
+        }
         if info.calibration {
             let mut l = Line::new();
             l.push(
@@ -298,7 +304,9 @@ impl Rows {
                     }
                 },
             }
-            line.push(" |", Paint::Plain);
+            // `*|`: this mode's probe ran first in the round (see the legend).
+            let first = samples.len() > 1 && samples.first().is_some_and(|s| s.mode == mode);
+            line.push(if first { "*|" } else { " |" }, Paint::Plain);
         }
         let failed = samples.iter().any(|s| !s.ok());
         line.push(
@@ -386,16 +394,24 @@ impl Rows {
     /// client's TLS set-up and the resumption, which do not fit beside the stages.
     pub fn stacked_rows(&self, round: u32, samples: &[&Sample], slow: Slow) -> Vec<Line> {
         let w = self.stages_width_of_modes(false);
+        let first = (samples.len() > 1)
+            .then(|| samples.first().map(|s| s.mode))
+            .flatten();
+        // COLD on the first line of every round whatever the order, so the
+        // cold lines read straight down; `*` marks the probe that ran first.
+        let mut in_order: Vec<&Sample> = samples.to_vec();
+        in_order.sort_by_key(|s| s.mode != Mode::Cold);
         let mut lines = Vec::new();
-        for (i, s) in samples.iter().enumerate() {
+        for (i, s) in in_order.into_iter().enumerate() {
             let tag = if s.mode == Mode::Cold { "COLD" } else { "WARM" };
+            let mark = if first == Some(s.mode) { '*' } else { ' ' };
             let prefix = if i == 0 {
-                format!("{:>4} {tag} ", format!("#{round}"))
+                format!("{:>4} {tag}{mark} ", format!("#{round}"))
             } else {
-                format!("     {tag} ")
+                format!("     {tag}{mark} ")
             };
             lines.push(self.mode_line(&prefix, s, slow.of(s.mode), w));
-            lines.extend(self.verbose_detail(s, "          "));
+            lines.extend(self.verbose_detail(s, "           "));
         }
         lines
     }
