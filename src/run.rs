@@ -31,16 +31,35 @@ pub fn exit_code(verdict: Verdict) -> i32 {
 }
 
 /// First Ctrl+C: stop at the next boundary (or abort the transfer in flight).
-/// Second: leave at once.
-fn install_interrupt(cancel: &Cancel) {
+/// Second: leave at once (130). SIGTERM and SIGHUP stop the run the same way,
+/// and the run then exits 128 + the signal's number (143, 129) after printing
+/// what it has; a second one leaves at once with that code. Returns the
+/// terminating signal, once one came.
+fn install_interrupt(cancel: &Cancel) -> std::sync::Arc<std::sync::atomic::AtomicI32> {
+    use std::sync::atomic::AtomicI32;
     static PRESSES: AtomicU32 = AtomicU32::new(0);
-    let cancel = cancel.clone();
+    let on_int = cancel.clone();
     let _ = ctrlc::set_handler(move || {
         if PRESSES.fetch_add(1, Ordering::SeqCst) >= 1 {
             std::process::exit(130);
         }
-        cancel.cancel();
+        on_int.cancel();
     });
+    let terminated = std::sync::Arc::new(AtomicI32::new(0));
+    let seen = terminated.clone();
+    let on_term = cancel.clone();
+    use signal_hook::consts::{SIGHUP, SIGTERM};
+    if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP]) {
+        std::thread::spawn(move || {
+            for signal in signals.forever() {
+                if seen.swap(signal, Ordering::SeqCst) != 0 {
+                    std::process::exit(128 + signal);
+                }
+                on_term.cancel();
+            }
+        });
+    }
+    terminated
 }
 
 pub fn version_text() -> String {
@@ -152,9 +171,18 @@ fn calibration(
     Ok((server, env))
 }
 
-pub fn run(mut opts: Options) -> i32 {
+pub fn run(opts: Options) -> i32 {
     let cancel = Cancel::new();
-    install_interrupt(&cancel);
+    let terminated = install_interrupt(&cancel);
+    let code = run_until_done(opts, cancel);
+    // A terminated run has printed what it has; its exit code says why it ended.
+    match terminated.load(Ordering::SeqCst) {
+        0 => code,
+        signal => 128 + signal,
+    }
+}
+
+fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
     let mut warnings = Warnings::new();
     for w in &opts.warnings {
         warnings.warn(w.clone());

@@ -819,6 +819,23 @@ fn ctrl_c_ends_an_endless_table_run_with_the_statistics() {
     assert!(text.contains("handshake overhead"), "{text}");
 }
 
+#[test]
+fn sigterm_ends_a_run_with_its_statistics_and_exit_143() {
+    let server = start(ServerOpts::default());
+    let mut child = spawn(&["-n", "0", "-i", "200ms", &server.url()]);
+    wait_for(&mut child, "two rounds", || {
+        server.counters.snapshot().requests >= 5
+    });
+    // SAFETY: kill(2) with the pid of a child we spawned and still own.
+    let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    assert_eq!(rc, 0, "kill -TERM failed");
+    let out = wait_bounded(child, Duration::from_secs(10));
+    assert_eq!(out.status.code(), Some(143), "{}", show(&out));
+    let text = stdout(&out);
+    assert!(text.contains("--- localhost statistics ---"), "{text}");
+    assert!(text.contains("ok / sent"), "{text}");
+}
+
 /// Bytes waiting in the pipe leave less room than one more CSV row.
 fn pipe_nearly_full(fd: std::os::fd::RawFd) -> bool {
     let mut queued: libc::c_int = 0;

@@ -104,7 +104,10 @@ fn layout_follows_the_terminal_width_and_lines_fit() {
         .find("\nWARM keep-alive")
         .expect("warm block heading");
     assert!(cold_at < warm_at, "{blocks}");
-    assert!(!blocks.contains("COLD  dns") && !blocks.contains("COLD* dns"), "{blocks}");
+    assert!(
+        !blocks.contains("COLD  dns") && !blocks.contains("COLD* dns"),
+        "{blocks}"
+    );
 }
 
 #[test]
