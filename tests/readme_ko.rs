@@ -208,7 +208,7 @@ fn extraction_finds_enough_in_readme() {
     let c = command_lines(EN);
     assert!(c.len() >= 10, "only {} command lines in {EN_NAME}", c.len());
     let codes = exit_code_rows(EN);
-    assert_eq!(codes.len(), 4, "exit code rows in {EN_NAME}: {codes:?}");
+    assert_eq!(codes.len(), 7, "exit code rows in {EN_NAME}: {codes:?}");
     let s = slugs(EN);
     assert!(
         s.len() >= 10,
