@@ -25,17 +25,47 @@ const CANCEL_POLL: Duration = Duration::from_millis(50);
 type Reply = (u64, Duration, Result<(), String>);
 
 struct Worker {
-    requests: Sender<u64>,
+    /// `None` once dropped: closing it tells the thread to end.
+    requests: Option<Sender<u64>>,
     replies: Receiver<Reply>,
+    thread: Option<thread::JoinHandle<()>>,
+    /// A lookup was asked for and its answer not taken (given up on).
+    busy: bool,
+    /// Held by the thread until it ends (tests see it go).
+    #[cfg(test)]
+    alive: std::sync::Arc<()>,
+}
+
+impl Drop for Worker {
+    /// Ends an idle thread and joins it, so nothing of it (glibc's resolver
+    /// state included) outlives the run: a memory checker sees it all freed.
+    /// A thread still inside a lookup that was given up on (timeout,
+    /// interrupt) is left to finish on its own: waiting for it would put a
+    /// stalled resolver's time back into the run.
+    fn drop(&mut self) {
+        drop(self.requests.take());
+        if self.busy {
+            return;
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 impl Worker {
     fn spawn(host: String, port: u16) -> Worker {
         let (req_tx, req_rx) = mpsc::channel::<u64>();
         let (rep_tx, rep_rx) = mpsc::channel::<Reply>();
-        thread::Builder::new()
+        #[cfg(test)]
+        let alive = std::sync::Arc::new(());
+        #[cfg(test)]
+        let held = alive.clone();
+        let thread = thread::Builder::new()
             .name("tlsping-dns".into())
             .spawn(move || {
+                #[cfg(test)]
+                let _held = held;
                 for seq in req_rx {
                     let start = Instant::now();
                     let result = (host.as_str(), port).to_socket_addrs();
@@ -48,8 +78,12 @@ impl Worker {
             })
             .expect("spawning the DNS thread");
         Worker {
-            requests: req_tx,
+            requests: Some(req_tx),
             replies: rep_rx,
+            thread: Some(thread),
+            busy: false,
+            #[cfg(test)]
+            alive,
         }
     }
 }
@@ -87,6 +121,14 @@ impl Resolver {
         }
     }
 
+    /// Gives up on the lookup in flight: its worker is left to finish alone
+    /// (see `Worker::drop`) and the next `prepare` makes a new one.
+    fn abandon(&mut self) {
+        if let Some(mut w) = self.worker.take() {
+            w.busy = true;
+        }
+    }
+
     fn fail(&self, kind: ErrorKind, text: String) -> ProbeError {
         ProbeError { kind, text }
     }
@@ -100,7 +142,11 @@ impl Resolver {
         let Some(worker) = &self.worker else {
             return Err(self.fail(ErrorKind::Error, "DNS worker not prepared".into()));
         };
-        if worker.requests.send(seq).is_err() {
+        let sent = worker
+            .requests
+            .as_ref()
+            .is_some_and(|r| r.send(seq).is_ok());
+        if !sent {
             self.worker = None;
             return Err(self.fail(ErrorKind::Error, "DNS worker stopped".into()));
         }
@@ -117,13 +163,13 @@ impl Resolver {
                 }
                 Err(RecvTimeoutError::Timeout) if !left.is_zero() => {
                     if self.cancel.as_ref().is_some_and(|c| c.is_canceled()) {
-                        self.worker = None;
+                        self.abandon();
                         let text = format!("DNS lookup of {} interrupted", self.host);
                         return Err(self.fail(ErrorKind::Canceled, text));
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    self.worker = None;
+                    self.abandon();
                     return Err(self.fail(
                         ErrorKind::Timeout,
                         format!("DNS lookup of {} timed out", self.host),
@@ -149,6 +195,19 @@ mod tests {
         assert!(found.took < Duration::from_secs(5));
         // The worker serves the next lookup too.
         assert!(r.lookup(Instant::now() + Duration::from_secs(5)).is_ok());
+    }
+
+    #[test]
+    fn dropping_a_resolver_joins_its_worker() {
+        let mut r = Resolver::new("127.0.0.1", 443, None);
+        r.lookup(Instant::now() + Duration::from_secs(5)).unwrap();
+        let alive = r.worker.as_ref().unwrap().alive.clone();
+        drop(r);
+        assert_eq!(
+            std::sync::Arc::strong_count(&alive),
+            1,
+            "the DNS thread must have ended by the time the resolver is gone"
+        );
     }
 
     #[test]
