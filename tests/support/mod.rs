@@ -91,3 +91,25 @@ pub fn engine_config(
     cfg.ca_file = Some(ca().pem_path.clone());
     cfg
 }
+
+/// Whether `tool` is on the PATH. A test that needs a tool beyond the build
+/// prerequisites calls this first: outside CI a missing tool skips the test
+/// with one printed line; under `CI=true` it fails it, since `.ci/run`
+/// installs every such tool and a skip there would hide a gap.
+pub fn have(tool: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let found = std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path).any(|dir| {
+            std::fs::metadata(dir.join(tool))
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+    });
+    if !found {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "`{tool}` is missing, and CI must have it (.ci/run installs it)"
+        );
+        println!("skipped: this test needs `{tool}`, which is not installed");
+    }
+    found
+}
