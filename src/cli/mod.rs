@@ -10,6 +10,7 @@ use std::time::Duration;
 use clap::{ArgAction, Parser};
 
 use crate::probe::{Config, HttpVersion, IpVersion, ModeSel, Order};
+use crate::run::EXIT_USAGE;
 
 pub use duration::parse_duration;
 pub use target::{parse_header, parse_target};
@@ -66,14 +67,14 @@ pub struct Args {
     pub timeout: Duration,
 
     /// Which probes run: both, cold or warm
-    #[arg(short = 'm', long, value_name = "M", default_value = "both", value_parser = ["both", "cold", "warm"],
+    #[arg(short = 'm', long, value_name = "M", value_enum, default_value_t = ModeArg::Both,
           help_heading = "Measurement")]
-    pub mode: String,
+    pub mode: ModeArg,
 
     /// Probe order in a round: alternate, cold-first or warm-first
-    #[arg(long, value_name = "O", default_value = "alternate",
-          value_parser = ["alternate", "cold-first", "warm-first"], help_heading = "Measurement")]
-    pub order: String,
+    #[arg(long, value_name = "O", value_enum, default_value_t = OrderArg::Alternate,
+          help_heading = "Measurement")]
+    pub order: OrderArg,
 
     /// Measure this machine's client floor: rounds against tlsping's own TLS 1.3
     /// server on 127.0.0.1 (no network needed; no target)
@@ -98,9 +99,10 @@ pub struct Args {
     )]
     pub method: Option<String>,
 
-    /// HTTP version: 1.1 or 2 (default: h2 when offered, else 1.1)
-    #[arg(long = "http-version", value_name = "V", help_heading = "Request")]
-    pub http_version: Option<String>,
+    /// HTTP version: 1.1 or 2, that version or nothing (default: h2 when offered, else 1.1)
+    #[arg(long = "http-version", value_name = "V", value_parser = parse_http_version,
+          help_heading = "Request")]
+    pub http_version: Option<HttpVersion>,
 
     /// Append ?_=<seq> to every request
     #[arg(long = "cache-bust", help_heading = "Request")]
@@ -131,8 +133,8 @@ pub struct Args {
     pub cacert: Option<std::path::PathBuf>,
 
     /// TLS session resumption across cold probes: on (default) or off (every cold handshake is full)
-    #[arg(long, value_name = "on|off", default_value = "on", value_parser = ["on", "off"], help_heading = "Request")]
-    pub resume: String,
+    #[arg(long, value_name = "on|off", value_enum, default_value_t = Switch::On, help_heading = "Request")]
+    pub resume: Switch,
 
     /// One JSON document on stdout when the run ends
     #[arg(long, conflicts_with = "csv", help_heading = "Output")]
@@ -157,6 +159,41 @@ pub struct Args {
     /// Print the version and the libraries compiled in
     #[arg(long, help_heading = "Output")]
     pub version: bool,
+}
+
+/// `--mode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModeArg {
+    Both,
+    Cold,
+    Warm,
+}
+
+/// `--order`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OrderArg {
+    Alternate,
+    ColdFirst,
+    WarmFirst,
+}
+
+/// `--resume`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Switch {
+    On,
+    Off,
+}
+
+/// `--http-version`: `1.1` (or `1`), `2` (or `2.0`), `auto`; HTTP/3 is
+/// refused by name, since a user may well try it.
+fn parse_http_version(v: &str) -> Result<HttpVersion, String> {
+    match v {
+        "auto" => Ok(HttpVersion::Auto),
+        "1.1" | "1" => Ok(HttpVersion::V1_1),
+        "2" | "2.0" => Ok(HttpVersion::V2),
+        "3" | "3.0" => Err("--http-version 3 (HTTP/3) is not supported; use 1.1 or 2".into()),
+        other => Err(format!("--http-version '{other}' is not one of 1.1, 2")),
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -253,15 +290,15 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         return Err(UsageError("the timeout can be at most 1h".into()));
     }
     config.timeout = args.timeout;
-    config.mode = match args.mode.as_str() {
-        "cold" => ModeSel::Cold,
-        "warm" => ModeSel::Warm,
-        _ => ModeSel::Both,
+    config.mode = match args.mode {
+        ModeArg::Both => ModeSel::Both,
+        ModeArg::Cold => ModeSel::Cold,
+        ModeArg::Warm => ModeSel::Warm,
     };
-    config.order = match args.order.as_str() {
-        "cold-first" => Order::ColdFirst,
-        "warm-first" => Order::WarmFirst,
-        _ => Order::Alternate,
+    config.order = match args.order {
+        OrderArg::Alternate => Order::Alternate,
+        OrderArg::ColdFirst => Order::ColdFirst,
+        OrderArg::WarmFirst => Order::WarmFirst,
     };
     config.warmup = args.warmup;
     if config.count != 0 && config.warmup >= config.count {
@@ -279,21 +316,7 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         }
         config.method = Some(m.to_ascii_uppercase());
     }
-    config.http_version = match args.http_version.as_deref() {
-        None | Some("auto") => HttpVersion::Auto,
-        Some("1.1") | Some("1") => HttpVersion::V1_1,
-        Some("2") | Some("2.0") => HttpVersion::V2,
-        Some("3") | Some("3.0") => {
-            return Err(UsageError(
-                "--http-version 3 (HTTP/3) is not supported; use 1.1 or 2".into(),
-            ))
-        }
-        Some(other) => {
-            return Err(UsageError(format!(
-                "--http-version '{other}' is not one of 1.1, 2"
-            )))
-        }
-    };
+    config.http_version = args.http_version.unwrap_or(HttpVersion::Auto);
     config.calibrate = args.calibrate;
     config.cache_bust = args.cache_bust;
     config.pin_ip = !args.no_pin_ip;
@@ -309,7 +332,7 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         .map(|h| parse_header(h))
         .collect::<Result<_, _>>()
         .map_err(UsageError)?;
-    config.resume = args.resume == "on";
+    config.resume = args.resume == Switch::On;
     config.ca_file = args.cacert;
     if !config.insecure && config.target.https && !config.calibrate {
         crate::probe::check_trust_sources(config.ca_file.as_deref()).map_err(UsageError)?;
@@ -353,7 +376,7 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     match Args::try_parse_from(argv) {
-        Ok(args) => validate(args).map_err(|UsageError(msg)| (3, usage_line(&msg))),
+        Ok(args) => validate(args).map_err(|UsageError(msg)| (EXIT_USAGE, usage_line(&msg))),
         Err(e) => match e.kind() {
             clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
                 Err((0, e.render().to_string()))
@@ -365,7 +388,7 @@ where
                     .next()
                     .unwrap_or("invalid usage")
                     .trim_start_matches("error: ");
-                Err((3, usage_line(first)))
+                Err((EXIT_USAGE, usage_line(first)))
             }
         },
     }
