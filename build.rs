@@ -31,7 +31,11 @@ fn main() {
             println!("cargo:rerun-if-changed={dir}/refs/heads");
             // A fresh clone, `git gc` or `git pack-refs` keep branch tips in
             // packed-refs instead of refs/heads: watch it too.
-            println!("cargo:rerun-if-changed={dir}/packed-refs");
+            // Named only when it exists: cargo reruns on every build for a
+            // watched path that is missing.
+            if std::path::Path::new(&format!("{dir}/packed-refs")).exists() {
+                println!("cargo:rerun-if-changed={dir}/packed-refs");
+            }
         }
     }
 }

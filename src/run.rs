@@ -41,7 +41,7 @@ fn install_interrupt(cancel: &Cancel) -> std::sync::Arc<std::sync::atomic::Atomi
     let on_int = cancel.clone();
     let _ = ctrlc::set_handler(move || {
         if PRESSES.fetch_add(1, Ordering::SeqCst) >= 1 {
-            std::process::exit(130);
+            leave_now(130);
         }
         on_int.cancel();
     });
@@ -49,17 +49,41 @@ fn install_interrupt(cancel: &Cancel) -> std::sync::Arc<std::sync::atomic::Atomi
     let seen = terminated.clone();
     let on_term = cancel.clone();
     use signal_hook::consts::{SIGHUP, SIGTERM};
-    if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP]) {
+    // A signal the parent set to be ignored (`nohup` does that to SIGHUP)
+    // stays ignored: registering a handler would undo what was asked.
+    let wanted: Vec<i32> = [SIGTERM, SIGHUP]
+        .into_iter()
+        .filter(|&s| !ignored(s))
+        .collect();
+    if let Ok(mut signals) = signal_hook::iterator::Signals::new(&wanted) {
         std::thread::spawn(move || {
             for signal in signals.forever() {
                 if seen.swap(signal, Ordering::SeqCst) != 0 {
-                    std::process::exit(128 + signal);
+                    leave_now(128 + signal);
                 }
                 on_term.cancel();
             }
         });
     }
     terminated
+}
+
+/// Whether `signal` is set to be ignored, as inherited from the parent.
+fn ignored(signal: i32) -> bool {
+    // SAFETY: sigaction with a null new action only reads the current one
+    // into `old`, a zeroed plain struct we own.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(signal, std::ptr::null(), &mut old) == 0
+            && old.sa_sigaction == libc::SIG_IGN
+    }
+}
+
+/// Leaves at once (a second interrupt): no exit handlers, which could run
+/// OpenSSL's clean-up while the main thread is still inside libcurl.
+fn leave_now(code: i32) -> ! {
+    // SAFETY: _exit(2) ends the process without touching any of its state.
+    unsafe { libc::_exit(code) }
 }
 
 pub fn version_text() -> String {
@@ -222,7 +246,12 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
     if let Some(why) = &pre.stop {
         // The server already asked us to back off: no rounds at all.
         warnings.warn(format!("preflight: {why}; no rounds were run"));
-        return ended_before_rounds(&opts, &probe::run_info(cfg, &pre), &warnings);
+        let mut info = probe::run_info(cfg, &pre);
+        info.preflight_error = Some(probe::ProbeError {
+            kind: probe::ErrorKind::Error,
+            text: why.clone(),
+        });
+        return ended_before_rounds(&opts, &info, &warnings);
     }
     if let Some(got) = version_mismatch(cfg.http_version, pre.proto) {
         // Asking for a version means that version or nothing.

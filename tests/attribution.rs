@@ -339,7 +339,7 @@ fn calibrate_needs_no_network() {
             std::env::var("CI").as_deref() != Ok("true"),
             "CI must be able to run `unshare -n` and `ip` (util-linux, iproute2, as root)"
         );
-        println!("skipped: needs `unshare -n` and `ip` as root");
+        eprintln!("skipped: needs `unshare -n` and `ip` as root");
         return;
     }
     let script = format!(

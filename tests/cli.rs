@@ -87,9 +87,19 @@ fn every_flag_and_alias_sets_what_it_names() {
         (vec!["-v"], |o| o.verbose),
         (vec!["--verbose"], |o| o.verbose),
         (vec!["--resume", "off"], |o| !o.config.resume),
-        (vec!["--cacert", "/etc/hostname"], |o| {
-            o.config.ca_file.as_deref() == Some(std::path::Path::new("/etc/hostname"))
-        }),
+        (
+            vec![
+                "--cacert",
+                concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"),
+            ],
+            |o| {
+                o.config.ca_file.as_deref()
+                    == Some(std::path::Path::new(concat!(
+                        env!("CARGO_MANIFEST_DIR"),
+                        "/Cargo.toml"
+                    )))
+            },
+        ),
     ];
     for (args, check) in cases {
         let mut full = args.clone();

@@ -834,6 +834,43 @@ fn sigterm_ends_a_run_with_its_statistics_and_exit_143() {
     assert!(text.contains("ok / sent"), "{text}");
 }
 
+#[test]
+fn an_ignored_sighup_stays_ignored() {
+    // `nohup` and `trap '' HUP` hand the run an ignored SIGHUP: it must not
+    // end the run.
+    let server = start(ServerOpts::default());
+    let script = format!(
+        "trap '' HUP; exec {} -4 --cacert {} -n 0 -i 200ms {}",
+        support::bin(),
+        cacert(),
+        server.url()
+    );
+    let mut child = Command::new("sh")
+        .args(["-c", &script])
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for(&mut child, "two rounds", || {
+        server.counters.snapshot().requests >= 5
+    });
+    // SAFETY: kill(2) with the pid of a child we spawned (exec kept the pid).
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGHUP) },
+        0
+    );
+    std::thread::sleep(Duration::from_millis(600));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "an ignored SIGHUP ended the run"
+    );
+    sigint(&child);
+    let out = wait_bounded(child, Duration::from_secs(10));
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+}
+
 /// Bytes waiting in the pipe leave less room than one more CSV row.
 fn pipe_nearly_full(fd: std::os::fd::RawFd) -> bool {
     let mut queued: libc::c_int = 0;
@@ -1005,7 +1042,7 @@ fn a_namespace_with_no_route_is_unreachable() {
             std::env::var("CI").as_deref() != Ok("true"),
             "CI must be able to run `unshare -n` (as root)"
         );
-        println!("skipped: `unshare -n` needs root here");
+        eprintln!("skipped: `unshare -n` needs root here");
         return;
     }
     let out = Command::new("unshare")

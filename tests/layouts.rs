@@ -147,3 +147,25 @@ fn slow_totals_are_painted_yellow_once_three_samples_are_seen() {
     assert!(lines[..3].iter().all(|l| !l.contains(yellow)), "{text}");
     assert!(lines[3].contains(yellow), "{text:?}");
 }
+
+#[test]
+fn round_rows_fit_the_narrowest_width_of_their_layout() {
+    // The bottom of each range: the figures and the notes of every round
+    // must fit without a cut (statistics lines may fold).
+    for (layout, width) in [(Layout::Wide, 100), (Layout::Stacked, 70)] {
+        for variant in ["plain", "quiet", "verbose"] {
+            for case in ["ok", "cold_timeout", "warm_failure", "new_conn"] {
+                let text = render(layout, width, variant, case);
+                let table = text.split("\n--- ").next().unwrap();
+                // Round rows (they start with a space); the header lines
+                // above them carry a URL and run facts of any length.
+                for line in table.lines().filter(|l| l.starts_with(' ')) {
+                    assert!(
+                        !line.contains('…'),
+                        "{layout:?} {variant} {case} at {width}: cut row {line:?}\n{text}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -416,3 +416,23 @@ fn a_failed_preflight_writes_a_csv_preflight_row() {
     assert!(!cell("error").is_empty());
     assert_eq!(cell("total_ms"), "");
 }
+
+#[test]
+fn a_preflight_stopped_by_a_safety_valve_says_why_in_json() {
+    let server = start(ServerOpts {
+        status: 429,
+        ..Default::default()
+    });
+    let (doc, out) = json_run(&["--json", "-n", "2", "--cacert", &cacert(), &server.url()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    validate(&doc);
+    assert_eq!(doc["run"]["preflight_status"], 429, "{doc}");
+    assert_eq!(doc["run"]["preflight_error_kind"], "error", "{doc}");
+    assert!(
+        doc["run"]["preflight_error"]
+            .as_str()
+            .is_some_and(|t| t.contains("429")),
+        "{doc}"
+    );
+    assert_eq!(doc["samples"].as_array().unwrap().len(), 0, "{doc}");
+}

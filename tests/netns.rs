@@ -43,7 +43,7 @@ fn skip_or_fail(what: &str) {
         std::env::var("CI").as_deref() != Ok("true"),
         "CI must be able to {what} (root, iproute2)"
     );
-    println!("skipped: cannot {what} here (needs root and `ip`)");
+    eprintln!("skipped: cannot {what} here (needs root and `ip`)");
 }
 
 #[test]

@@ -99,7 +99,9 @@ impl Ticks {
             at = at.max(last + self.interval);
         }
         self.next = self.next.saturating_add(1);
-        self.last = Some(at);
+        // The floor counts from when the round really starts (a round served
+        // moments late starts now, not at its tick).
+        self.last = Some(at.max(now));
         at
     }
 }
@@ -304,8 +306,10 @@ mod tick_tests {
         assert_eq!(ticks.next(t0 + ms(1_250)), t0 + ms(1_400));
         // Exactly on a tick: that tick.
         assert_eq!(ticks.next(t0 + ms(1_600)), t0 + ms(1_600));
-        // Moments late (within a twentieth of the interval): served, not skipped.
+        // Moments late (within a twentieth of the interval): served, not skipped,
+        // and the next round keeps a whole interval from this late start.
         assert_eq!(ticks.next(t0 + ms(1_805)), t0 + ms(1_800));
+        assert_eq!(ticks.next(t0 + ms(1_900)), t0 + ms(2_005));
     }
 
     #[test]

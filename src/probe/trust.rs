@@ -34,20 +34,25 @@ pub fn check_sources(ca_file: Option<&Path>) -> Result<(), String> {
             Err(e) => Err(format!("--cacert {}: {e}", f.display())),
         };
     }
-    for (name, want_dir) in [("SSL_CERT_FILE", false), ("SSL_CERT_DIR", true)] {
-        if let Some(p) = env_path(name) {
-            return match std::fs::metadata(&p) {
-                Ok(m) if m.is_dir() == want_dir => Ok(()),
-                Ok(_) => Err(format!(
-                    "{name}={} is not a {}",
-                    p.display(),
-                    if want_dir { "directory" } else { "file" }
-                )),
-                Err(e) => Err(format!(
-                    "{name}={}: {e}; unset it to use the system's CA certificates",
-                    p.display()
-                )),
-            };
+    let check = |name: &str, p: &Path, want_dir: bool| match std::fs::metadata(p) {
+        Ok(m) if m.is_dir() == want_dir => Ok(()),
+        Ok(_) => Err(format!(
+            "{name}={} is not a {}",
+            p.display(),
+            if want_dir { "directory" } else { "file" }
+        )),
+        Err(e) => Err(format!(
+            "{name}={}: {e}; unset it to use the system's CA certificates",
+            p.display()
+        )),
+    };
+    if let Some(p) = env_path("SSL_CERT_FILE") {
+        return check("SSL_CERT_FILE", &p, false);
+    }
+    if let Some(dirs) = env_path("SSL_CERT_DIR") {
+        // OpenSSL takes a list of directories, `:`-separated.
+        for dir in std::env::split_paths(&dirs) {
+            check("SSL_CERT_DIR", &dir, true)?;
         }
     }
     Ok(())

@@ -123,8 +123,9 @@ impl<W: Write> Observer for Human<W> {
         let refs: Vec<&Sample> = samples.iter().collect();
         match self.style.layout {
             Layout::Wide => {
-                let line = self.rows.wide_row(round, &refs, slow);
-                self.write(&line)?;
+                for line in self.rows.wide_row(round, &refs, slow) {
+                    self.write(&line)?;
+                }
             }
             Layout::Stacked => {
                 for line in self.rows.stacked_rows(round, &refs, slow) {

@@ -59,6 +59,8 @@ pub struct RunJson {
     tls_library: String,
     /// `--calibrate`: the target was tlsping's own in-process server.
     calibration: bool,
+    /// The preflight's HTTP status (0 = no response).
+    preflight_status: u16,
     /// Set when the run ended before round 1 (and then there are no samples).
     preflight_error_kind: Option<&'static str>,
     preflight_error: Option<String>,
@@ -212,6 +214,7 @@ pub fn run_json(info: &RunInfo) -> RunJson {
         libcurl_version: info.libcurl_version.clone(),
         tls_library: info.tls_library.clone(),
         calibration: info.calibration,
+        preflight_status: info.preflight_status,
         preflight_error_kind: info.preflight_error.as_ref().map(|e| e.kind.slug()),
         preflight_error: info.preflight_error.as_ref().map(|e| e.text.clone()),
     }

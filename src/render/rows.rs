@@ -256,7 +256,7 @@ impl Rows {
     }
 
     /// One wide row for a round.
-    pub fn wide_row(&self, round: u32, samples: &[&Sample], slow: Slow) -> Line {
+    pub fn wide_row(&self, round: u32, samples: &[&Sample], slow: Slow) -> Vec<Line> {
         let find = |m: Mode| samples.iter().copied().find(|s| s.mode == m);
         let (cold, warm) = (find(Mode::Cold), find(Mode::Warm));
         let mut line = Line::plain(format!("{round:>4} |"));
@@ -313,14 +313,25 @@ impl Rows {
             format!(" {}", code(cold, warm)),
             if failed { Paint::Red } else { Paint::Plain },
         );
-        let notes = notes(samples);
-        if !notes.is_empty() {
-            line.push(format!(" {notes}"), Paint::Dim);
-        }
+        let mut tail = notes(samples);
         if !quiet_notes.is_empty() {
-            line.push(format!(" {}", quiet_notes.join("; ")), Paint::Dim);
+            if !tail.is_empty() {
+                tail.push(' ');
+            }
+            tail.push_str(&quiet_notes.join("; "));
         }
-        line
+        if tail.is_empty() {
+            return vec![line];
+        }
+        // Notes that would push the row past the width go on a line of their
+        // own under it, rather than being cut.
+        if line.text().chars().count() + 1 + tail.chars().count() <= self.style.width {
+            line.push(format!(" {tail}"), Paint::Dim);
+            return vec![line];
+        }
+        let mut under = Line::plain(format!("{:4} |", ""));
+        under.push(format!(" {tail}"), Paint::Dim);
+        vec![line, under]
     }
 
     /// One mode's line for the stacked and block layouts, after `prefix`;
@@ -365,8 +376,10 @@ impl Rows {
                 }
             }
         }
+        // Notes ride on this line only in `-q`, where it is short; otherwise
+        // they go to the detail line, so the figures fit the narrow widths.
         let notes = notes(&[s]);
-        if !notes.is_empty() {
+        if self.style.quiet && !notes.is_empty() {
             line.push(format!(" {notes}"), Paint::Dim);
         }
         line
@@ -410,29 +423,71 @@ impl Rows {
             } else {
                 format!("     {tag}{mark} ")
             };
-            lines.push(self.mode_line(&prefix, s, slow.of(s.mode), w));
-            lines.extend(self.verbose_detail(s, "           "));
+            lines.extend(self.probe_lines(&prefix, s, slow.of(s.mode), w, "           "));
         }
         lines
     }
 
-    /// `-v`'s second line for a probe in the narrower layouts.
-    fn verbose_detail(&self, s: &Sample, indent: &str) -> Option<Line> {
-        if !self.style.verbose || self.style.quiet || s.error.is_some() {
+    /// A probe in the narrower layouts: its line, with the row notes beside
+    /// it when they fit the width, and a second line when needed.
+    fn probe_lines(
+        &self,
+        prefix: &str,
+        s: &Sample,
+        slow: bool,
+        stage_width: usize,
+        indent: &str,
+    ) -> Vec<Line> {
+        let mut main = self.mode_line(prefix, s, slow, stage_width);
+        let notes = notes(&[s]);
+        let inline = !self.style.quiet
+            && !self.style.verbose
+            && !notes.is_empty()
+            && main.text().chars().count() + 1 + notes.chars().count() <= self.style.width;
+        if inline {
+            main.push(format!(" {notes}"), Paint::Dim);
+        }
+        let mut lines = vec![main];
+        lines.extend(self.verbose_detail(s, indent, !inline));
+        lines
+    }
+
+    /// A probe's second line in the narrower layouts: `-v`'s residual, the
+    /// client's TLS set-up and the resumption, then the row notes (unless
+    /// they went beside the stages). `None` when there is nothing to show.
+    fn verbose_detail(&self, s: &Sample, indent: &str, with_notes: bool) -> Option<Line> {
+        if self.style.quiet {
+            return None;
+        }
+        let mut text = String::new();
+        if self.style.verbose && s.error.is_none() {
+            text = format!("other {}", cell(s.other()));
+            if s.mode == Mode::Cold && s.tls.is_some() {
+                text.push_str(&format!(" · setup {}", cell(s.tls_setup())));
+            }
+            if s.tls.is_some() {
+                text.push_str(if resumed(s) == "yes" {
+                    " · resumed"
+                } else {
+                    " · full handshake"
+                });
+            }
+        }
+        let notes = if with_notes {
+            notes(&[s])
+        } else {
+            String::new()
+        };
+        if !notes.is_empty() {
+            if !text.is_empty() {
+                text.push_str("  ");
+            }
+            text.push_str(&notes);
+        }
+        if text.is_empty() {
             return None;
         }
         let mut extra = Line::plain(indent.to_string());
-        let mut text = format!("other {}", cell(s.other()));
-        if s.mode == Mode::Cold && s.tls.is_some() {
-            text.push_str(&format!(" · setup {}", cell(s.tls_setup())));
-        }
-        if s.tls.is_some() {
-            text.push_str(if resumed(s) == "yes" {
-                " · resumed"
-            } else {
-                " · full handshake"
-            });
-        }
         extra.push(text, Paint::Dim);
         Some(extra)
     }
@@ -441,8 +496,6 @@ impl Rows {
     /// `-v` a second, indented line as in the stacked layout.
     pub fn block_row(&self, s: &Sample, slow: bool) -> Vec<Line> {
         let w = self.stages_width(s.mode, false);
-        let mut lines = vec![self.mode_line(&format!("{:>4} ", s.round), s, slow, w)];
-        lines.extend(self.verbose_detail(s, "     "));
-        lines
+        self.probe_lines(&format!("{:>4} ", s.round), s, slow, w, "     ")
     }
 }

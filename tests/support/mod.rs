@@ -109,7 +109,9 @@ pub fn have(tool: &str) -> bool {
             std::env::var("CI").as_deref() != Ok("true"),
             "`{tool}` is missing, and CI must have it (.ci/run installs it)"
         );
-        println!("skipped: this test needs `{tool}`, which is not installed");
+        // On stderr: libtest captures stdout of passing tests, and a skip
+        // must be seen.
+        eprintln!("skipped: this test needs `{tool}`, which is not installed");
     }
     found
 }
