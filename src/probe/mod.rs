@@ -32,10 +32,7 @@ pub use warnings::Warnings;
 
 /// The run's facts for the header line and `run` in JSON.
 pub fn run_info(cfg: &Config, pre: &Preflight) -> RunInfo {
-    let (libcurl_version, tls_library, _) = curl_ffi::library_versions();
     RunInfo {
-        url: cfg.target.url(),
-        host: cfg.target.host.clone(),
         method: pre.method.label().to_string(),
         addr: pre.addr,
         proto: pre.proto,
@@ -44,23 +41,21 @@ pub fn run_info(cfg: &Config, pre: &Preflight) -> RunInfo {
         dns_first: pre.dns_first,
         preflight_status: pre.status,
         preflight_bytes: pre.bytes,
-        count: cfg.count,
-        interval: cfg.interval,
-        timeout: cfg.timeout,
-        order: cfg.order,
-        mode: cfg.mode,
-        warmup: cfg.warmup,
-        resume: cfg.resume,
-        libcurl_version,
-        tls_library,
-        calibration: cfg.calibrate,
-        preflight_error: None,
+        ..settled_by(cfg)
     }
 }
 
 /// The run's facts when the preflight failed: what the command line settled,
 /// and the preflight's error; nothing the server would have told us.
 pub fn run_info_failed(cfg: &Config, err: ProbeError) -> RunInfo {
+    RunInfo {
+        preflight_error: Some(err),
+        ..settled_by(cfg)
+    }
+}
+
+/// What the command line and this binary settle, before the server says anything.
+fn settled_by(cfg: &Config) -> RunInfo {
     let (libcurl_version, tls_library, _) = curl_ffi::library_versions();
     RunInfo {
         url: cfg.target.url(),
@@ -83,6 +78,6 @@ pub fn run_info_failed(cfg: &Config, err: ProbeError) -> RunInfo {
         libcurl_version,
         tls_library,
         calibration: cfg.calibrate,
-        preflight_error: Some(err),
+        preflight_error: None,
     }
 }
