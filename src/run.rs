@@ -236,7 +236,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
             eprintln!(
                 "tlsping: preflight to {} failed: {} ({})",
                 cfg.target.url(),
-                e.kind.reason(cfg.timeout),
+                render::format::reason(e.kind, cfg.timeout),
                 crate::text::printable(&e.text)
             );
             let info = probe::run_info_failed(cfg, e);

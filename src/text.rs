@@ -1,6 +1,8 @@
-//! Text from outside (servers, libcurl's error strings) on its way to a
-//! terminal. A leaf module: `probe` (warnings on stderr), `render` and `run`
-//! all use it, and it uses nothing of ours.
+//! Text for people: server-supplied text on its way to a terminal, and how
+//! a duration is spelled. A leaf module: `probe` (warnings on stderr), `cli`,
+//! `render` and `run` all use it, and it uses nothing of ours.
+
+use std::time::Duration;
 
 /// Server-supplied text made safe for a terminal: every control character
 /// (C0, DEL, C1 — escape sequences start with them) is written as a visible
@@ -20,9 +22,34 @@ pub fn printable(text: &str) -> String {
     out
 }
 
+/// `1.5s`, `400ms`, `2m`: the shortest exact spelling of a duration.
+pub fn format_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms == 0 {
+        return format!("{}us", d.as_micros());
+    }
+    if ms.is_multiple_of(60_000) {
+        format!("{}m", ms / 60_000)
+    } else if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else if ms >= 1000 && ms.is_multiple_of(100) {
+        format!("{}.{}s", ms / 1000, (ms % 1000) / 100)
+    } else {
+        format!("{ms}ms")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_print_in_their_shortest_exact_form() {
+        assert_eq!(format_duration(Duration::from_secs(5)), "5s");
+        assert_eq!(format_duration(Duration::from_millis(400)), "400ms");
+        assert_eq!(format_duration(Duration::from_millis(1500)), "1.5s");
+        assert_eq!(format_duration(Duration::from_secs(120)), "2m");
+    }
 
     #[test]
     fn server_text_is_shown_not_obeyed() {

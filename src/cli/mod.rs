@@ -278,7 +278,7 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
     if config.interval < INTERVAL_FLOOR {
         warnings.push(format!(
             "interval {} is below the 200ms floor; using 200ms",
-            crate::probe::format_duration(args.interval)
+            crate::text::format_duration(args.interval)
         ));
         config.interval = INTERVAL_FLOOR;
     }

@@ -59,10 +59,9 @@ impl ColdRunner {
             None => SharedEasy::unshared(easy),
         };
         let easy = handle.easy_mut();
-        let configured = easy
-            .url(url)
-            .and_then(|_| easy.fresh_connect(true))
-            .and_then(|_| easy.forbid_reuse(true));
+        // A brand-new handle has no connection to reuse (the share holds TLS
+        // sessions only); forbidding reuse closes this one after the probe.
+        let configured = easy.url(url).and_then(|_| easy.forbid_reuse(true));
         if let Err(e) = configured {
             return transfer::setup_failure(Mode::Cold, round, https, &e);
         }

@@ -159,23 +159,6 @@ impl Config {
     }
 }
 
-/// `1.5s`, `400ms`, `2m`: the shortest exact spelling of a duration.
-pub fn format_duration(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms == 0 {
-        return format!("{}us", d.as_micros());
-    }
-    if ms.is_multiple_of(60_000) {
-        format!("{}m", ms / 60_000)
-    } else if ms.is_multiple_of(1000) {
-        format!("{}s", ms / 1000)
-    } else if ms >= 1000 && ms.is_multiple_of(100) {
-        format!("{}.{}s", ms / 1000, (ms % 1000) / 100)
-    } else {
-        format!("{ms}ms")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,13 +191,5 @@ mod tests {
             path_and_query: "/".into(),
         };
         assert_eq!(t.url(), "https://[::1]:8443/");
-    }
-
-    #[test]
-    fn durations_print_in_their_shortest_exact_form() {
-        assert_eq!(format_duration(Duration::from_secs(5)), "5s");
-        assert_eq!(format_duration(Duration::from_millis(400)), "400ms");
-        assert_eq!(format_duration(Duration::from_millis(1500)), "1.5s");
-        assert_eq!(format_duration(Duration::from_secs(120)), "2m");
     }
 }

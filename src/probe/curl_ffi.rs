@@ -759,7 +759,14 @@ extern "C" fn count_request(
 /// Has libcurl count every request it is about to send in the handler's
 /// `requests_sent`. One `perform` sending two means libcurl retried on a new
 /// connection after the kept one died under the first.
-pub fn count_requests(easy: &mut Easy2<super::transfer::Collector>) -> Result<(), curl::Error> {
+///
+/// # Safety
+/// libcurl keeps a pointer to the handler's boxed counter: the handler of
+/// `easy` must never be replaced (`*easy.get_mut() = …`) while the handle
+/// lives, or the next transfer writes through a dangling pointer.
+pub(crate) unsafe fn count_requests(
+    easy: &mut Easy2<super::transfer::Collector>,
+) -> Result<(), curl::Error> {
     // The counter is boxed inside the handler that `easy` owns: its address
     // is stable and it lives exactly as long as the handle.
     let counter: *const std::sync::atomic::AtomicU32 = easy.get_ref().requests_counter();

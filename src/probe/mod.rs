@@ -16,7 +16,7 @@ mod types;
 mod warm;
 mod warnings;
 
-pub use config::{format_duration, Config, HttpVersion, IpVersion, ModeSel, Order, Target};
+pub use config::{Config, HttpVersion, IpVersion, ModeSel, Order, Target};
 pub use errors::{kind_of, Evidence};
 pub use preflight::{run as preflight, Preflight};
 pub use scheduler::{

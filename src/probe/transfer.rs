@@ -275,7 +275,9 @@ pub fn new_handle(
     }
     let live = LiveHandle::of(&easy);
     easy.get_mut().live = live;
-    curl_ffi::count_requests(&mut easy)?;
+    // SAFETY: no code of ours replaces a handle's handler: handles only ever
+    // reset its fields (`prepare`), so the counter outlives every transfer.
+    unsafe { curl_ffi::count_requests(&mut easy)? };
     curl_ffi::read_tcp_info_at_close(&mut easy)?;
     easy.url(&cfg.target.url())?;
     easy.useragent(&format!("tlsping/{}", env!("CARGO_PKG_VERSION")))?;

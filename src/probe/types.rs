@@ -93,26 +93,6 @@ impl ErrorKind {
             ErrorKind::Error => "error",
         }
     }
-
-    /// Short reason shown in the table cell. `timeout` carries the configured limit.
-    pub fn reason(self, timeout: Duration) -> String {
-        match self {
-            ErrorKind::Timeout => format!("timeout ({})", crate::probe::format_duration(timeout)),
-            ErrorKind::ConnRefused => "conn refused".into(),
-            ErrorKind::ConnReset => "conn reset".into(),
-            ErrorKind::DnsFail => "dns fail".into(),
-            ErrorKind::Unreachable => "unreachable".into(),
-            ErrorKind::CertExpired => "TLS: cert expired".into(),
-            ErrorKind::CertName => "TLS: cert name".into(),
-            ErrorKind::CertUnknownCa => "TLS: unknown CA".into(),
-            ErrorKind::CertInvalid => "TLS: cert invalid".into(),
-            ErrorKind::TlsError => "TLS error".into(),
-            ErrorKind::ConnClosed => "conn closed".into(),
-            ErrorKind::BodyError => "body error".into(),
-            ErrorKind::Canceled => "canceled".into(),
-            ErrorKind::Error => "error".into(),
-        }
-    }
 }
 
 /// A failed probe: the stable kind and libcurl's own words.

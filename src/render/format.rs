@@ -2,7 +2,30 @@
 
 use std::time::Duration;
 
-pub use crate::text::printable;
+use crate::probe::ErrorKind;
+
+pub use crate::text::{format_duration, printable};
+
+/// Short reason for a failure, as the table cell shows it; `timeout`
+/// carries the configured limit.
+pub fn reason(kind: ErrorKind, timeout: Duration) -> String {
+    match kind {
+        ErrorKind::Timeout => format!("timeout ({})", format_duration(timeout)),
+        ErrorKind::ConnRefused => "conn refused".into(),
+        ErrorKind::ConnReset => "conn reset".into(),
+        ErrorKind::DnsFail => "dns fail".into(),
+        ErrorKind::Unreachable => "unreachable".into(),
+        ErrorKind::CertExpired => "TLS: cert expired".into(),
+        ErrorKind::CertName => "TLS: cert name".into(),
+        ErrorKind::CertUnknownCa => "TLS: unknown CA".into(),
+        ErrorKind::CertInvalid => "TLS: cert invalid".into(),
+        ErrorKind::TlsError => "TLS error".into(),
+        ErrorKind::ConnClosed => "conn closed".into(),
+        ErrorKind::BodyError => "body error".into(),
+        ErrorKind::Canceled => "canceled".into(),
+        ErrorKind::Error => "error".into(),
+    }
+}
 
 /// Milliseconds with as many decimals as a small value needs and a large one
 /// does not: `0.42`, `12.3`, `482`. At most 7 characters below 10^7 ms.

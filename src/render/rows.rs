@@ -2,7 +2,8 @@
 
 use std::time::Duration;
 
-use crate::probe::{format_duration, Mode, ModeSel, RunInfo, Sample};
+use crate::probe::{Mode, ModeSel, RunInfo, Sample};
+use crate::text::format_duration;
 
 use super::format::{cell, write_cell};
 use super::layout::{Layout, Style};
@@ -123,7 +124,9 @@ pub fn code(cold: Option<&Sample>, warm: Option<&Sample>) -> String {
 
 impl Rows {
     fn reason(&self, s: &Sample) -> Option<String> {
-        s.error.as_ref().map(|e| e.kind.reason(self.timeout))
+        s.error
+            .as_ref()
+            .map(|e| super::format::reason(e.kind, self.timeout))
     }
 
     fn wide_modes(&self) -> Vec<Mode> {
