@@ -28,13 +28,7 @@ const ROUNDS: &str = "21";
 
 /// Per-sample values of the timed cold probes.
 fn cold(doc: &Value, f: impl Fn(&Value) -> Option<f64>) -> Vec<f64> {
-    doc["samples"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|s| s["mode"] == "cold" && s["warmup"] == false && s["error"].is_null())
-        .filter_map(f)
-        .collect()
+    support::sample_values(doc, "cold", f)
 }
 
 fn field(name: &'static str) -> impl Fn(&Value) -> Option<f64> {
@@ -126,19 +120,22 @@ fn calibration() {
 fn context_prototype() {
     use openssl::ssl::{Ssl, SslContext, SslMethod, SslVersion};
     const N: u32 = 400;
-    let fresh = |i: u32| {
-        let t = Instant::now();
+    // The same settings on both sides; only whether the context is new differs.
+    let client_ctx = || {
         let mut b = SslContext::builder(SslMethod::tls_client()).unwrap();
         b.set_min_proto_version(Some(SslVersion::TLS1_2)).unwrap();
-        let ctx = b.build();
+        b.build()
+    };
+    // Freeing is left out on both sides: libcurl frees after the probe.
+    let fresh = || {
+        let t = Instant::now();
+        let ctx = client_ctx();
         let ssl = Ssl::new(&ctx).unwrap();
         let took = t.elapsed();
-        drop((ssl, i));
+        drop((ssl, ctx));
         took
     };
-    let kept_ctx = SslContext::builder(SslMethod::tls_client())
-        .unwrap()
-        .build();
+    let kept_ctx = client_ctx();
     let kept = || {
         let t = Instant::now();
         let ssl = Ssl::new(&kept_ctx).unwrap();
@@ -147,13 +144,13 @@ fn context_prototype() {
         took
     };
     // Warm both paths up (provider fetch caches), then alternate them.
-    for i in 0..20 {
-        fresh(i);
+    for _ in 0..20 {
+        fresh();
         kept();
     }
     let (mut a, mut b) = (Vec::new(), Vec::new());
-    for i in 0..N {
-        a.push(fresh(i).as_secs_f64() * 1e3);
+    for _ in 0..N {
+        a.push(fresh().as_secs_f64() * 1e3);
         b.push(kept().as_secs_f64() * 1e3);
     }
     let (a, b) = (median(a), median(b));

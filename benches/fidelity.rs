@@ -14,15 +14,7 @@ use serde_json::Value;
 use support::{ca, json_run as run, median, start, ServerOpts};
 
 fn stage(doc: &Value, mode: &str, field: &str) -> f64 {
-    median(
-        doc["samples"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|s| s["mode"] == mode && s["warmup"] == false && s["error"].is_null())
-            .filter_map(|s| s[field].as_f64())
-            .collect(),
-    )
+    median(support::sample_values(doc, mode, |s| s[field].as_f64()))
 }
 
 fn stages_for(tls12: bool, resume: &str, delay: Option<Duration>) -> [f64; 4] {

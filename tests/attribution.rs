@@ -5,7 +5,7 @@ mod support;
 
 use std::time::Duration;
 
-use support::{ca, json_output, start, ServerOpts, TestServer};
+use support::{ca, start, ServerOpts, TestServer};
 use tlsping::probe::{self, Cancel, ModeSel, Observer, ProbeEnv, Sample, ServerTiming, Warnings};
 
 struct Quiet;
@@ -19,6 +19,24 @@ fn rounds(server: &TestServer, mode: ModeSel, count: u32) -> Vec<Sample> {
     let r = probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut warnings, &mut Quiet);
     assert!(r.stop.is_none(), "run stopped early: {:?}", r.stop);
     r.samples
+}
+
+/// A test server that answers with one `Server-Timing` header.
+fn timing_server(value: &str) -> TestServer {
+    start(ServerOpts {
+        headers: vec![("server-timing".into(), value.into())],
+        ..Default::default()
+    })
+}
+
+/// The binary, trusting the test CA, against `server`: `args` come first.
+fn tlsping_at(server: &TestServer, args: &[&str]) -> std::process::Output {
+    let ca = ca().pem_path.display().to_string();
+    let url = server.url();
+    let mut all = vec!["--cacert", ca.as_str()];
+    all.extend_from_slice(args);
+    all.push(&url);
+    support::tlsping(&all)
 }
 
 fn setup_inside_every_cold_handshake(opts: ServerOpts) {
@@ -147,17 +165,11 @@ fn server_timing_of_several_headers_reaches_each_sample() {
 
 #[test]
 fn json_carries_the_attribution_fields_and_medians() {
-    let server = start(ServerOpts {
-        // A tab: the one control character a header value may carry.
-        headers: vec![("server-timing".into(), "db;dur=7;desc=\"a\tb\"".into())],
-        ..Default::default()
-    });
-    let url = server.url();
-    let ca = ca().pem_path.display().to_string();
-    let (doc, out) = json_output(&[
-        "--cacert", &ca, "--json", "-n", "3", "-i", "20ms", "-w", "5s", &url,
-    ]);
+    // A tab: the one control character a header value may carry.
+    let server = timing_server("db;dur=7;desc=\"a\tb\"");
+    let out = tlsping_at(&server, &["--json", "-n", "3", "-i", "20ms", "-w", "5s"]);
     assert!(out.status.success(), "{}", support::stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let samples = doc["samples"].as_array().unwrap();
     for s in samples {
         let mode = s["mode"].as_str().unwrap();
@@ -245,13 +257,8 @@ fn a_slow_writing_server_is_attributed_to_the_server() {
 
 #[test]
 fn verbose_rows_and_statistics_show_the_split() {
-    let server = start(ServerOpts {
-        headers: vec![("server-timing".into(), "db;dur=7".into())],
-        ..Default::default()
-    });
-    let url = server.url();
-    let ca = ca().pem_path.display().to_string();
-    let out = support::tlsping(&["--cacert", &ca, "-v", "-n", "3", "-i", "20ms", &url]);
+    let server = timing_server("db;dur=7");
+    let out = tlsping_at(&server, &["-v", "-n", "3", "-i", "20ms"]);
     assert!(out.status.success(), "{}", support::stderr(&out));
     let text = support::stdout(&out);
     assert!(
@@ -382,15 +389,8 @@ fn calibrate_refuses_what_would_measure_something_else() {
 
 #[test]
 fn a_hostile_server_timing_cannot_crash_the_statistics() {
-    let server = start(ServerOpts {
-        headers: vec![(
-            "server-timing".into(),
-            "huge;dur=99999999999999999999999, big;dur=1000000000".into(),
-        )],
-        ..Default::default()
-    });
-    let ca = ca().pem_path.display().to_string();
-    let out = support::tlsping(&["--cacert", &ca, "-n", "2", "-i", "200ms", &server.url()]);
+    let server = timing_server("huge;dur=99999999999999999999999, big;dur=1000000000");
+    let out = tlsping_at(&server, &["-n", "2", "-i", "200ms"]);
     assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
     let text = support::stdout(&out);
     // The absurd duration is dropped; a million seconds is the largest kept.

@@ -544,17 +544,19 @@ fn a_redirect_first_is_reported_with_its_location_and_not_followed() {
 
 // ------------------------------------------------------- body and keep-alive
 
-#[test]
-fn a_body_over_64_kib_is_cut_not_failed() {
+/// A GET run of `rounds` against a server whose body is `body_len` bytes:
+/// the document, and the body-cap warnings it carries.
+fn over_the_cap(body_len: usize, h2: bool, rounds: &str) -> (Value, Output, Vec<String>) {
     let server = start(ServerOpts {
-        body_len: 100_000,
+        body_len,
+        h2,
         ..Default::default()
     });
     let (doc, out) = json_run(&[
         "-X",
         "GET",
         "-n",
-        "2",
+        rounds,
         "-i",
         "200ms",
         "-w",
@@ -562,10 +564,22 @@ fn a_body_over_64_kib_is_cut_not_failed() {
         &server.url(),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    for s in samples(&doc) {
+        assert_eq!(s["body_overflow"], true, "{s:#}");
+    }
+    let cap = warnings(&doc)
+        .into_iter()
+        .filter(|w| w.contains("64 KiB cap"))
+        .collect();
+    (doc, out, cap)
+}
+
+#[test]
+fn a_body_over_64_kib_is_cut_not_failed() {
+    let (doc, out, cap) = over_the_cap(100_000, false, "2");
     assert_eq!(samples(&doc).len(), 4, "{doc:#}");
     for s in samples(&doc) {
         assert_eq!(s["status"], 200, "{s:#}");
-        assert_eq!(s["body_overflow"], true, "{s:#}");
         assert!(s["error_kind"].is_null() && s["error"].is_null(), "{s:#}");
         // What was read: the chunk that would cross the cap was refused.
         let bytes = s["bytes"].as_u64().unwrap();
@@ -573,10 +587,6 @@ fn a_body_over_64_kib_is_cut_not_failed() {
     }
     // Warned once, on stderr and in warnings[]; on HTTP/1.1 the cut body
     // costs warm its connection.
-    let cap: Vec<String> = warnings(&doc)
-        .into_iter()
-        .filter(|w| w.contains("64 KiB cap"))
-        .collect();
     assert_eq!(cap.len(), 1, "{doc:#}");
     assert!(
         cap[0].contains("warm will open a new one every round"),
@@ -592,34 +602,13 @@ fn a_body_over_64_kib_is_cut_not_failed() {
 
 #[test]
 fn a_body_over_the_cap_on_http2_resets_only_its_stream() {
-    let server = start(ServerOpts {
-        body_len: 200_000,
-        h2: true,
-        ..Default::default()
-    });
-    let (doc, out) = json_run(&[
-        "-X",
-        "GET",
-        "-n",
-        "3",
-        "-i",
-        "200ms",
-        "-w",
-        "2s",
-        &server.url(),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let (doc, _, cap) = over_the_cap(200_000, true, "3");
     for s in samples(&doc) {
         assert_eq!(s["proto"], "h2", "{s:#}");
-        assert_eq!(s["body_overflow"], true, "{s:#}");
         if s["mode"] == "warm" && s["round"].as_u64() > Some(1) {
             assert_eq!(s["reused"], true, "warm keeps its h2 connection: {s:#}");
         }
     }
-    let cap: Vec<String> = warnings(&doc)
-        .into_iter()
-        .filter(|w| w.contains("64 KiB cap"))
-        .collect();
     assert_eq!(cap.len(), 1, "{doc:#}");
     assert!(
         !cap[0].contains("new one every round") && cap[0].contains("HTTP/2"),

@@ -303,11 +303,6 @@ impl Sample {
         Some(self.tls_after_setup()?.saturating_sub(self.tls_finish()?))
     }
 
-    /// The kernel's smoothed round-trip time of this probe's connection.
-    pub fn rtt(&self) -> Option<Duration> {
-        self.tcp_info.map(|t| micros(t.rtt_us))
-    }
-
     /// `srv` minus one kernel round trip, in signed microseconds: the part of
     /// the server stage the path does not explain, i.e. the server's own time.
     pub fn server_time_us(&self) -> Option<i64> {

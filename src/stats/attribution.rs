@@ -122,11 +122,6 @@ pub fn attribute(samples: &[Sample]) -> Attribution {
     a
 }
 
-/// `srv − rtt` of one sample in milliseconds, for tables.
-pub fn server_time_ms(s: &Sample) -> Option<f64> {
-    s.server_time_us().map(|us| us as f64 / 1000.0)
-}
-
 /// A share of `tls` as a whole percentage, for the statistics line.
 pub fn share_percent(part: Duration, whole: Duration) -> Option<u32> {
     (!whole.is_zero()).then(|| (ms(part) / ms(whole) * 100.0).round() as u32)

@@ -8,7 +8,7 @@ mod summary;
 #[cfg(test)]
 mod summary_tests;
 
-pub use attribution::{server_time_ms, share_percent, Attribution, ServerMetric};
+pub use attribution::{share_percent, Attribution, ServerMetric};
 pub use descriptive::{Description, P95_MIN_N};
 pub use running::RunningMedian;
 pub use summary::{

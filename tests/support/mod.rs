@@ -115,3 +115,19 @@ pub fn have(tool: &str) -> bool {
     }
     found
 }
+
+/// One value per timed sample of `mode` in a `--json` document (not warmup,
+/// no error), as `f` reads it; samples where `f` gives nothing are skipped.
+pub fn sample_values(
+    doc: &serde_json::Value,
+    mode: &str,
+    f: impl Fn(&serde_json::Value) -> Option<f64>,
+) -> Vec<f64> {
+    doc["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["mode"] == mode && s["warmup"] == false && s["error"].is_null())
+        .filter_map(f)
+        .collect()
+}
