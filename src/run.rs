@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::calibrate_server::FloorServer;
 use crate::cli::{Options, Output};
-use crate::probe::{self, Cancel, EarlyStop, Observer, Sample, Warnings};
-use crate::render::{self, layout, Human, Layout, Style};
+use crate::probe::{self, Cancel, EarlyStop, Notice, Observer, Sample};
+use crate::render::{self, layout, Human, Layout, Style, Warnings};
 use crate::stats::{self, Verdict};
 
 /// Exit codes of the spec.
@@ -87,7 +87,7 @@ fn leave_now(code: i32) -> ! {
 }
 
 pub fn version_text() -> String {
-    let (curl, tls, h2) = probe::curl_ffi::library_versions();
+    let (curl, tls, h2) = probe::library_versions();
     format!(
         "tlsping {} ({} {}, git {})\nlibcurl {curl}, {tls}, nghttp2 {}\n",
         env!("CARGO_PKG_VERSION"),
@@ -114,22 +114,31 @@ fn style(opts: &Options) -> Style {
 enum Live<W: Write> {
     Human(Human<W>),
     Csv(render::csv::CsvStream<W>),
-    /// JSON prints one document at the end; nothing streams.
-    Silent,
+    /// JSON is one document written when the run ends: nothing streams.
+    JsonAtEnd,
 }
 
-impl<W: Write> Observer for Live<W> {
+/// What watches the rounds: the live output, and the warnings they raise.
+struct Watch<'w, W: Write> {
+    live: Live<W>,
+    warnings: &'w mut Warnings,
+}
+
+impl<W: Write> Observer for Watch<'_, W> {
     fn sample(&mut self, s: &Sample) -> io::Result<()> {
-        match self {
+        match &mut self.live {
             Live::Csv(c) => c.sample(s),
             _ => Ok(()),
         }
     }
     fn round(&mut self, round: u32, samples: &[Sample]) -> io::Result<()> {
-        match self {
+        match &mut self.live {
             Live::Human(h) => h.round(round, samples),
             _ => Ok(()),
         }
+    }
+    fn notice(&mut self, notice: &Notice) {
+        self.warnings.warn(render::warnings::notice_text(notice));
     }
 }
 
@@ -187,10 +196,7 @@ fn calibration(
     let server = FloorServer::start()?;
     let url = format!("https://localhost:{}/", server.port());
     cfg.target = crate::cli::parse_target(&url)?;
-    let store = probe::TrustStore::from_certificates(
-        std::slice::from_ref(server.certificate()),
-        "the --calibrate server's certificate",
-    )?;
+    let store = probe::TrustStore::from_certificates(std::slice::from_ref(server.certificate()))?;
     let env = probe::ProbeEnv::with_trust(cfg, cancel.clone(), store);
     Ok((server, env))
 }
@@ -285,15 +291,22 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
             h.start(&info).map(|_| Live::Human(h))
         }
         Output::Csv => render::csv::CsvStream::new(stdout.lock()).map(Live::Csv),
-        Output::Json => Ok(Live::Silent),
+        Output::Json => Ok(Live::JsonAtEnd),
     };
-    let mut live = match started {
+    let live = match started {
         Ok(live) => live,
         Err(e) => return output_failed(&e),
     };
-    let rounds = probe::run_rounds(cfg, &pre.method, pin, &env, &mut warnings, &mut live);
-    if let Some(EarlyStop::Output(e)) = &rounds.stop {
-        return output_failed(e);
+    let mut watch = Watch {
+        live,
+        warnings: &mut warnings,
+    };
+    let rounds = probe::run_rounds(cfg, &pre.method, pin, &env, &mut watch);
+    let mut live = watch.live;
+    match &rounds.stop {
+        Some(EarlyStop::Output(e)) => return output_failed(e),
+        Some(EarlyStop::Valve(why)) => warnings.warn(why.clone()),
+        _ => {}
     }
     let summary = stats::summarize(&rounds.samples, rounds.elapsed);
     if stats::large_residual(&rounds.samples).is_some() {
@@ -302,7 +315,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
     let printed = match &mut live {
         Live::Human(h) => h.finish().and_then(|_| h.statistics(&info, &summary)),
         Live::Csv(_) => Ok(()),
-        Live::Silent => {
+        Live::JsonAtEnd => {
             let out = io::BufWriter::new(stdout.lock());
             render::json::write_document(out, &info, &rounds.samples, &summary, warnings.list())
         }

@@ -6,7 +6,7 @@ mod support;
 use std::time::Duration;
 
 use support::{ca, start, ServerOpts, TestServer};
-use tlsping::probe::{self, Cancel, ModeSel, Observer, ProbeEnv, Sample, ServerTiming, Warnings};
+use tlsping::probe::{self, Cancel, ModeSel, Observer, ProbeEnv, Sample, ServerTiming};
 
 struct Quiet;
 impl Observer for Quiet {}
@@ -15,8 +15,7 @@ fn rounds(server: &TestServer, mode: ModeSel, count: u32) -> Vec<Sample> {
     let cfg = support::engine_config(&server.url(), mode, count);
     let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
     let pre = probe::preflight(&cfg, &env).expect("preflight");
-    let mut warnings = Warnings::new();
-    let r = probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut warnings, &mut Quiet);
+    let r = probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet);
     assert!(r.stop.is_none(), "run stopped early: {:?}", r.stop);
     r.samples
 }

@@ -8,9 +8,7 @@ use std::time::{Duration, Instant};
 
 use support::faults::{start_faulty, Fault, FaultOpts};
 use support::{ca, start, CertKind, ServerOpts};
-use tlsping::probe::{
-    self, Cancel, Config, ErrorKind, ModeSel, Observer, ProbeEnv, Sample, Warnings,
-};
+use tlsping::probe::{self, Cancel, Config, ErrorKind, ModeSel, Observer, ProbeEnv, Sample};
 
 struct Quiet;
 impl Observer for Quiet {}
@@ -43,8 +41,7 @@ fn rounds(
     cfg_edit(&mut cfg);
     let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
     let pre = probe::preflight(&cfg, &env).expect("the first connection is served normally");
-    let mut warnings = Warnings::new();
-    probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut warnings, &mut Quiet).samples
+    probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet).samples
 }
 
 fn kinds(samples: &[Sample]) -> Vec<ErrorKind> {
@@ -135,8 +132,7 @@ fn an_interrupt_aborts_the_transfer_in_flight() {
         })
     };
     let started = Instant::now();
-    let mut warnings = Warnings::new();
-    let r = probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut warnings, &mut Quiet);
+    let r = probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet);
     canceler.join().unwrap();
     assert_eq!(r.stop, Some(probe::EarlyStop::Interrupted));
     assert_eq!(kinds(&r.samples), vec![ErrorKind::Canceled]);

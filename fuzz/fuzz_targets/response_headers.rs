@@ -18,8 +18,8 @@ fuzz_target!(|data: &[u8]| {
     for chunk in data.chunks(7) {
         let _ = collector.write(chunk);
     }
-    assert!(collector.body_bytes <= tlsping::probe::BODY_CAP);
-    if let Some(location) = &collector.location {
+    assert!(collector.body_bytes() <= tlsping::probe::BODY_CAP);
+    if let Some(location) = collector.location() {
         assert!(!location.contains('\n'));
     }
     let text = String::from_utf8_lossy(data);

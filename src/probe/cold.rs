@@ -3,10 +3,12 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use super::config::Config;
-use super::curl_ffi::{SessionShare, SharedEasy};
+use super::config::{Config, Method};
+use super::curl_ffi::SessionShare;
+use super::env::ProbeEnv;
+use super::handle::ProbeHandle;
 use super::resolver::Resolver;
-use super::transfer::{self, Finished, Method, ProbeEnv};
+use super::sample::{self, Outcome};
 use super::types::{Mode, Sample};
 
 pub struct ColdRunner {
@@ -47,25 +49,21 @@ impl ColdRunner {
     pub fn probe(&mut self, round: u32, url: &str) -> Sample {
         let https = self.cfg.target.https;
         // Everything up to the clock start is our own set-up and stays out of the stages.
-        let easy = match transfer::new_handle(&self.cfg, &self.env, &self.method, self.pin) {
-            Ok(easy) => easy,
-            Err(e) => return transfer::setup_failure(Mode::Cold, round, https, &e),
-        };
-        let mut handle = match &self.share {
-            Some(share) => match SharedEasy::attach(easy, share) {
-                Ok(h) => h,
-                Err(e) => return transfer::setup_failure(Mode::Cold, round, https, &e),
-            },
-            None => SharedEasy::unshared(easy),
-        };
-        let easy = handle.easy_mut();
+        let made = ProbeHandle::new(
+            &self.cfg,
+            &self.env,
+            &self.method,
+            url,
+            self.pin,
+            self.share.as_ref(),
+        );
         // A brand-new handle has no connection to reuse (the share holds TLS
-        // sessions only); forbidding reuse closes this one after the probe.
-        let configured = easy.url(url).and_then(|_| easy.forbid_reuse(true));
-        if let Err(e) = configured {
-            return transfer::setup_failure(Mode::Cold, round, https, &e);
-        }
-        transfer::prepare(easy);
+        // sessions only); closing after the transfer keeps it from lingering.
+        let mut handle = match made.and_then(|mut h| h.close_after_transfer().map(|_| h)) {
+            Ok(h) => h,
+            Err(e) => return sample::setup_failure(Mode::Cold, round, https, &e),
+        };
+        handle.forget_previous();
         if let Some(resolver) = &mut self.resolver {
             resolver.prepare();
         }
@@ -79,25 +77,24 @@ impl ColdRunner {
                 Ok(found) => own_dns = Some(found.took),
                 Err(err) => {
                     let wall = Some(start.elapsed());
-                    return transfer::failed_before_transfer(Mode::Cold, round, https, err, wall);
+                    return sample::failed_before_transfer(Mode::Cold, round, https, err, wall);
                 }
             }
             // One deadline from DNS to the end of the body.
             let left = deadline
                 .saturating_duration_since(Instant::now())
                 .max(Duration::from_millis(1));
-            if let Err(e) = easy.timeout(left) {
-                return transfer::setup_failure(Mode::Cold, round, https, &e);
+            if let Err(e) = handle.set_timeout(left) {
+                return sample::setup_failure(Mode::Cold, round, https, &e);
             }
         }
-        let result = easy.perform();
-        let returned = Instant::now();
-        let done = Finished {
+        let (result, returned) = handle.perform();
+        let done = Outcome {
             result,
             own_dns,
             start,
             returned,
         };
-        transfer::to_sample(easy, Mode::Cold, round, https, done)
+        handle.sample(Mode::Cold, round, https, done)
     }
 }

@@ -54,6 +54,25 @@ pub enum IpVersion {
     V6,
 }
 
+/// How the request is made, settled once by the preflight.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Method {
+    Head,
+    /// GET with `Range: bytes=0-0`, after the server refused HEAD.
+    RangedGet,
+    Custom(String),
+}
+
+impl Method {
+    pub fn label(&self) -> &str {
+        match self {
+            Method::Head => "HEAD",
+            Method::RangedGet => "GET",
+            Method::Custom(m) => m,
+        }
+    }
+}
+
 /// A normalised target: scheme, host, port and the request path with query.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Target {

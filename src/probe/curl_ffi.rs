@@ -3,11 +3,10 @@
 //! only sees the safe functions and types below.
 
 use std::cell::Cell;
-use std::marker::PhantomData;
 use std::os::raw::{c_int, c_long, c_void};
 use std::ptr;
 
-use curl::easy::{Easy2, Handler};
+use curl::easy::Easy2;
 use curl_sys::{CURLcode, CURL, CURLE_OK, CURLINFO};
 use foreign_types::ForeignTypeRef;
 use openssl::ssl::SslRef;
@@ -633,7 +632,7 @@ impl SessionShare {
 impl Drop for SessionShare {
     fn drop(&mut self) {
         // SAFETY: `raw` is our live share. Every easy handle attached to it is
-        // a `SharedEasy` borrowing it (with its handle in a private field), so
+        // a `ProbeHandle` borrowing it (with its handle in a private field), so
         // all of them have been dropped, which detaches them, before we get here.
         let rc = unsafe { curl_sys::curl_share_cleanup(self.raw) };
         // libcurl refuses (CURLSHE_IN_USE) rather than free a share in use.
@@ -641,65 +640,24 @@ impl Drop for SessionShare {
     }
 }
 
-/// An easy handle attached to a `SessionShare`; the borrow keeps the share
-/// alive for as long as the handle exists.
+/// Attaches `easy` to `share`, so its handshakes store and resume TLS
+/// sessions in the share's cache.
 ///
-/// Handles go before their share:
-///
-/// ```
-/// use tlsping::probe::curl_ffi::{SessionShare, SharedEasy};
-/// use tlsping::probe::{Cancel, Collector};
-/// let share = SessionShare::new().unwrap();
-/// let easy = curl::easy::Easy2::new(Collector::new(Cancel::new(), None));
-/// let handle = SharedEasy::attach(easy, &share).unwrap();
-/// drop(handle);
-/// drop(share);
-/// ```
-///
-/// and the other order does not compile, so a handle can never point at a
-/// freed share:
-///
-/// ```compile_fail,E0505
-/// use tlsping::probe::curl_ffi::{SessionShare, SharedEasy};
-/// use tlsping::probe::{Cancel, Collector};
-/// let share = SessionShare::new().unwrap();
-/// let easy = curl::easy::Easy2::new(Collector::new(Cancel::new(), None));
-/// let handle = SharedEasy::attach(easy, &share).unwrap();
-/// drop(share);
-/// drop(handle);
-/// ```
-pub struct SharedEasy<'s, H: Handler> {
-    // Private: moving the handle out would escape the borrow of the share.
-    easy: Easy2<H>,
-    _share: PhantomData<&'s SessionShare>,
-}
-
-impl<'s, H: Handler> SharedEasy<'s, H> {
-    pub fn attach(easy: Easy2<H>, share: &'s SessionShare) -> Result<Self, curl::Error> {
-        // SAFETY: both handles are live; the share outlives the easy handle
-        // because `SharedEasy` borrows it for 's, and libcurl detaches the
-        // easy from the share in curl_easy_cleanup (when `easy` drops).
-        let rc =
-            unsafe { curl_sys::curl_easy_setopt(easy.raw(), curl_sys::CURLOPT_SHARE, share.raw) };
-        if rc != CURLE_OK {
-            return Err(curl::Error::new(rc));
-        }
-        Ok(SharedEasy {
-            easy,
-            _share: PhantomData,
-        })
-    }
-
-    pub fn easy_mut(&mut self) -> &mut Easy2<H> {
-        &mut self.easy
-    }
-
-    /// A handle that uses no share (its TLS session cache is its own and empty).
-    pub fn unshared(easy: Easy2<H>) -> SharedEasy<'static, H> {
-        SharedEasy {
-            easy,
-            _share: PhantomData,
-        }
+/// # Safety
+/// `share` must outlive `easy`: libcurl keeps a pointer to it until the
+/// easy handle is cleaned up (which detaches it). `ProbeHandle` enforces
+/// this with a borrow of the share for the handle's whole life.
+pub(crate) unsafe fn attach_share<H>(
+    easy: &Easy2<H>,
+    share: &SessionShare,
+) -> Result<(), curl::Error> {
+    // SAFETY: both handles are live; the caller keeps the share alive for
+    // as long as the easy handle exists (contract above).
+    let rc = unsafe { curl_sys::curl_easy_setopt(easy.raw(), curl_sys::CURLOPT_SHARE, share.raw) };
+    if rc == CURLE_OK {
+        Ok(())
+    } else {
+        Err(curl::Error::new(rc))
     }
 }
 
@@ -724,9 +682,11 @@ pub fn clear_ca_locations<H>(easy: &mut Easy2<H>) -> Result<(), curl::Error> {
 ///
 /// # Safety
 /// `ssl_ctx` must be the `SSL_CTX*` libcurl passed to the callback now running.
-pub(crate) unsafe fn install_trust_store(ssl_ctx: *mut c_void, store: &super::trust::TrustStore) {
-    use foreign_types::ForeignType;
-    let store_ptr = store.store.as_ptr();
+pub(crate) unsafe fn install_trust_store(
+    ssl_ctx: *mut c_void,
+    store: &openssl::x509::store::X509StoreRef,
+) {
+    let store_ptr = store.as_ptr();
     // SAFETY: libcurl calls the SSL_CTX callback with its live `SSL_CTX*`
     // before any handshake uses it. The store is alive (borrowed); we take
     // one more reference for the SSL_CTX, which set_cert_store adopts and
@@ -750,26 +710,24 @@ extern "C" fn count_request(
     _local_port: std::os::raw::c_int,
 ) -> std::os::raw::c_int {
     // SAFETY: `clientp` is the `AtomicU32` registered in `count_requests`,
-    // owned by the handle's handler and so alive whenever libcurl calls us.
+    // alive whenever libcurl calls us (that function's contract).
     let counter = unsafe { &*(clientp as *const std::sync::atomic::AtomicU32) };
     counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     CURL_PREREQFUNC_OK
 }
 
-/// Has libcurl count every request it is about to send in the handler's
-/// `requests_sent`. One `perform` sending two means libcurl retried on a new
-/// connection after the kept one died under the first.
+/// Has libcurl add one to `counter` for every request it is about to send.
+/// One `perform` sending two means libcurl retried on a new connection after
+/// the kept one died under the first.
 ///
 /// # Safety
-/// libcurl keeps a pointer to the handler's boxed counter: the handler of
-/// `easy` must never be replaced (`*easy.get_mut() = …`) while the handle
-/// lives, or the next transfer writes through a dangling pointer.
-pub(crate) unsafe fn count_requests(
-    easy: &mut Easy2<super::transfer::Collector>,
+/// libcurl keeps the pointer: `counter` must stay at its address, alive, for
+/// as long as `easy` exists (`ProbeHandle` boxes it inside the handler it
+/// owns and never hands the handler out mutably).
+pub(crate) unsafe fn count_requests<H>(
+    easy: &Easy2<H>,
+    counter: *const std::sync::atomic::AtomicU32,
 ) -> Result<(), curl::Error> {
-    // The counter is boxed inside the handler that `easy` owns: its address
-    // is stable and it lives exactly as long as the handle.
-    let counter: *const std::sync::atomic::AtomicU32 = easy.get_ref().requests_counter();
     let cb: extern "C" fn(
         *mut c_void,
         *mut std::os::raw::c_char,

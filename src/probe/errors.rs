@@ -1,10 +1,7 @@
 //! Turning libcurl's result code, the OS errno and the certificate check's
 //! verdict into one stable `ErrorKind`.
 
-use curl::easy::Easy2;
-
-use super::transfer::Collector;
-use super::types::{ErrorKind, ProbeError};
+use super::types::ErrorKind;
 
 // errno values (Linux; the same on the BSDs for these).
 const ECONNREFUSED: i32 = libc_errno::ECONNREFUSED;
@@ -49,24 +46,6 @@ pub struct Evidence<'a> {
     pub verify_result: i64,
     pub status: u16,
     pub text: &'a str,
-}
-
-pub fn classify(err: &curl::Error, easy: &Easy2<Collector>, status: u16) -> ProbeError {
-    let text = match err.extra_description() {
-        Some(extra) => format!("{}: {}", err.description(), extra),
-        None => err.description().to_string(),
-    };
-    let evidence = Evidence {
-        code: err.code(),
-        os_errno: easy.os_errno().unwrap_or(0),
-        verify_result: super::curl_ffi::verify_result(easy),
-        status,
-        text: &text,
-    };
-    ProbeError {
-        kind: kind_of(&evidence),
-        text,
-    }
 }
 
 pub fn kind_of(e: &Evidence) -> ErrorKind {

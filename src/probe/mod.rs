@@ -1,34 +1,43 @@
 //! Measuring: the preflight, the cold and warm probes on libcurl, and the
 //! scheduler. Owns every shared data type; knows nothing of statistics or output.
 
+// Bottom-up: types, config, cancel <- curl_ffi <- errors, collector <-
+// sample, handle <- cold, warm, preflight <- scheduler.
+mod cancel;
 mod cold;
+mod collector;
 mod config;
-pub mod curl_ffi;
+mod curl_ffi;
+mod env;
 mod errors;
+mod handle;
 mod preflight;
 mod resolver;
+mod sample;
 mod scheduler;
 pub mod server_timing;
 pub mod synthetic;
-mod transfer;
 mod trust;
 mod types;
 mod warm;
-mod warnings;
 
-pub use config::{Config, HttpVersion, IpVersion, ModeSel, Order, Target};
+pub use cancel::Cancel;
+pub use collector::{Collector, BODY_CAP};
+pub use config::{Config, HttpVersion, IpVersion, Method, ModeSel, Order, Target};
+pub use curl_ffi::{library_versions, SessionShare};
+pub use env::ProbeEnv;
 pub use errors::{kind_of, Evidence};
+pub use handle::ProbeHandle;
 pub use preflight::{run as preflight, Preflight};
+pub use sample::Outcome;
 pub use scheduler::{
-    round_modes, run_rounds, EarlyStop, Observer, Rounds, MAX_CONSECUTIVE_FAILURES,
+    round_modes, run_rounds, EarlyStop, Notice, Observer, Rounds, MAX_CONSECUTIVE_FAILURES,
 };
-pub use transfer::{Cancel, Collector, Method, ProbeEnv, BODY_CAP};
 pub use trust::{check_sources as check_trust_sources, TrustStore};
 pub use types::{
     tls_version_label, CurlTimers, ErrorKind, Mode, ProbeError, Proto, RunInfo, Sample,
     ServerTiming, TcpFacts, TlsFacts,
 };
-pub use warnings::Warnings;
 
 /// The run's facts for the header line and `run` in JSON.
 pub fn run_info(cfg: &Config, pre: &Preflight) -> RunInfo {

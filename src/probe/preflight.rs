@@ -4,9 +4,11 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use super::config::Config;
+use super::config::{Config, Method};
+use super::env::ProbeEnv;
+use super::handle::ProbeHandle;
 use super::resolver::Resolver;
-use super::transfer::{self, Finished, Method, ProbeEnv};
+use super::sample::{self, Outcome};
 use super::types::{Mode, ProbeError, Proto, Sample, TlsFacts};
 
 #[derive(Debug)]
@@ -27,22 +29,21 @@ pub struct Preflight {
 
 fn one_request(cfg: &Config, env: &ProbeEnv, method: &Method) -> (Sample, Option<String>) {
     let https = cfg.target.https;
-    let mut easy = match transfer::new_handle(cfg, env, method, None) {
-        Ok(easy) => easy,
-        Err(e) => return (transfer::setup_failure(Mode::Cold, 0, https, &e), None),
+    let mut handle = match ProbeHandle::new(cfg, env, method, &cfg.target.url(), None, None) {
+        Ok(handle) => handle,
+        Err(e) => return (sample::setup_failure(Mode::Cold, 0, https, &e), None),
     };
-    transfer::prepare(&mut easy);
+    handle.forget_previous();
     let start = Instant::now();
-    let result = easy.perform();
-    let returned = Instant::now();
-    let location = easy.get_ref().location.clone();
-    let done = Finished {
+    let (result, returned) = handle.perform();
+    let location = handle.location().map(str::to_string);
+    let done = Outcome {
         result,
         own_dns: None,
         start,
         returned,
     };
-    let sample = transfer::to_sample(&mut easy, Mode::Cold, 0, https, done);
+    let sample = handle.sample(Mode::Cold, 0, https, done);
     (sample, location)
 }
 
@@ -84,6 +85,6 @@ pub fn run(cfg: &Config, env: &ProbeEnv) -> Result<Preflight, ProbeError> {
         // Unpinned, libcurl resolved the host itself: its lookup is the one we have.
         dns_first: dns_first.or(sample.dns()),
         redirect,
-        stop: super::scheduler::valve(&sample),
+        stop: sample.valve(),
     })
 }

@@ -14,7 +14,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::transfer::Cancel;
+use super::cancel::Cancel;
 use super::types::{ErrorKind, ProbeError};
 
 /// How often a waiting lookup looks at the interrupt flag.

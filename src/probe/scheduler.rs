@@ -4,11 +4,10 @@
 use std::time::{Duration, Instant};
 
 use super::cold::ColdRunner;
-use super::config::{Config, ModeSel, Order};
-use super::transfer::{Method, ProbeEnv};
+use super::config::{Config, Method, ModeSel, Order};
+use super::env::ProbeEnv;
 use super::types::{ErrorKind, Mode, Proto, Sample};
 use super::warm::WarmRunner;
-use super::warnings::Warnings;
 
 /// Stop after this many failed probes in a row.
 pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
@@ -22,6 +21,18 @@ pub trait Observer {
     fn round(&mut self, _round: u32, _samples: &[Sample]) -> std::io::Result<()> {
         Ok(())
     }
+    /// Something a person should be told while the run goes on.
+    fn notice(&mut self, _notice: &Notice) {}
+}
+
+/// What the rounds noticed, as data; the caller words and prints it. (A
+/// safety valve that stops the run is in `Rounds::stop`.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// A response body ran over `BODY_CAP` bytes (said once per run): it was
+    /// not read to the end. Over HTTP/2 only its stream is reset; over
+    /// HTTP/1.x its connection cannot be reused.
+    BodyCapped { cap_bytes: u64, h2: bool },
 }
 
 /// Why a run ended before its count.
@@ -106,28 +117,11 @@ impl Ticks {
     }
 }
 
-/// A valve that stops the run, judged on one sample.
-pub(crate) fn valve(sample: &Sample) -> Option<String> {
-    if sample.status == 429 {
-        return Some(
-            "server answered 429 Too Many Requests: stopping to respect its rate limit".into(),
-        );
-    }
-    if sample.status == 503 && sample.retry_after.is_some() {
-        return Some(format!(
-            "server answered 503 with Retry-After {}s: stopping, it asked clients to back off",
-            sample.retry_after.unwrap_or(0)
-        ));
-    }
-    None
-}
-
 pub fn run_rounds(
     cfg: &Config,
     method: &Method,
     pin: Option<std::net::SocketAddr>,
     env: &ProbeEnv,
-    warnings: &mut Warnings,
     observer: &mut dyn Observer,
 ) -> Rounds {
     let cancel = &env.cancel;
@@ -165,15 +159,12 @@ pub fn run_rounds(
             let url = cfg
                 .cache_bust
                 .then(|| cfg.target.request_url(Some(request_seq)));
-            let mut sample = match mode {
-                Mode::Cold => match cold.as_mut() {
-                    Some(c) => c.probe(round, url.as_deref().unwrap_or(&cfg.target.url())),
-                    None => continue,
-                },
-                Mode::Warm => match warm.as_mut() {
-                    Some(w) => w.probe(round, url.as_deref()),
-                    None => continue,
-                },
+            let mut sample = match (mode, cold.as_mut(), warm.as_mut()) {
+                (Mode::Cold, Some(c), _) => {
+                    c.probe(round, url.as_deref().unwrap_or(&cfg.target.url()))
+                }
+                (Mode::Warm, _, Some(w)) => w.probe(round, url.as_deref()),
+                _ => unreachable!("round_modes yields only the modes of cfg.mode"),
             };
             probe_ended = Instant::now();
             sample.warmup = round <= cfg.warmup;
@@ -187,20 +178,12 @@ pub fn run_rounds(
             } else if !canceled {
                 consecutive_failures += 1;
             }
-            let valve_hit = valve(&sample);
+            let valve_hit = sample.valve();
             if sample.body_overflow && !warned_body_cap {
                 warned_body_cap = true;
-                let cap = super::transfer::BODY_CAP / 1024;
-                warnings.warn(if sample.proto == Some(Proto::H2) {
-                    format!(
-                        "a response body is over the {cap} KiB cap: it is not read to the end; \
-                         on HTTP/2 only its stream is reset, and warm keeps its connection"
-                    )
-                } else {
-                    format!(
-                        "a response body is over the {cap} KiB cap: it is not read to the end, so \
-                         its connection cannot be reused and warm will open a new one every round"
-                    )
+                observer.notice(&Notice::BodyCapped {
+                    cap_bytes: super::collector::BODY_CAP,
+                    h2: sample.proto == Some(Proto::H2),
                 });
             }
             samples.push(sample);
@@ -209,11 +192,9 @@ pub fn run_rounds(
             } else if canceled || cancel.is_canceled() {
                 stop = Some(EarlyStop::Interrupted);
             } else if let Some(why) = valve_hit {
-                warnings.warn(why.clone());
                 stop = Some(EarlyStop::Valve(why));
             } else if consecutive_failures >= MAX_CONSECUTIVE_FAILURES {
                 let why = format!("{MAX_CONSECUTIVE_FAILURES} probes failed in a row: stopping");
-                warnings.warn(why.clone());
                 stop = Some(EarlyStop::Valve(why));
             }
             if stop.is_some() {

@@ -10,9 +10,7 @@ use openssl::x509::X509;
 
 /// A reference-counted OpenSSL store; each SSL_CTX takes its own reference.
 pub struct TrustStore {
-    pub(crate) store: X509Store,
-    /// Where the anchors came from, for `-v` and the docs.
-    pub source: String,
+    store: X509Store,
 }
 
 /// An anchor source named by the environment (set and not empty).
@@ -77,7 +75,7 @@ fn locate(ca_file: Option<&Path>) -> (Option<PathBuf>, Option<PathBuf>) {
 impl TrustStore {
     /// A store holding exactly these anchors (the `--calibrate` server's own
     /// certificate), with the same flags as a loaded one.
-    pub fn from_certificates(certs: &[X509], source: &str) -> Result<TrustStore, String> {
+    pub fn from_certificates(certs: &[X509]) -> Result<TrustStore, String> {
         let mut builder = X509StoreBuilder::new().map_err(|e| e.to_string())?;
         for cert in certs {
             builder.add_cert(cert.clone()).map_err(|e| e.to_string())?;
@@ -87,14 +85,12 @@ impl TrustStore {
             .map_err(|e| e.to_string())?;
         Ok(TrustStore {
             store: builder.build(),
-            source: source.to_string(),
         })
     }
 
     pub fn load(ca_file: Option<&Path>) -> Result<TrustStore, String> {
         let (file, dir) = locate(ca_file);
         let mut builder = X509StoreBuilder::new().map_err(|e| e.to_string())?;
-        let mut sources = Vec::new();
         if let Some(file) = &file {
             let pem = std::fs::read(file)
                 .map_err(|e| format!("reading CA file {}: {e}", file.display()))?;
@@ -107,7 +103,6 @@ impl TrustStore {
                 // Duplicates in a bundle are harmless; skip OpenSSL's complaint.
                 let _ = builder.add_cert(cert);
             }
-            sources.push(file.display().to_string());
         } else if let Some(dir) = &dir {
             // No bundle file: fall back to a hashed directory, looked up lazily.
             let lookup = builder
@@ -116,7 +111,6 @@ impl TrustStore {
             lookup
                 .add_dir(&dir.to_string_lossy(), openssl::ssl::SslFiletype::PEM)
                 .map_err(|e| format!("CA directory {}: {e}", dir.display()))?;
-            sources.push(dir.display().to_string());
         } else {
             return Err("no CA certificates found; set SSL_CERT_FILE or use --cacert".into());
         }
@@ -126,7 +120,11 @@ impl TrustStore {
             .map_err(|e| e.to_string())?;
         Ok(TrustStore {
             store: builder.build(),
-            source: sources.join(", "),
         })
+    }
+
+    /// The OpenSSL store, for the SSL_CTX callback to take a reference to.
+    pub(crate) fn store(&self) -> &openssl::x509::store::X509StoreRef {
+        &self.store
     }
 }

@@ -211,6 +211,23 @@ fn diff(later: u32, earlier: u32) -> Option<Duration> {
 }
 
 impl Sample {
+    /// A safety valve this answer trips, which stops the run: the server
+    /// asked clients to slow down or back off.
+    pub fn valve(&self) -> Option<String> {
+        if self.status == 429 {
+            return Some(
+                "server answered 429 Too Many Requests: stopping to respect its rate limit".into(),
+            );
+        }
+        if self.status == 503 && self.retry_after.is_some() {
+            return Some(format!(
+                "server answered 503 with Retry-After {}s: stopping, it asked clients to back off",
+                self.retry_after.unwrap_or(0)
+            ));
+        }
+        None
+    }
+
     /// An HTTP response arrived (any status).
     pub fn ok(&self) -> bool {
         self.error.is_none() && self.status > 0

@@ -4,17 +4,17 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use curl::easy::Easy2;
-
-use super::config::Config;
-use super::transfer::{self, Collector, Finished, Method, ProbeEnv};
+use super::config::{Config, Method};
+use super::env::ProbeEnv;
+use super::handle::ProbeHandle;
+use super::sample::{self, Outcome};
 use super::types::{Mode, Sample};
 
 /// libcurl closes connections idle longer than this by default (118 s).
 const LIBCURL_DEFAULT_MAXAGE: Duration = Duration::from_secs(118);
 
 pub struct WarmRunner {
-    easy: Result<Easy2<Collector>, String>,
+    handle: Result<ProbeHandle<'static>, String>,
     https: bool,
 }
 
@@ -25,40 +25,39 @@ impl WarmRunner {
         method: Method,
         pin: Option<SocketAddr>,
     ) -> WarmRunner {
-        let easy = transfer::new_handle(cfg, env, &method, pin).and_then(|mut easy| {
+        let url = cfg.target.url();
+        let handle = ProbeHandle::new(cfg, env, &method, &url, pin, None).and_then(|mut h| {
             // Keep the idle connection for at least two intervals, so a long
             // --interval still measures reuse instead of libcurl's idle reaper.
-            let keep = (cfg.interval * 2 + cfg.timeout).max(LIBCURL_DEFAULT_MAXAGE);
-            easy.maxage_conn(keep)?;
-            Ok(easy)
+            h.keep_idle((cfg.interval * 2 + cfg.timeout).max(LIBCURL_DEFAULT_MAXAGE))?;
+            Ok(h)
         });
         WarmRunner {
-            easy: easy.map_err(|e| e.to_string()),
+            handle: handle.map_err(|e| e.to_string()),
             https: cfg.target.https,
         }
     }
 
     pub fn probe(&mut self, round: u32, url: Option<&str>) -> Sample {
         let https = self.https;
-        let easy = match &mut self.easy {
-            Ok(easy) => easy,
-            Err(text) => return transfer::setup_failure(Mode::Warm, round, https, text),
+        let handle = match &mut self.handle {
+            Ok(handle) => handle,
+            Err(text) => return sample::setup_failure(Mode::Warm, round, https, text),
         };
         if let Some(url) = url {
-            if let Err(e) = easy.url(url) {
-                return transfer::setup_failure(Mode::Warm, round, https, &e);
+            if let Err(e) = handle.set_url(url) {
+                return sample::setup_failure(Mode::Warm, round, https, &e);
             }
         }
-        transfer::prepare(easy);
+        handle.forget_previous();
         let start = Instant::now();
-        let result = easy.perform();
-        let returned = Instant::now();
-        let done = Finished {
+        let (result, returned) = handle.perform();
+        let done = Outcome {
             result,
             own_dns: None,
             start,
             returned,
         };
-        transfer::to_sample(easy, Mode::Warm, round, https, done)
+        handle.sample(Mode::Warm, round, https, done)
     }
 }

@@ -9,6 +9,8 @@ pub mod layout;
 pub mod paint;
 pub mod rows;
 pub mod summary;
+pub mod warnings;
 
 pub use human::Human;
 pub use layout::{Layout, Style};
+pub use warnings::Warnings;

@@ -1,0 +1,207 @@
+//! The libcurl handler that watches one transfer at a time: response
+//! headers and body as they arrive, the TLS facts while the connection is
+//! live, the kernel's TCP view, and the SSL_CTX and socket hooks.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use curl::easy::{Handler, WriteError};
+
+use super::cancel::Cancel;
+use super::curl_ffi::{self, KernelTcp, LiveHandle};
+use super::trust::TrustStore;
+use super::types::TlsFacts;
+
+/// Bodies are read up to this many bytes; a longer body ends the transfer.
+pub const BODY_CAP: u64 = 64 * 1024;
+
+/// Watches one transfer at a time. Reset before each `perform`.
+pub struct Collector {
+    /// The easy handle this handler belongs to (set by `ProbeHandle::new`;
+    /// null for a handler on no handle, which then reads nothing).
+    pub(super) live: LiveHandle,
+    trust: Option<Arc<TrustStore>>,
+    /// When the last response byte (header or body) reached us.
+    pub(super) last_byte: Option<Instant>,
+    cancel: Cancel,
+    pub(super) tls: Option<TlsFacts>,
+    /// The server's leaf certificate, examined once the transfer is over.
+    pub(super) leaf: Option<openssl::x509::X509>,
+    /// Requests libcurl sent during this `perform` (boxed: libcurl keeps its address).
+    pub(super) requests_sent: Box<AtomicU32>,
+    /// The TLS facts of this transfer's handshake were taken (or there was none).
+    tls_taken: bool,
+    pub(super) body_bytes: u64,
+    pub(super) body_overflow: bool,
+    pub(super) location: Option<String>,
+    /// The response carried `Retry-After` (libcurl reports 0 for "now" or a
+    /// date it cannot use, so presence is tracked here).
+    pub(super) retry_after_seen: bool,
+    header_lines: u32,
+    /// This transfer's time line start on CLOCK_MONOTONIC (see
+    /// `LiveHandle::timeline_start_us`), taken when libcurl opened a socket.
+    pub(super) timeline_start_us: Option<u64>,
+    /// `TCP_INFO` read when the response's headers ended.
+    pub(super) tcp: Option<KernelTcp>,
+    /// Retransmissions already counted on the open connection (warm reuse).
+    pub(super) retrans_counted: u32,
+    /// `Server-Timing` header lines as received, parsed once the transfer is over.
+    pub(super) server_timing_raw: Vec<u8>,
+}
+
+impl Collector {
+    pub fn new(cancel: Cancel, trust: Option<Arc<TrustStore>>) -> Collector {
+        Collector {
+            live: LiveHandle::none(),
+            trust,
+            last_byte: None,
+            cancel,
+            tls: None,
+            leaf: None,
+            requests_sent: Box::default(),
+            tls_taken: false,
+            body_bytes: 0,
+            body_overflow: false,
+            location: None,
+            retry_after_seen: false,
+            header_lines: 0,
+            timeline_start_us: None,
+            tcp: None,
+            retrans_counted: 0,
+            // Room for a few headers, so the header callback need not allocate.
+            server_timing_raw: Vec::with_capacity(1024),
+        }
+    }
+
+    /// The counter libcurl's pre-request callback increments. It is boxed and
+    /// never replaced (only `reset`), so its address is stable for as long as
+    /// this handler lives.
+    pub(super) fn requests_counter(&self) -> *const AtomicU32 {
+        &*self.requests_sent
+    }
+
+    /// Body bytes read by the last transfer (never more than `BODY_CAP`).
+    pub fn body_bytes(&self) -> u64 {
+        self.body_bytes
+    }
+
+    /// The last response's `Location`, trimmed.
+    pub fn location(&self) -> Option<&str> {
+        self.location.as_deref()
+    }
+
+    /// Takes the TLS facts once the handshake of this transfer is complete.
+    /// Called from libcurl's callbacks only.
+    fn take_tls(&mut self) {
+        if self.tls_taken {
+            return;
+        }
+        // SAFETY: we are inside a callback of the transfer running on the
+        // handle `live` was taken from (set in `ProbeHandle::new`; a collector
+        // without a handle holds a null one, which reads nothing).
+        if let Some(live) = unsafe { self.live.tls_facts_of_new_handshake() } {
+            self.tls = Some(live.facts);
+            self.leaf = live.leaf;
+            self.tls_taken = true;
+        }
+    }
+
+    pub(super) fn reset(&mut self) {
+        self.last_byte = None;
+        self.tls = None;
+        self.leaf = None;
+        self.tls_taken = false;
+        self.requests_sent.store(0, Ordering::Relaxed);
+        self.body_bytes = 0;
+        self.body_overflow = false;
+        self.location = None;
+        self.retry_after_seen = false;
+        self.header_lines = 0;
+        self.timeline_start_us = None;
+        self.tcp = None;
+        self.server_timing_raw.clear();
+        curl_ffi::handshake_stamps_clear();
+        curl_ffi::tcp_at_close_clear();
+    }
+}
+
+impl Handler for Collector {
+    fn write(&mut self, data: &[u8]) -> Result<usize, WriteError> {
+        self.last_byte = Some(Instant::now());
+        let len = data.len() as u64;
+        if self.body_bytes + len > BODY_CAP {
+            // Stop reading: returning less than we were given ends the
+            // transfer. This chunk was refused, so `body_bytes` stays what
+            // was read.
+            self.body_overflow = true;
+            return Ok(0);
+        }
+        self.body_bytes += len;
+        Ok(data.len())
+    }
+
+    fn header(&mut self, data: &[u8]) -> bool {
+        self.last_byte = Some(Instant::now());
+        if self.header_lines == 0 {
+            self.take_tls();
+        }
+        self.header_lines += 1;
+        if data == b"\r\n" || data == b"\n" {
+            // The headers ended (the clock has its stamp): ask the kernel
+            // about the connection while it is certainly open.
+            // SAFETY: inside a callback of the transfer running on `live`'s handle.
+            if let Some(tcp) = unsafe { self.live.tcp_info() } {
+                self.tcp = Some(tcp);
+            }
+        } else if data.starts_with(b"HTTP/") {
+            // A new response (after a 1xx): forget the previous one's headers.
+            self.location = None;
+            self.retry_after_seen = false;
+            self.server_timing_raw.clear();
+        } else if data.len() > 14 && data[..14].eq_ignore_ascii_case(b"server-timing:") {
+            self.server_timing_raw.extend_from_slice(data);
+        } else if data.len() > 12 && data[..12].eq_ignore_ascii_case(b"retry-after:") {
+            self.retry_after_seen = true;
+        } else if data.len() > 9 && data[..9].eq_ignore_ascii_case(b"location:") {
+            let value = String::from_utf8_lossy(&data[9..]).trim().to_string();
+            self.location = Some(value);
+        }
+        true
+    }
+
+    // The curl crate's callback signature: only libcurl calls it, with its own SSL_CTX.
+    #[allow(clippy::not_unsafe_ptr_arg_deref)]
+    fn ssl_ctx(&mut self, ssl_ctx: *mut std::os::raw::c_void) -> Result<(), curl::Error> {
+        if let Some(trust) = &self.trust {
+            // SAFETY: libcurl calls this callback with the SSL_CTX it is setting up.
+            unsafe { curl_ffi::install_trust_store(ssl_ctx, trust.store()) };
+        }
+        // SAFETY: as above.
+        unsafe { curl_ffi::stamp_handshake(ssl_ctx) };
+        Ok(())
+    }
+
+    fn open_socket(
+        &mut self,
+        family: std::os::raw::c_int,
+        socktype: std::os::raw::c_int,
+        protocol: std::os::raw::c_int,
+    ) -> Option<curl_sys::curl_socket_t> {
+        // SAFETY: libcurl opens sockets from inside the transfer running on
+        // `live`'s handle. Several sockets (happy eyeballs) keep the earliest.
+        if let Some(start) = unsafe { self.live.timeline_start_us() } {
+            self.timeline_start_us = Some(self.timeline_start_us.map_or(start, |s| s.min(start)));
+        }
+        // A new connection starts its own retransmission count.
+        self.retrans_counted = 0;
+        curl_ffi::open_socket(family, socktype, protocol)
+    }
+
+    fn progress(&mut self, _dltotal: f64, _dlnow: f64, _ultotal: f64, _ulnow: f64) -> bool {
+        // Also catches a handshake that completed before the transfer failed
+        // (say, a server that then never answers): its facts still count.
+        self.take_tls();
+        !self.cancel.is_canceled()
+    }
+}

@@ -1,0 +1,202 @@
+//! The probe handle: one libcurl easy handle with our handler, configured
+//! with every option a request of this run gets. It owns everything libcurl
+//! keeps a pointer to (the handler's counter and the handle itself, the
+//! session share by borrow), and never hands out the handler mutably, so no
+//! safe code can free what a transfer will write through.
+
+use std::marker::PhantomData;
+use std::net::{IpAddr, SocketAddr};
+use std::time::{Duration, Instant};
+
+use curl::easy::{Easy2, HttpVersion as CurlHttp, IpResolve, List};
+
+use super::collector::Collector;
+use super::config::{Config, HttpVersion, IpVersion, Method};
+use super::curl_ffi::{self, LiveHandle, SessionShare};
+use super::env::ProbeEnv;
+use super::sample::{self, Outcome};
+use super::types::{Mode, Sample};
+
+/// An easy handle ready for probes; `'s` borrows the TLS session share it
+/// is attached to (if any), so the share cannot go first.
+///
+/// Handles go before their share:
+///
+/// ```
+/// use tlsping::probe::{Cancel, Config, Method, ProbeEnv, ProbeHandle, SessionShare};
+/// let mut cfg = Config::new(tlsping::cli::parse_target("https://localhost/").unwrap());
+/// cfg.insecure = true;
+/// let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
+/// let share = SessionShare::new().unwrap();
+/// let handle = ProbeHandle::new(&cfg, &env, &Method::Head, "https://localhost/", None, Some(&share)).unwrap();
+/// drop(handle);
+/// drop(share);
+/// ```
+///
+/// and the other order does not compile, so a handle never points at a
+/// freed share:
+///
+/// ```compile_fail,E0505
+/// use tlsping::probe::{Cancel, Config, Method, ProbeEnv, ProbeHandle, SessionShare};
+/// let mut cfg = Config::new(tlsping::cli::parse_target("https://localhost/").unwrap());
+/// cfg.insecure = true;
+/// let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
+/// let share = SessionShare::new().unwrap();
+/// let handle = ProbeHandle::new(&cfg, &env, &Method::Head, "https://localhost/", None, Some(&share)).unwrap();
+/// drop(share);
+/// drop(handle);
+/// ```
+pub struct ProbeHandle<'s> {
+    // Private, and no `&mut` to it or its handler ever leaves this file:
+    // libcurl holds pointers into the handler (see `new`).
+    easy: Easy2<Collector>,
+    _share: PhantomData<&'s SessionShare>,
+}
+
+impl<'s> ProbeHandle<'s> {
+    /// A fresh handle for `url`, configured with every option that does not
+    /// change per round; `pin` dials that address (SNI, Host and the
+    /// certificate check keep the URL's host); `share` lends its TLS session cache.
+    pub fn new(
+        cfg: &Config,
+        env: &ProbeEnv,
+        method: &Method,
+        url: &str,
+        pin: Option<SocketAddr>,
+        share: Option<&'s SessionShare>,
+    ) -> Result<ProbeHandle<'s>, curl::Error> {
+        let mut easy = Easy2::new(Collector::new(env.cancel.clone(), env.trust.clone()));
+        // Registered before anything can fail, and never replaced: the
+        // handler lives inside `easy` (boxed by the curl crate) for as long
+        // as the handle does.
+        easy.get_mut().live = LiveHandle::of(&easy);
+        let counter = easy.get_ref().requests_counter();
+        // SAFETY: the counter is boxed inside the handler `easy` owns; this
+        // type never replaces the handler nor exposes it mutably, so the
+        // counter stays put and alive until the handle is cleaned up.
+        unsafe { curl_ffi::count_requests(&easy, counter)? };
+        if let Some(share) = share {
+            // SAFETY: `'s` borrows the share for this handle's whole life.
+            unsafe { curl_ffi::attach_share(&easy, share)? };
+        }
+        if env.trust.is_some() {
+            curl_ffi::clear_ca_locations(&mut easy)?;
+        }
+        curl_ffi::read_tcp_info_at_close(&mut easy)?;
+        easy.url(url)?;
+        easy.useragent(&format!("tlsping/{}", env!("CARGO_PKG_VERSION")))?;
+        easy.follow_location(false)?;
+        if std::env::var_os("TLSPING_CURL_VERBOSE").is_some() {
+            easy.verbose(true)?;
+        }
+        easy.progress(true)?;
+        easy.timeout(cfg.timeout)?;
+        easy.http_version(match cfg.http_version {
+            HttpVersion::Auto => CurlHttp::V2TLS,
+            HttpVersion::V1_1 => CurlHttp::V11,
+            HttpVersion::V2 => CurlHttp::V2TLS,
+        })?;
+        easy.ip_resolve(match cfg.ip_version {
+            IpVersion::Any => IpResolve::Any,
+            IpVersion::V4 => IpResolve::V4,
+            IpVersion::V6 => IpResolve::V6,
+        })?;
+        if cfg.insecure {
+            // A deliberate, user-chosen switch: nothing is verified at all.
+            easy.ssl_verify_peer(false)?;
+            easy.ssl_verify_host(false)?;
+        }
+        let mut headers = List::new();
+        for h in &cfg.headers {
+            headers.append(h)?;
+        }
+        match method {
+            Method::Head => easy.nobody(true)?,
+            Method::RangedGet => {
+                easy.get(true)?;
+                easy.range("0-0")?;
+            }
+            Method::Custom(m) => {
+                if m == "GET" {
+                    easy.get(true)?;
+                } else if m == "HEAD" {
+                    easy.nobody(true)?;
+                } else {
+                    easy.custom_request(m)?;
+                }
+            }
+        }
+        easy.http_headers(headers)?;
+        if let Some(addr) = pin {
+            // Dial the pinned address while the URL host still drives SNI,
+            // the Host header and certificate checks.
+            let ip = match addr.ip() {
+                IpAddr::V4(v4) => v4.to_string(),
+                IpAddr::V6(v6) => format!("[{v6}]"),
+            };
+            let mut resolve = List::new();
+            // An IPv6 literal host is bracketed, as libcurl reads the entry
+            // up to the first ':' otherwise (`fd00::1:443:…` would be host `fd00`).
+            resolve.append(&format!(
+                "{}:{}:{}",
+                cfg.target.url_host(),
+                cfg.target.port,
+                ip
+            ))?;
+            easy.resolve(resolve)?;
+        }
+        if cfg.pin_ip {
+            // A pinned run (the preflight included, which picks the address) goes
+            // straight to the server: a proxy from the environment would become the peer.
+            easy.proxy("")?;
+        }
+        Ok(ProbeHandle {
+            easy,
+            _share: PhantomData,
+        })
+    }
+
+    /// The URL of the next request (cache busting changes it per round).
+    pub fn set_url(&mut self, url: &str) -> Result<(), curl::Error> {
+        self.easy.url(url)
+    }
+
+    /// The whole-transfer timeout of the next request.
+    pub fn set_timeout(&mut self, timeout: Duration) -> Result<(), curl::Error> {
+        self.easy.timeout(timeout)
+    }
+
+    /// Close the connection after each transfer (cold: never reused).
+    pub fn close_after_transfer(&mut self) -> Result<(), curl::Error> {
+        self.easy.forbid_reuse(true)
+    }
+
+    /// Keep an idle connection at least this long (warm: survive the interval).
+    pub fn keep_idle(&mut self, age: Duration) -> Result<(), curl::Error> {
+        self.easy.maxage_conn(age)
+    }
+
+    /// Forgets what the handler saw on the previous transfer. Call before
+    /// the clock starts: it is our work, not the probe's.
+    pub fn forget_previous(&mut self) {
+        self.easy.get_mut().reset();
+    }
+
+    /// Runs one transfer; returns libcurl's result and when it returned.
+    pub fn perform(&mut self) -> (Result<(), curl::Error>, Instant) {
+        let result = self.easy.perform();
+        (result, Instant::now())
+    }
+
+    /// The last response's `Location`, if any.
+    pub fn location(&self) -> Option<&str> {
+        self.easy.get_ref().location()
+    }
+
+    /// Everything libcurl and the handler know about the transfer that just
+    /// ended, as a sample.
+    pub fn sample(&mut self, mode: Mode, round: u32, https: bool, done: Outcome) -> Sample {
+        let tcp = sample::tcp_facts(self.easy.get_mut());
+        sample::build(&self.easy, tcp, mode, round, https, done)
+    }
+}

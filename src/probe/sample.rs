@@ -1,0 +1,230 @@
+//! Turning a finished transfer into a `Sample`: libcurl's timers and facts,
+//! what the handler saw, and our own stamps around the handshake.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use curl::easy::Easy2;
+
+use super::collector::Collector;
+use super::curl_ffi;
+use super::errors::{kind_of, Evidence};
+use super::types::{CurlTimers, ErrorKind, Mode, ProbeError, Sample, TcpFacts};
+
+/// How one transfer went, as the probe timed it.
+pub struct Outcome {
+    pub result: Result<(), curl::Error>,
+    pub own_dns: Option<Duration>,
+    /// When the clock started (before DNS for cold, before the transfer for warm).
+    pub start: Instant,
+    /// When `perform` returned.
+    pub returned: Instant,
+}
+
+/// Everything libcurl and the handler know about the transfer that just
+/// ended, as a sample; `tcp_info` is the kernel's view, taken by the caller.
+pub(super) fn build(
+    easy: &Easy2<Collector>,
+    tcp_info: Option<TcpFacts>,
+    mode: Mode,
+    round: u32,
+    https: bool,
+    done: Outcome,
+) -> Sample {
+    let timers = curl_ffi::timers(easy);
+    // The response ends at its last byte as delivered to our callbacks: the
+    // blank line after the headers of a HEAD answer, the last body chunk of a
+    // GET. libcurl's own wrap-up after that (its "done" handling, closing a
+    // cold connection) is not the server's time. A chunked terminator or an
+    // HTTP/2 END_STREAM that arrives in a frame of its own is not seen here;
+    // servers send it with the last data in practice.
+    let end = match (&done.result, easy.get_ref().last_byte) {
+        (Ok(()), Some(last)) => last,
+        (Err(e), Some(last)) if e.is_write_error() && easy.get_ref().body_overflow => last,
+        _ => done.returned,
+    };
+    let wall_total = end.saturating_duration_since(done.start);
+    let status = easy.response_code().unwrap_or(0) as u16;
+    let addr = match (easy.primary_ip(), easy.primary_port()) {
+        (Ok(Some(ip)), Ok(port)) if !ip.is_empty() => ip
+            .parse::<IpAddr>()
+            .ok()
+            .map(|ip| SocketAddr::new(ip, port)),
+        _ => None,
+    };
+    let proto = if status > 0 {
+        curl_ffi::http_version(easy)
+    } else {
+        None
+    };
+    let retry_after = easy.get_ref().retry_after_seen.then(|| {
+        curl_ffi::retry_after(easy)
+            .unwrap_or(0)
+            .min(u64::from(u32::MAX)) as u32
+    });
+    let (tls_setup, tls_finish) = client_work(easy.get_ref(), &timers);
+    let mut server_timing = Vec::new();
+    for line in easy
+        .get_ref()
+        .server_timing_raw
+        .split_inclusive(|&b| b == b'\n')
+    {
+        super::server_timing::parse_line(line, &mut server_timing);
+    }
+    let collector = easy.get_ref();
+    let body_overflow = collector.body_overflow;
+    let error = match &done.result {
+        Ok(()) => None,
+        // We stopped reading on purpose; the response itself is fine.
+        Err(e) if e.is_write_error() && body_overflow => None,
+        Err(e) => Some(Box::new(classify(e, easy, status))),
+    };
+    // TLS facts belong only to probes that made a handshake.
+    let tls = if timers.num_connects > 0 {
+        collector.tls.map(|mut facts| {
+            facts.cert_days_left = collector.leaf.as_ref().and_then(days_left);
+            facts
+        })
+    } else {
+        None
+    };
+    Sample {
+        round,
+        mode,
+        warmup: false,
+        own_dns: done.own_dns,
+        wall_total: Some(wall_total),
+        timers,
+        status,
+        proto,
+        tls,
+        // A second request inside one transfer is libcurl retrying on a new
+        // connection after the kept one died under the first.
+        retries: collector
+            .requests_sent
+            .load(Ordering::Relaxed)
+            .saturating_sub(1)
+            .min(255) as u8,
+        bytes: collector.body_bytes as u32,
+        addr,
+        body_overflow,
+        retry_after,
+        https,
+        error,
+        tls_setup,
+        tls_finish,
+        tcp_info,
+        server_timing: server_timing.into_boxed_slice(),
+    }
+}
+
+/// Our own work at both ends of the handshake, for a transfer that made
+/// exactly one new connection with one: from TCP connected to the ClientHello
+/// leaving (set-up), and our work on the server's replies until libcurl's
+/// handshake-done timer (finish). libcurl's timers are put on CLOCK_MONOTONIC
+/// with the start taken at socket opening, against our stamps from OpenSSL's
+/// callbacks. `None` where a piece is missing or the stamps are out of order
+/// (connected ≤ ClientHello ≤ done must hold): a wrong figure is never shown.
+fn client_work(c: &Collector, timers: &CurlTimers) -> (Option<Duration>, Option<Duration>) {
+    if timers.num_connects != 1 || timers.connect_us == 0 || timers.appconnect_us == 0 {
+        return (None, None);
+    }
+    let (Some(start), Some(hello)) = (c.timeline_start_us, curl_ffi::client_hello_sent_us()) else {
+        return (None, None);
+    };
+    let connected = start + u64::from(timers.connect_us);
+    let done = start + u64::from(timers.appconnect_us);
+    if !(connected <= hello && hello <= done) {
+        return (None, None);
+    }
+    let setup = Duration::from_micros(hello - connected);
+    let finish = curl_ffi::client_finish_us(done)
+        .filter(|&us| us <= done - hello)
+        .map(Duration::from_micros);
+    (Some(setup), finish)
+}
+
+/// The kernel's view for this probe: read when the headers ended, else when
+/// libcurl closed the socket; retransmissions counted once per connection.
+pub(super) fn tcp_facts(c: &mut Collector) -> Option<TcpFacts> {
+    let reading = c.tcp.or_else(curl_ffi::tcp_at_close)?;
+    let retrans = reading.total_retrans.saturating_sub(c.retrans_counted);
+    c.retrans_counted = reading.total_retrans;
+    Some(TcpFacts {
+        rtt_us: reading.rtt_us,
+        min_rtt_us: reading.min_rtt_us,
+        retrans,
+    })
+}
+
+/// Whole days from now until the certificate's notAfter.
+fn days_left(cert: &openssl::x509::X509) -> Option<i32> {
+    let now = openssl::asn1::Asn1Time::days_from_now(0).ok()?;
+    now.diff(cert.not_after()).ok().map(|d| d.days)
+}
+
+/// A sample for a probe that failed before libcurl was asked to transfer:
+/// our own DNS lookup failed after `wall` (`Some`), or setting up the
+/// handle failed before any clock ran (`None`: nothing was measured).
+pub(super) fn failed_before_transfer(
+    mode: Mode,
+    round: u32,
+    https: bool,
+    err: ProbeError,
+    wall: Option<Duration>,
+) -> Sample {
+    Sample {
+        round,
+        mode,
+        warmup: false,
+        own_dns: None,
+        wall_total: wall,
+        timers: Default::default(),
+        status: 0,
+        proto: None,
+        tls: None,
+        retries: 0,
+        bytes: 0,
+        addr: None,
+        body_overflow: false,
+        retry_after: None,
+        https,
+        error: Some(Box::new(err)),
+        tls_setup: None,
+        tls_finish: None,
+        tcp_info: None,
+        server_timing: Box::default(),
+    }
+}
+
+/// A probe whose handle could not be set up: an `error` sample, nothing measured.
+pub(super) fn setup_failure(
+    mode: Mode,
+    round: u32,
+    https: bool,
+    e: &dyn std::fmt::Display,
+) -> Sample {
+    let err = ProbeError {
+        kind: ErrorKind::Error,
+        text: e.to_string(),
+    };
+    failed_before_transfer(mode, round, https, err, None)
+}
+
+/// The failure of a transfer, classified from what libcurl, the OS and the
+/// certificate check say about it.
+fn classify(err: &curl::Error, easy: &Easy2<Collector>, status: u16) -> ProbeError {
+    let text = match err.extra_description() {
+        Some(extra) => format!("{}: {}", err.description(), extra),
+        None => err.description().to_string(),
+    };
+    let kind = kind_of(&Evidence {
+        code: err.code(),
+        os_errno: easy.os_errno().unwrap_or(0),
+        verify_result: curl_ffi::verify_result(easy),
+        status,
+        text: &text,
+    });
+    ProbeError { kind, text }
+}
