@@ -68,6 +68,7 @@ fn settled_by(cfg: &Config) -> RunInfo {
     let (libcurl_version, tls_library, _) = curl_ffi::library_versions();
     RunInfo {
         url: cfg.target.url(),
+        https: cfg.target.https,
         host: cfg.target.host.clone(),
         method: cfg.method.clone().unwrap_or_else(|| "HEAD".into()),
         addr: None,

@@ -149,6 +149,7 @@ pub fn failed(round: u32, mode: Mode, kind: ErrorKind, elapsed_us: u32) -> Sampl
 pub fn run_info() -> RunInfo {
     RunInfo {
         url: "https://example.test/".into(),
+        https: true,
         host: "example.test".into(),
         method: "HEAD".into(),
         addr: Some(SocketAddr::from(([192, 0, 2, 10], 443))),

@@ -355,6 +355,8 @@ impl Sample {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunInfo {
     pub url: String,
+    /// The target is `https://` (the same fact as `Sample::https`).
+    pub https: bool,
     pub host: String,
     pub method: String,
     pub addr: Option<SocketAddr>,

@@ -193,7 +193,7 @@ impl Rows {
         if self.style.verbose
             && !self.style.quiet
             && self.mode != ModeSel::Warm
-            && info.url.starts_with("https")
+            && info.https
         {
             let mut legend = Line::new();
             legend.push(

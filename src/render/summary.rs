@@ -83,7 +83,7 @@ pub fn statistics(info: &RunInfo, summary: &Summary) -> Vec<String> {
     }
     if info.mode != ModeSel::Warm {
         let h = &summary.handshake;
-        let stages = if info.url.starts_with("https") {
+        let stages = if info.https {
             "dns+tcp+tls"
         } else {
             "dns+tcp"
@@ -98,7 +98,7 @@ pub fn statistics(info: &RunInfo, summary: &Summary) -> Vec<String> {
             format!("dns {}", with_unit(h.dns)),
             format!("tcp {}", with_unit(h.tcp)),
         ];
-        if info.url.starts_with("https") {
+        if info.https {
             parts.push(format!("tls {}", with_unit(h.tls)));
         }
         out.push(format!("  {}  (medians)", parts.join(" · ")));
@@ -231,7 +231,7 @@ pub fn verbose_extras(info: &RunInfo, summary: &Summary) -> Vec<String> {
             summary.new_conn, summary.warm.sent
         ));
     }
-    if info.mode != ModeSel::Warm && info.url.starts_with("https") {
+    if info.mode != ModeSel::Warm && info.https {
         out.push(format!(
             "tls resumed        = {}/{} cold handshakes (a resumed one skips the certificates)",
             summary.tls_resumed, summary.cold_handshakes
