@@ -3,11 +3,13 @@
 //!
 //!     cargo bench --bench growth
 
+#[path = "../tests/support/synthetic.rs"]
+mod synthetic;
 use std::hint::black_box;
 use std::io::sink;
 use std::time::{Duration, Instant};
 
-use tlsping::probe::synthetic::{cold, warm};
+use synthetic::{cold, warm};
 use tlsping::probe::{Observer, RunInfo, Sample};
 use tlsping::render::csv::CsvStream;
 use tlsping::render::{json, Human, Layout, Style};
@@ -37,7 +39,7 @@ fn samples(n: usize) -> Vec<Sample> {
 fn info() -> RunInfo {
     RunInfo {
         count: 0,
-        ..tlsping::probe::synthetic::run_info()
+        ..synthetic::run_info()
     }
 }
 

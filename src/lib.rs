@@ -4,6 +4,11 @@
 //! Dependencies run one way: `render` → `stats` → `probe`. `calibrate_server`
 //! (the in-process server of `--calibrate`) depends on none of them.
 
+// Lets the shared test fixtures (`tests/support/synthetic.rs`) name this
+// crate the same way from unit tests as from integration tests.
+#[cfg(test)]
+extern crate self as tlsping;
+
 pub mod calibrate_server;
 pub mod cli;
 pub mod probe;

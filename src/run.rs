@@ -283,7 +283,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
     {
         warnings.warn(format!("the server certificate expires in {days} days"));
     }
-    let pin = if cfg.pin_ip { pre.addr } else { None };
+    let dial = if cfg.pin_ip { pre.addr } else { None };
     let stdout = io::stdout();
     let started: io::Result<Live<_>> = match opts.output {
         Output::Table => {
@@ -301,7 +301,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
         live,
         warnings: &mut warnings,
     };
-    let rounds = probe::run_rounds(cfg, &pre.method, pin, &env, &mut watch);
+    let rounds = probe::run_rounds(cfg, &pre.method, dial, &env, &mut watch);
     let mut live = watch.live;
     match &rounds.stop {
         Some(EarlyStop::Output(e)) => return output_failed(e),

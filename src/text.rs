@@ -1,6 +1,7 @@
-//! Text for people: server-supplied text on its way to a terminal, and how
-//! a duration is spelled. A leaf module: `probe` (warnings on stderr), `cli`,
-//! `render` and `run` all use it, and it uses nothing of ours.
+//! Text rules shared across the crate: server-supplied text on its way to a
+//! terminal, how a duration is spelled and converted to milliseconds, and
+//! what an HTTP token is. A leaf module: `probe`, `stats`, `cli`, `render`
+//! and `run` all use it, and it uses nothing of ours.
 
 use std::time::Duration;
 
@@ -20,6 +21,21 @@ pub fn printable(text: &str) -> String {
         }
     }
     out
+}
+
+/// A token character (RFC 9110 `tchar`): what method and header names are made of.
+pub fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+/// A non-empty HTTP token (RFC 9110): an HTTP method or a header name.
+pub fn is_token(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(is_tchar)
+}
+
+/// A duration in milliseconds, the unit of every `_ms` figure we print.
+pub fn millis(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
 }
 
 /// `1.5s`, `400ms`, `2m`: the shortest exact spelling of a duration.

@@ -5,15 +5,17 @@
 //! Regenerate after an intended change: `INSTA_UPDATE=always cargo test --test layouts`
 //! (or `cargo insta review`), then read the diff before committing.
 
+#[path = "support/synthetic.rs"]
+mod synthetic;
 use std::time::Duration;
 
-use tlsping::probe::synthetic::{cold, failed, warm};
+use synthetic::{cold, failed, warm};
 use tlsping::probe::{ErrorKind, Mode, Observer, RunInfo, Sample};
 use tlsping::render::{Human, Layout, Style};
 use tlsping::stats::summarize;
 
 fn info() -> RunInfo {
-    tlsping::probe::synthetic::run_info()
+    synthetic::run_info()
 }
 
 /// Four rounds, alternating order as the scheduler runs them.

@@ -3,6 +3,8 @@
 
 mod support;
 
+#[path = "support/synthetic.rs"]
+mod synthetic;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -280,7 +282,7 @@ fn csv_rows_arrive_as_samples_finish() {
 #[test]
 fn tricky_error_text_survives_quoting_for_python_and_the_csv_crate() {
     use tlsping::probe::{ErrorKind, Mode, ProbeError, Sample};
-    let mut sample: Sample = tlsping::probe::synthetic::failed(1, Mode::Cold, ErrorKind::Error, 0);
+    let mut sample: Sample = synthetic::failed(1, Mode::Cold, ErrorKind::Error, 0);
     let texts = [
         "a, b \"quoted\"\nnext line",
         "=HYPERLINK(\"http://x\")",

@@ -308,10 +308,7 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         ));
     }
     if let Some(m) = args.method {
-        let is_token = !m.is_empty()
-            && m.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c));
-        if !is_token {
+        if !crate::text::is_token(&m) {
             return Err(UsageError(format!("'{m}' is not a valid HTTP method")));
         }
         config.method = Some(m.to_ascii_uppercase());

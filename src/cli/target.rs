@@ -78,8 +78,7 @@ pub fn parse_header(text: &str) -> Result<String, String> {
         .split_once(':')
         .ok_or_else(|| format!("header '{text}' is not in 'Name: value' form"))?;
     let name = name.trim();
-    let is_tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
-    if name.is_empty() || !name.chars().all(is_tchar) {
+    if !crate::text::is_token(name) {
         return Err(format!(
             "header name '{name}' has characters a header name cannot have"
         ));

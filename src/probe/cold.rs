@@ -14,7 +14,7 @@ use super::types::{Mode, Sample};
 pub struct ColdRunner {
     cfg: Config,
     method: Method,
-    pin: Option<SocketAddr>,
+    dial: Option<SocketAddr>,
     env: ProbeEnv,
     /// One TLS session cache for all cold handles, so round 2 on can resume.
     share: Option<SessionShare>,
@@ -27,19 +27,19 @@ impl ColdRunner {
         cfg: &Config,
         env: &ProbeEnv,
         method: Method,
-        pin: Option<SocketAddr>,
+        dial: Option<SocketAddr>,
     ) -> ColdRunner {
         let share = if cfg.resume {
             SessionShare::new()
         } else {
             None
         };
-        let resolver =
-            pin.map(|_| Resolver::new(&cfg.target.host, cfg.target.port, Some(env.cancel.clone())));
+        let resolver = dial
+            .map(|_| Resolver::new(&cfg.target.host, cfg.target.port, Some(env.cancel.clone())));
         ColdRunner {
             cfg: cfg.clone(),
             method,
-            pin,
+            dial,
             env: env.clone(),
             share,
             resolver,
@@ -54,7 +54,7 @@ impl ColdRunner {
             &self.env,
             &self.method,
             url,
-            self.pin,
+            self.dial,
             self.share.as_ref(),
         );
         // A brand-new handle has no connection to reuse (the share holds TLS
@@ -74,7 +74,7 @@ impl ColdRunner {
         if let Some(resolver) = &mut self.resolver {
             // Pinned: libcurl never resolves, so the DNS stage is our own lookup.
             match resolver.lookup(deadline) {
-                Ok(found) => own_dns = Some(found.took),
+                Ok(took) => own_dns = Some(took),
                 Err(err) => {
                     let wall = Some(start.elapsed());
                     return sample::failed_before_transfer(Mode::Cold, round, https, err, wall);

@@ -55,14 +55,14 @@ pub struct ProbeHandle<'s> {
 
 impl<'s> ProbeHandle<'s> {
     /// A fresh handle for `url`, configured with every option that does not
-    /// change per round; `pin` dials that address (SNI, Host and the
+    /// change per round; `dial` is the address to connect to (SNI, Host and the
     /// certificate check keep the URL's host); `share` lends its TLS session cache.
     pub fn new(
         cfg: &Config,
         env: &ProbeEnv,
         method: &Method,
         url: &str,
-        pin: Option<SocketAddr>,
+        dial: Option<SocketAddr>,
         share: Option<&'s SessionShare>,
     ) -> Result<ProbeHandle<'s>, curl::Error> {
         let mut easy = Easy2::new(Collector::new(env.cancel.clone(), env.trust.clone()));
@@ -127,7 +127,7 @@ impl<'s> ProbeHandle<'s> {
             }
         }
         easy.http_headers(headers)?;
-        if let Some(addr) = pin {
+        if let Some(addr) = dial {
             // Dial the pinned address while the URL host still drives SNI,
             // the Host header and certificate checks.
             let ip = match addr.ip() {

@@ -16,7 +16,6 @@ mod resolver;
 mod sample;
 mod scheduler;
 pub mod server_timing;
-pub mod synthetic;
 mod trust;
 mod types;
 mod warm;

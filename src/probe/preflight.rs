@@ -52,7 +52,7 @@ pub fn run(cfg: &Config, env: &ProbeEnv) -> Result<Preflight, ProbeError> {
     let dns_first = if cfg.pin_ip {
         let mut resolver =
             Resolver::new(&cfg.target.host, cfg.target.port, Some(env.cancel.clone()));
-        Some(resolver.lookup(Instant::now() + cfg.timeout)?.took)
+        Some(resolver.lookup(Instant::now() + cfg.timeout)?)
     } else {
         None
     };

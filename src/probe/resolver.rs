@@ -88,11 +88,6 @@ impl Worker {
     }
 }
 
-/// A timed lookup result: how long the resolver took.
-pub struct Lookup {
-    pub took: Duration,
-}
-
 pub struct Resolver {
     host: String,
     port: u16,
@@ -129,18 +124,15 @@ impl Resolver {
         }
     }
 
-    fn fail(&self, kind: ErrorKind, text: String) -> ProbeError {
-        ProbeError { kind, text }
-    }
-
-    /// Looks the host up, giving up at `deadline` or on an interrupt. A lookup
+    /// Looks the host up and returns how long the resolver took, giving up
+    /// at `deadline` or on an interrupt. A lookup
     /// given up on keeps its worker busy, so that worker is abandoned; the next
     /// `prepare` makes a new one.
-    pub fn lookup(&mut self, deadline: Instant) -> Result<Lookup, ProbeError> {
+    pub fn lookup(&mut self, deadline: Instant) -> Result<Duration, ProbeError> {
         self.seq += 1;
         let seq = self.seq;
         let Some(worker) = &self.worker else {
-            return Err(self.fail(ErrorKind::Error, "DNS worker not prepared".into()));
+            return Err(fail(ErrorKind::Error, "DNS worker not prepared".into()));
         };
         let sent = worker
             .requests
@@ -148,7 +140,7 @@ impl Resolver {
             .is_some_and(|r| r.send(seq).is_ok());
         if !sent {
             self.worker = None;
-            return Err(self.fail(ErrorKind::Error, "DNS worker stopped".into()));
+            return Err(fail(ErrorKind::Error, "DNS worker stopped".into()));
         }
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -157,31 +149,35 @@ impl Resolver {
                 // A reply to an earlier, abandoned request cannot arrive here
                 // (its worker was dropped), but the sequence keeps that explicit.
                 Ok((got, _, _)) if got != seq => continue,
-                Ok((_, took, Ok(()))) => return Ok(Lookup { took }),
+                Ok((_, took, Ok(()))) => return Ok(took),
                 Ok((_, _, Err(e))) => {
-                    return Err(self.fail(ErrorKind::DnsFail, format!("{}: {e}", self.host)))
+                    return Err(fail(ErrorKind::DnsFail, format!("{}: {e}", self.host)))
                 }
                 Err(RecvTimeoutError::Timeout) if !left.is_zero() => {
                     if self.cancel.as_ref().is_some_and(|c| c.is_canceled()) {
                         self.abandon();
                         let text = format!("DNS lookup of {} interrupted", self.host);
-                        return Err(self.fail(ErrorKind::Canceled, text));
+                        return Err(fail(ErrorKind::Canceled, text));
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => {
                     self.abandon();
-                    return Err(self.fail(
+                    return Err(fail(
                         ErrorKind::Timeout,
                         format!("DNS lookup of {} timed out", self.host),
                     ));
                 }
                 Err(RecvTimeoutError::Disconnected) => {
                     self.worker = None;
-                    return Err(self.fail(ErrorKind::Error, "DNS worker stopped".into()));
+                    return Err(fail(ErrorKind::Error, "DNS worker stopped".into()));
                 }
             }
         }
     }
+}
+
+fn fail(kind: ErrorKind, text: String) -> ProbeError {
+    ProbeError { kind, text }
 }
 
 #[cfg(test)]
@@ -191,8 +187,8 @@ mod tests {
     #[test]
     fn resolves_loopback_literal_and_times_it() {
         let mut r = Resolver::new("127.0.0.1", 443, None);
-        let found = r.lookup(Instant::now() + Duration::from_secs(5)).unwrap();
-        assert!(found.took < Duration::from_secs(5));
+        let took = r.lookup(Instant::now() + Duration::from_secs(5)).unwrap();
+        assert!(took < Duration::from_secs(5));
         // The worker serves the next lookup too.
         assert!(r.lookup(Instant::now() + Duration::from_secs(5)).is_ok());
     }

@@ -117,18 +117,20 @@ impl Ticks {
     }
 }
 
+/// Runs the rounds of `cfg`, every probe connecting to `dial` when the
+/// address is pinned (`None`: libcurl resolves the host itself).
 pub fn run_rounds(
     cfg: &Config,
     method: &Method,
-    pin: Option<std::net::SocketAddr>,
+    dial: Option<std::net::SocketAddr>,
     env: &ProbeEnv,
     observer: &mut dyn Observer,
 ) -> Rounds {
     let cancel = &env.cancel;
     let mut cold =
-        (cfg.mode != ModeSel::Warm).then(|| ColdRunner::new(cfg, env, method.clone(), pin));
+        (cfg.mode != ModeSel::Warm).then(|| ColdRunner::new(cfg, env, method.clone(), dial));
     let mut warm =
-        (cfg.mode != ModeSel::Cold).then(|| WarmRunner::new(cfg, env, method.clone(), pin));
+        (cfg.mode != ModeSel::Cold).then(|| WarmRunner::new(cfg, env, method.clone(), dial));
     let mut samples = Vec::new();
     let mut consecutive_failures = 0;
     let mut warned_body_cap = false;

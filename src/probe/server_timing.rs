@@ -186,10 +186,7 @@ fn capped(text: &str) -> String {
     }
 }
 
-/// A token character (RFC 9110 `tchar`).
-fn is_tchar(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
-}
+use crate::text::is_tchar;
 
 /// A position in a header value. Every delimiter is ASCII, so the cursor only
 /// ever rests on a character boundary.

@@ -23,10 +23,10 @@ impl WarmRunner {
         cfg: &Config,
         env: &ProbeEnv,
         method: Method,
-        pin: Option<SocketAddr>,
+        dial: Option<SocketAddr>,
     ) -> WarmRunner {
         let url = cfg.target.url();
-        let handle = ProbeHandle::new(cfg, env, &method, &url, pin, None).and_then(|mut h| {
+        let handle = ProbeHandle::new(cfg, env, &method, &url, dial, None).and_then(|mut h| {
             // Keep the idle connection for at least two intervals, so a long
             // --interval still measures reuse instead of libcurl's idle reaper.
             h.keep_idle((cfg.interval * 2 + cfg.timeout).max(LIBCURL_DEFAULT_MAXAGE))?;

@@ -133,7 +133,7 @@ impl<W: Write> CsvStream<W> {
         use std::fmt::Write as _;
         self.scratch.clear();
         if let Some(d) = d {
-            let _ = write!(self.scratch, "{:.3}", d.as_nanos() as f64 / 1e6);
+            let _ = write!(self.scratch, "{:.3}", crate::text::millis(d));
         }
         self.out.write_field(&self.scratch)
     }

@@ -37,7 +37,7 @@ pub fn ms(d: Duration) -> String {
 /// The one place the precision rule lives.
 pub fn write_cell(out: &mut String, d: Option<Duration>, width: usize) {
     use std::fmt::Write as _;
-    let _ = match d.map(|d| d.as_secs_f64() * 1000.0) {
+    let _ = match d.map(crate::text::millis) {
         None => write!(out, "{:>width$}", "-"),
         Some(v) if v < 10.0 => write!(out, "{v:>width$.2}"),
         Some(v) if v < 100.0 => write!(out, "{v:>width$.1}"),

@@ -12,7 +12,7 @@ pub const SCHEMA: u32 = 1;
 
 fn ms(d: Duration) -> f64 {
     // Microsecond resolution is what libcurl gives; keep exactly that.
-    (d.as_nanos() as f64 / 1000.0).round() / 1000.0
+    round3(crate::text::millis(d))
 }
 
 fn round3(v: f64) -> f64 {

@@ -46,9 +46,7 @@ pub struct Attribution {
     pub server_timing: Vec<ServerMetric>,
 }
 
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
+use crate::text::millis as ms;
 
 pub fn attribute(samples: &[Sample]) -> Attribution {
     let mut a = Attribution::default();
@@ -111,12 +109,13 @@ pub fn attribute(samples: &[Sample]) -> Attribution {
     a.min_rtt = median(&min_rtt);
     server.sort_by(|x, y| x.total_cmp(y));
     a.server_time_n = server.len();
-    a.server_time_ms = median_f64(&mut server);
+    a.server_time_ms = median_f64(&server);
     a.server_timing = metrics
         .into_iter()
         .filter_map(|(name, mut durs)| {
             let n = durs.len();
-            median_f64(&mut durs).map(|median_ms| ServerMetric { name, median_ms, n })
+            durs.sort_by(|x, y| x.total_cmp(y));
+            median_f64(&durs).map(|median_ms| ServerMetric { name, median_ms, n })
         })
         .collect();
     a
@@ -130,7 +129,8 @@ pub fn share_percent(part: Duration, whole: Duration) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::{synthetic, ServerTiming, TcpFacts};
+    use crate::probe::{ServerTiming, TcpFacts};
+    use crate::stats::synthetic;
 
     fn with_timing(mut s: Sample, metrics: &[(&str, Option<f64>)]) -> Sample {
         s.server_timing = metrics

@@ -6,14 +6,20 @@ use std::time::Duration;
 /// p95 is only reported from this many samples on; below it is just the maximum.
 pub const P95_MIN_N: usize = 20;
 
-/// The middle value, or the mean of the two middle ones. `sorted` must be ascending.
-pub fn median(sorted: &[Duration]) -> Option<Duration> {
+/// The middle value of ascending `sorted`, or `halfway` between the two
+/// middle ones: the one median rule, for every value type.
+fn middle<T: Copy>(sorted: &[T], halfway: impl Fn(T, T) -> T) -> Option<T> {
     let n = sorted.len();
     match n {
         0 => None,
         _ if n % 2 == 1 => Some(sorted[n / 2]),
-        _ => Some((sorted[n / 2 - 1] + sorted[n / 2]) / 2),
+        _ => Some(halfway(sorted[n / 2 - 1], sorted[n / 2])),
     }
+}
+
+/// The middle value, or the mean of the two middle ones. `sorted` must be ascending.
+pub fn median(sorted: &[Duration]) -> Option<Duration> {
+    middle(sorted, |a, b| (a + b) / 2)
 }
 
 /// Nearest rank: rank = ceil(p/100 × n), clamped to 1..=n. No interpolation.
@@ -50,15 +56,10 @@ pub fn mdev(values: &[Duration]) -> Option<Duration> {
     Some(Duration::from_secs_f64(var.sqrt()))
 }
 
-/// Median of signed values (milliseconds), same rule as `median`.
-pub fn median_f64(values: &mut [f64]) -> Option<f64> {
-    values.sort_by(|a, b| a.total_cmp(b));
-    let n = values.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(values[n / 2]),
-        _ => Some((values[n / 2 - 1] + values[n / 2]) / 2.0),
-    }
+/// Median of signed values (milliseconds), same rule as `median`. `sorted`
+/// must be ascending (`total_cmp`).
+pub fn median_f64(sorted: &[f64]) -> Option<f64> {
+    middle(sorted, |a, b| (a + b) / 2.0)
 }
 
 /// The figures of one mode's timing sample set.
@@ -163,7 +164,8 @@ mod tests {
 
     #[test]
     fn signed_median() {
-        assert_eq!(median_f64(&mut [3.0, -1.0, 2.0, 10.0]), Some(2.5));
-        assert_eq!(median_f64(&mut []), None);
+        assert_eq!(median_f64(&[-1.0, 2.0, 3.0, 10.0]), Some(2.5));
+        assert_eq!(median_f64(&[-1.0, 2.0, 3.0]), Some(2.0));
+        assert_eq!(median_f64(&[]), None);
     }
 }

@@ -7,6 +7,9 @@ mod running;
 mod summary;
 #[cfg(test)]
 mod summary_tests;
+#[cfg(test)]
+#[path = "../../tests/support/synthetic.rs"]
+mod synthetic;
 
 pub use attribution::{share_percent, Attribution, ServerMetric};
 pub use descriptive::{Description, P95_MIN_N};

@@ -1,5 +1,7 @@
 //! A running median in O(log n) per sample: two heaps split at the middle.
-//! Used for live highlighting, so a day-long `-n 0` run stays cheap.
+//! Used for live highlighting, so marking each row does not re-sort every
+//! total seen so far. (The samples themselves are all kept for the
+//! statistics at the end, so a `-n 0` run's memory still grows per sample.)
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

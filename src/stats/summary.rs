@@ -126,9 +126,7 @@ fn handshake(samples: &[Sample]) -> Handshake {
     h
 }
 
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
+use crate::text::millis as ms;
 
 fn paired_differences(samples: &[Sample]) -> Vec<f64> {
     let mut by_round: HashMap<u32, (Option<Duration>, Option<Duration>)> = HashMap::new();
@@ -185,7 +183,7 @@ pub fn summarize(samples: &[Sample], elapsed: Duration) -> Summary {
         new_conn: samples.iter().filter(|s| !s.warmup && s.new_conn()).count(),
         handshake,
         keepalive_gain_ms,
-        paired_gain_ms: median_f64(&mut diffs),
+        paired_gain_ms: median_f64(&diffs),
         paired_rounds,
         paired_gain_ci_ms,
         handshake_overhead_ci,

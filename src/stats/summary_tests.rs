@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::probe::synthetic::{cold, failed, warm};
+use super::synthetic::{cold, failed, warm};
 use crate::probe::{ErrorKind, Mode, Sample};
 
 use super::summary::{judge, large_residual, summarize, timed, Verdict};

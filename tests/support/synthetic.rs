@@ -1,12 +1,16 @@
 //! Constructed samples with consistent libcurl timers, for tests, snapshot
-//! fixtures and benchmarks that must not depend on a network.
+//! fixtures and benchmarks that must not depend on a network. Not part of
+//! the library: integration tests and benchmarks include this file by path,
+//! and so do the library's own unit tests (`tlsping::` resolves inside the
+//! crate too, see `lib.rs`).
+#![allow(dead_code)]
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use super::config::{ModeSel, Order};
-use super::types::{
-    CurlTimers, ErrorKind, Mode, ProbeError, Proto, RunInfo, Sample, TcpFacts, TlsFacts,
+use tlsping::probe::{
+    CurlTimers, ErrorKind, Mode, ModeSel, Order, ProbeError, Proto, RunInfo, Sample, TcpFacts,
+    TlsFacts,
 };
 
 fn base(round: u32, mode: Mode) -> Sample {
