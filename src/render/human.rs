@@ -8,7 +8,7 @@ use crate::stats::{timed, RunningMedian, Summary};
 
 use super::layout::{Layout, Style};
 use super::paint::{Line, Paint};
-use super::rows::{Rows, Slow};
+use super::rows::{title, RowFormat, Slow};
 
 /// A total above this multiple of its mode's running median is painted yellow.
 pub const SLOW_FACTOR: f64 = 1.5;
@@ -17,7 +17,7 @@ pub const SLOW_MIN_SAMPLES: usize = 3;
 
 pub struct Human<W: Write> {
     out: W,
-    rows: Rows,
+    rows: RowFormat,
     style: Style,
     cold_median: RunningMedian,
     warm_median: RunningMedian,
@@ -29,7 +29,7 @@ impl<W: Write> Human<W> {
     pub fn new(out: W, info: &RunInfo, style: Style) -> Human<W> {
         Human {
             out,
-            rows: Rows {
+            rows: RowFormat {
                 style,
                 mode: info.mode,
                 timeout: info.timeout,
@@ -58,7 +58,7 @@ impl<W: Write> Human<W> {
 
     /// Whether `s` is slow against the median of the samples seen before it;
     /// then `s` joins that median if it counts for timings.
-    fn judge_slow(&mut self, s: &Sample) -> bool {
+    fn is_slow_then_record(&mut self, s: &Sample) -> bool {
         let running = match s.mode {
             Mode::Cold => &mut self.cold_median,
             Mode::Warm => &mut self.warm_median,
@@ -81,7 +81,7 @@ impl<W: Write> Human<W> {
     pub fn finish(&mut self) -> io::Result<()> {
         if !self.pending_warm.is_empty() {
             let mut heading = Line::new();
-            heading.push("WARM keep-alive", Paint::Bold);
+            heading.push(title(Mode::Warm, false), Paint::Bold);
             self.write(&heading)?;
             for line in std::mem::take(&mut self.pending_warm) {
                 self.write(&line)?;
@@ -114,7 +114,7 @@ impl<W: Write> Observer for Human<W> {
         }
         let mut slow = Slow::default();
         for s in samples {
-            let is_slow = self.judge_slow(s);
+            let is_slow = self.is_slow_then_record(s);
             match s.mode {
                 Mode::Cold => slow.cold = is_slow,
                 Mode::Warm => slow.warm = is_slow,
@@ -134,12 +134,7 @@ impl<W: Write> Observer for Human<W> {
             }
             Layout::Blocks => {
                 for s in samples {
-                    let is_slow = if s.mode == Mode::Cold {
-                        slow.cold
-                    } else {
-                        slow.warm
-                    };
-                    let lines = self.rows.block_row(s, is_slow);
+                    let lines = self.rows.block_row(s, slow.of(s.mode));
                     if s.mode == Mode::Warm && self.rows.mode == ModeSel::Both {
                         self.pending_warm.extend(lines);
                     } else {

@@ -1,0 +1,238 @@
+//! The per-round lines of the three layouts, in plain, quiet and verbose form.
+//!
+//! This file holds what the layouts share: the row format, the stage labels,
+//! the titles, the notes and codes, and the header. The wide table lives in
+//! `wide`, the stacked and block layouts in `narrow`.
+
+mod narrow;
+mod wide;
+
+use std::time::Duration;
+
+use crate::probe::{Mode, ModeSel, RunInfo, Sample};
+use crate::render::format;
+use crate::text::format_duration;
+
+use super::layout::{Layout, Style};
+use super::paint::{Line, Paint};
+
+pub use wide::CELL;
+
+/// Which totals to paint yellow, decided by the caller from running medians.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Slow {
+    pub cold: bool,
+    pub warm: bool,
+}
+
+impl Slow {
+    /// Whether `mode`'s total is the slow one.
+    pub fn of(self, mode: Mode) -> bool {
+        match mode {
+            Mode::Cold => self.cold,
+            Mode::Warm => self.warm,
+        }
+    }
+}
+
+/// How the round rows of a run are laid out: the layout and its options, the
+/// modes the run shows, and the timeout its failure reasons quote.
+pub struct RowFormat {
+    pub style: Style,
+    pub mode: ModeSel,
+    pub timeout: Duration,
+}
+
+/// The stages a cold probe shows before its total, in order.
+const COLD_STAGES: [&str; 4] = ["dns", "tcp", "tls", "srv"];
+/// The stages a warm probe shows before its total, in order.
+const WARM_STAGES: [&str; 2] = ["wait", "srv"];
+
+fn stage_labels(mode: Mode) -> &'static [&'static str] {
+    match mode {
+        Mode::Cold => &COLD_STAGES,
+        Mode::Warm => &WARM_STAGES,
+    }
+}
+
+/// A mode's title: `COLD new connection` / `WARM keep-alive`, or just
+/// `COLD` / `WARM` when `short`.
+pub fn title(mode: Mode, short: bool) -> &'static str {
+    match (mode, short) {
+        (Mode::Cold, false) => "COLD new connection",
+        (Mode::Warm, false) => "WARM keep-alive",
+        (Mode::Cold, true) => "COLD",
+        (Mode::Warm, true) => "WARM",
+    }
+}
+
+/// Pairs each label with its value; the array lengths make them agree.
+fn labelled<const N: usize>(
+    labels: [&'static str; N],
+    values: [Option<Duration>; N],
+) -> Vec<(&'static str, Option<Duration>)> {
+    labels.into_iter().zip(values).collect()
+}
+
+/// The stages a mode shows before its total, with their labels.
+fn stages(s: &Sample) -> Vec<(&'static str, Option<Duration>)> {
+    match s.mode {
+        Mode::Cold => labelled(COLD_STAGES, [s.dns(), s.tcp(), s.tls(), s.srv()]),
+        Mode::Warm => labelled(WARM_STAGES, [s.wait(), s.srv()]),
+    }
+}
+
+/// A mode's column names: its stages and `total`, then `-v`'s extras.
+fn stage_names(mode: Mode, verbose: bool) -> Vec<&'static str> {
+    let mut v = stage_labels(mode).to_vec();
+    v.push("total");
+    if verbose {
+        v.push("other");
+        if mode == Mode::Cold {
+            v.push("setup");
+            v.push("res");
+        }
+    }
+    v
+}
+
+/// `yes`/`no` for a handshake that did or did not resume, `-` without one.
+fn resumed(s: &Sample) -> &'static str {
+    match s.tls {
+        Some(t) if t.resumed => "yes",
+        Some(_) => "no",
+        None => "-",
+    }
+}
+
+/// Row notes: `warmup`, `new conn`, `retried`, `body>cap`, `429 limited`,
+/// `retrans` (the kernel retransmitted segments during the probe).
+pub fn notes(samples: &[&Sample]) -> String {
+    let mut notes: Vec<&str> = Vec::new();
+    let any = |f: &dyn Fn(&Sample) -> bool| samples.iter().any(|s| f(s));
+    if any(&|s| s.warmup) {
+        notes.push("warmup");
+    }
+    if any(&|s| s.new_conn()) {
+        notes.push("new conn");
+    }
+    if any(&|s| s.retries > 0) {
+        notes.push("retried");
+    }
+    if any(&|s| s.body_overflow) {
+        notes.push("body>cap");
+    }
+    if any(&|s| s.status == 429) {
+        notes.push("429 limited");
+    }
+    if any(&|s| s.retransmitted()) {
+        notes.push("retrans");
+    }
+    notes.join("·")
+}
+
+/// The HTTP status of a probe that succeeded, `-` otherwise.
+fn status_or_dash(s: Option<&Sample>) -> String {
+    match s {
+        Some(s) if s.ok() => s.status.to_string(),
+        _ => "-".to_string(),
+    }
+}
+
+/// `200`, or `-/200` style when the two sides differ (left cold, right warm).
+pub fn code(cold: Option<&Sample>, warm: Option<&Sample>) -> String {
+    match (cold, warm) {
+        (Some(_), Some(_)) => {
+            let (c, w) = (status_or_dash(cold), status_or_dash(warm));
+            if c == w {
+                c
+            } else {
+                format!("{c}/{w}")
+            }
+        }
+        (Some(one), None) | (None, Some(one)) => status_or_dash(Some(one)),
+        (None, None) => "-".into(),
+    }
+}
+
+impl RowFormat {
+    fn reason(&self, s: &Sample) -> Option<String> {
+        s.error
+            .as_ref()
+            .map(|e| format::reason(e.kind, self.timeout))
+    }
+
+    /// The modes the run shows, cold first.
+    fn modes(&self) -> Vec<Mode> {
+        match self.mode {
+            ModeSel::Both => vec![Mode::Cold, Mode::Warm],
+            ModeSel::Cold => vec![Mode::Cold],
+            ModeSel::Warm => vec![Mode::Warm],
+        }
+    }
+
+    /// The two lines the preflight settles, then the column heads of the layout.
+    pub fn header(&self, info: &RunInfo) -> Vec<Line> {
+        let mut first = format!("{} {}", info.method, info.url);
+        if let Some(addr) = info.addr {
+            first.push_str(&format!(" -> {addr}"));
+        }
+        if let Some(p) = info.proto {
+            first.push_str(&format!(" {}", p.as_str()));
+        }
+        if let Some(t) = &info.tls {
+            first.push_str(&format!(" · {}", t.version_label()));
+        }
+        first.push_str(&format!(" · {} bytes", info.preflight_bytes));
+        let rounds = if info.count == 0 {
+            "until Ctrl+C".to_string()
+        } else {
+            format!("{} rounds", info.count)
+        };
+        let resume = if info.resume { "" } else { ", resume=off" };
+        let second = format!(
+            "{rounds}, {} interval, order={}{resume}; all times in ms, \"-\" = not measured",
+            format_duration(info.interval),
+            info.order.as_str()
+        );
+        let mut lines = vec![Line::plain(first), Line::plain(second)];
+        if self.mode == ModeSel::Both && matches!(self.style.layout, Layout::Wide | Layout::Stacked)
+        {
+            let mut legend = Line::new();
+            legend.push("* = the probe that ran first in its round", Paint::Dim);
+            lines.push(legend);
+        }
+        if info.calibration {
+            let mut l = Line::new();
+            l.push(
+                "calibration: tlsping's own server on 127.0.0.1 - this machine's floor",
+                Paint::Bold,
+            );
+            lines.push(l);
+        }
+        if self.style.verbose && !self.style.quiet && self.mode != ModeSel::Warm && info.https {
+            let mut legend = Line::new();
+            legend.push(
+                "setup = our own tls work before the ClientHello left",
+                Paint::Dim,
+            );
+            lines.push(legend);
+        }
+        match self.style.layout {
+            Layout::Wide => lines.extend(self.wide_heads()),
+            Layout::Blocks => {
+                // The blocks open with cold unless the run is warm only.
+                let mode = if self.mode == ModeSel::Warm {
+                    Mode::Warm
+                } else {
+                    Mode::Cold
+                };
+                let mut l = Line::new();
+                l.push(title(mode, false), Paint::Bold);
+                lines.push(l);
+            }
+            Layout::Stacked => {}
+        }
+        lines
+    }
+}

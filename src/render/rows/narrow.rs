@@ -1,0 +1,179 @@
+//! The narrower layouts: stacked (a round's probes on lines of their own,
+//! one under the other) and blocks (each mode's rounds in a block of its own).
+
+use crate::probe::{Mode, Sample};
+use crate::render::format::{self, cell};
+use crate::render::paint::{Line, Paint};
+
+use super::{notes, resumed, stage_names, stages, status_or_dash, title, RowFormat, Slow};
+
+/// Width of one value in the stacked and block layouts.
+const VAL: usize = 5;
+
+impl RowFormat {
+    /// One mode's line for the stacked and block layouts, after `prefix`;
+    /// `-v`'s extras go on a line of their own (`verbose_detail`).
+    pub fn mode_line(&self, prefix: &str, s: &Sample, slow: bool, stage_width: usize) -> Line {
+        let mut line = Line::plain(prefix.to_string());
+        if self.style.quiet {
+            match self.reason(s) {
+                Some(reason) => {
+                    line.push(format!("= {:>VAL$}", "err"), Paint::Red);
+                    line.push(format!(" {}", status_or_dash(Some(s))), Paint::Red);
+                    line.push(format!(" {reason}"), Paint::Dim);
+                }
+                None => {
+                    line.push(
+                        format!("= {:>VAL$}ms", cell(s.total())),
+                        if slow { Paint::Yellow } else { Paint::Plain },
+                    );
+                    line.push(format!(" {}", s.status), Paint::Plain);
+                }
+            }
+        } else {
+            match self.reason(s) {
+                Some(reason) => {
+                    let text = format::truncate(&reason, stage_width);
+                    line.push(format!("{text:<stage_width$}"), Paint::Red);
+                    line.push(format!(" = {:>VAL$}  ", "-"), Paint::Plain);
+                    line.push(" -", Paint::Red);
+                }
+                None => {
+                    let text = stages(s)
+                        .iter()
+                        .map(|(n, v)| format!("{n} {:>VAL$}", cell(*v)))
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    line.push(format!("{text:<stage_width$}"), Paint::Plain);
+                    line.push(
+                        format!(" = {:>VAL$}ms", cell(s.total())),
+                        if slow { Paint::Yellow } else { Paint::Plain },
+                    );
+                    line.push(format!(" {}", s.status), Paint::Plain);
+                }
+            }
+        }
+        // Notes ride on this line only in `-q`, where it is short; otherwise
+        // they go to the detail line, so the figures fit the narrow widths.
+        let notes = notes(&[s]);
+        if self.style.quiet && !notes.is_empty() {
+            line.push(format!(" {notes}"), Paint::Dim);
+        }
+        line
+    }
+
+    /// Width of a mode's stage text, so `=` lines up in every row.
+    fn stages_width(&self, mode: Mode, verbose: bool) -> usize {
+        let names: Vec<&str> = stage_names(mode, verbose)
+            .into_iter()
+            .filter(|n| *n != "total" && *n != "res")
+            .collect();
+        names.iter().map(|n| n.len() + 1 + VAL).sum::<usize>() + names.len() - 1
+    }
+
+    /// The widest stage text of the modes the run shows.
+    fn stages_width_of_modes(&self, verbose: bool) -> usize {
+        self.modes()
+            .into_iter()
+            .map(|m| self.stages_width(m, verbose))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Stacked: `#2 COLD …` and `   WARM …` in the round's own order; under
+    /// `-v` each probe gets a second, indented line with the residual, the
+    /// client's TLS set-up and the resumption, which do not fit beside the stages.
+    pub fn stacked_rows(&self, round: u32, samples: &[&Sample], slow: Slow) -> Vec<Line> {
+        let w = self.stages_width_of_modes(false);
+        let first = (samples.len() > 1)
+            .then(|| samples.first().map(|s| s.mode))
+            .flatten();
+        // COLD on the first line of every round whatever the order, so the
+        // cold lines read straight down; `*` marks the probe that ran first.
+        let mut in_order: Vec<&Sample> = samples.to_vec();
+        in_order.sort_by_key(|s| s.mode != Mode::Cold);
+        let mut lines = Vec::new();
+        for (i, s) in in_order.into_iter().enumerate() {
+            let tag = title(s.mode, true);
+            let mark = if first == Some(s.mode) { '*' } else { ' ' };
+            let prefix = if i == 0 {
+                format!("{:>4} {tag}{mark} ", format!("#{round}"))
+            } else {
+                format!("     {tag}{mark} ")
+            };
+            lines.extend(self.probe_lines(&prefix, s, slow.of(s.mode), w, "           "));
+        }
+        lines
+    }
+
+    /// A probe in the narrower layouts: its line, with the row notes beside
+    /// it when they fit the width, and a second line when needed.
+    fn probe_lines(
+        &self,
+        prefix: &str,
+        s: &Sample,
+        slow: bool,
+        stage_width: usize,
+        indent: &str,
+    ) -> Vec<Line> {
+        let mut main = self.mode_line(prefix, s, slow, stage_width);
+        let notes = notes(&[s]);
+        let inline = !self.style.quiet
+            && !self.style.verbose
+            && !notes.is_empty()
+            && main.text().chars().count() + 1 + notes.chars().count() <= self.style.width;
+        if inline {
+            main.push(format!(" {notes}"), Paint::Dim);
+        }
+        let mut lines = vec![main];
+        lines.extend(self.verbose_detail(s, indent, !inline));
+        lines
+    }
+
+    /// A probe's second line in the narrower layouts: `-v`'s residual, the
+    /// client's TLS set-up and the resumption, then the row notes (unless
+    /// they went beside the stages). `None` when there is nothing to show.
+    fn verbose_detail(&self, s: &Sample, indent: &str, with_notes: bool) -> Option<Line> {
+        if self.style.quiet {
+            return None;
+        }
+        let mut text = String::new();
+        if self.style.verbose && s.error.is_none() {
+            text = format!("other {}", cell(s.other()));
+            if s.mode == Mode::Cold && s.tls.is_some() {
+                text.push_str(&format!(" · setup {}", cell(s.tls_setup())));
+            }
+            if s.tls.is_some() {
+                text.push_str(if resumed(s) == "yes" {
+                    " · resumed"
+                } else {
+                    " · full handshake"
+                });
+            }
+        }
+        let notes = if with_notes {
+            notes(&[s])
+        } else {
+            String::new()
+        };
+        if !notes.is_empty() {
+            if !text.is_empty() {
+                text.push_str("  ");
+            }
+            text.push_str(&notes);
+        }
+        if text.is_empty() {
+            return None;
+        }
+        let mut extra = Line::plain(indent.to_string());
+        extra.push(text, Paint::Dim);
+        Some(extra)
+    }
+
+    /// Blocks: one line for one mode, prefixed with the round number; under
+    /// `-v` a second, indented line as in the stacked layout.
+    pub fn block_row(&self, s: &Sample, slow: bool) -> Vec<Line> {
+        let w = self.stages_width(s.mode, false);
+        self.probe_lines(&format!("{:>4} ", s.round), s, slow, w, "     ")
+    }
+}

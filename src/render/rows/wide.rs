@@ -1,0 +1,141 @@
+//! The wide table: one row per round, the modes side by side under their heads.
+
+use crate::probe::{Mode, Sample};
+use crate::render::format::{self, write_cell};
+use crate::render::paint::{Line, Paint};
+
+use super::{code, notes, resumed, stage_names, stages, title, RowFormat, Slow};
+
+/// Width of one number cell in the wide table.
+pub const CELL: usize = 7;
+
+impl RowFormat {
+    /// Width of a mode's block of cells.
+    fn wide_width(&self, mode: Mode) -> usize {
+        if self.style.quiet {
+            CELL
+        } else {
+            let cells = stage_names(mode, self.style.verbose).len();
+            let res = if self.style.verbose && mode == Mode::Cold {
+                1
+            } else {
+                0
+            };
+            (cells - res) * CELL + res * 4
+        }
+    }
+
+    /// The mode titles, the column names and the rule under them.
+    pub(super) fn wide_heads(&self) -> Vec<Line> {
+        let (mut top, mut heads) = (
+            Line::plain(format!("{:4} |", "")),
+            Line::plain(format!("{:4} |", "")),
+        );
+        let mut rule = "-----+".to_string();
+        for mode in self.modes() {
+            let w = self.wide_width(mode);
+            let heading = title(mode, self.style.quiet);
+            top.push(format!("{heading:^w$}"), Paint::Bold)
+                .push(" |", Paint::Plain);
+            let names: String = if self.style.quiet {
+                format!("{:>CELL$}", "total")
+            } else {
+                stage_names(mode, self.style.verbose)
+                    .iter()
+                    .map(|n| {
+                        if *n == "res" {
+                            format!("{n:>4}")
+                        } else {
+                            format!("{n:>CELL$}")
+                        }
+                    })
+                    .collect()
+            };
+            heads.push(names, Paint::Bold).push(" |", Paint::Plain);
+            rule.push_str(&"-".repeat(w + 1));
+            rule.push('+');
+        }
+        heads.push(" code", Paint::Bold);
+        rule.push_str("-------");
+        vec![top, heads, Line::plain(rule)]
+    }
+
+    /// One wide row for a round.
+    pub fn wide_row(&self, round: u32, samples: &[&Sample], slow: Slow) -> Vec<Line> {
+        let find = |m: Mode| samples.iter().copied().find(|s| s.mode == m);
+        let (cold, warm) = (find(Mode::Cold), find(Mode::Warm));
+        let mut line = Line::plain(format!("{round:>4} |"));
+        let mut quiet_notes = Vec::new();
+        for mode in self.modes() {
+            let w = self.wide_width(mode);
+            match find(mode) {
+                None => {
+                    line.push(format!("{:w$}", ""), Paint::Plain);
+                }
+                Some(s) => match self.reason(s) {
+                    Some(reason) if self.style.quiet => {
+                        line.push(format!("{:>w$}", "err"), Paint::Red);
+                        quiet_notes.push(format!("{} {reason}", mode.as_str()));
+                    }
+                    Some(reason) => {
+                        let text = format::truncate(&reason, w - 1);
+                        line.push(format!(" {text:<pad$}", pad = w - 1), Paint::Red);
+                    }
+                    None => {
+                        if !self.style.quiet {
+                            let mut cells = String::with_capacity(CELL * 4);
+                            for (_, v) in stages(s) {
+                                write_cell(&mut cells, v, CELL);
+                            }
+                            line.push(cells, Paint::Plain);
+                        }
+                        let paint = if slow.of(mode) {
+                            Paint::Yellow
+                        } else {
+                            Paint::Plain
+                        };
+                        let mut total = String::with_capacity(CELL);
+                        write_cell(&mut total, s.total(), CELL);
+                        line.push(total, paint);
+                        if self.style.verbose {
+                            let mut extra = String::with_capacity(CELL + 4);
+                            write_cell(&mut extra, s.other(), CELL);
+                            if mode == Mode::Cold {
+                                write_cell(&mut extra, s.tls_setup(), CELL);
+                                extra.push_str(&format!("{:>4}", resumed(s)));
+                            }
+                            line.push(extra, Paint::Dim);
+                        }
+                    }
+                },
+            }
+            // `*|`: this mode's probe ran first in the round (see the legend).
+            let first = samples.len() > 1 && samples.first().is_some_and(|s| s.mode == mode);
+            line.push(if first { "*|" } else { " |" }, Paint::Plain);
+        }
+        let failed = samples.iter().any(|s| !s.ok());
+        line.push(
+            format!(" {}", code(cold, warm)),
+            if failed { Paint::Red } else { Paint::Plain },
+        );
+        let mut tail = notes(samples);
+        if !quiet_notes.is_empty() {
+            if !tail.is_empty() {
+                tail.push(' ');
+            }
+            tail.push_str(&quiet_notes.join("; "));
+        }
+        if tail.is_empty() {
+            return vec![line];
+        }
+        // Notes that would push the row past the width go on a line of their
+        // own under it, rather than being cut.
+        if line.text().chars().count() + 1 + tail.chars().count() <= self.style.width {
+            line.push(format!(" {tail}"), Paint::Dim);
+            return vec![line];
+        }
+        let mut under = Line::plain(format!("{:4} |", ""));
+        under.push(format!(" {tail}"), Paint::Dim);
+        vec![line, under]
+    }
+}
