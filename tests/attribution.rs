@@ -6,12 +6,12 @@ mod support;
 use std::time::Duration;
 
 use support::{ca, start, ServerOpts, TestServer};
-use tlsping::probe::{self, Cancel, ModeSel, Observer, ProbeEnv, Sample, ServerTiming};
+use tlsping::probe::{self, Cancel, ModeChoice, Observer, ProbeEnv, Sample, ServerTiming};
 
 struct Quiet;
 impl Observer for Quiet {}
 
-fn rounds(server: &TestServer, mode: ModeSel, count: u32) -> Vec<Sample> {
+fn rounds(server: &TestServer, mode: ModeChoice, count: u32) -> Vec<Sample> {
     let cfg = support::engine_config(&server.url(), mode, count);
     let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
     let pre = probe::preflight(&cfg, &env).expect("preflight");
@@ -40,7 +40,7 @@ fn tlsping_at(server: &TestServer, args: &[&str]) -> std::process::Output {
 
 fn setup_inside_every_cold_handshake(opts: ServerOpts) {
     let server = start(opts);
-    let samples = rounds(&server, ModeSel::Both, 4);
+    let samples = rounds(&server, ModeChoice::Both, 4);
     let cold: Vec<&Sample> = samples
         .iter()
         .filter(|s| s.mode == probe::Mode::Cold)
@@ -96,7 +96,7 @@ fn kernel_view_on_every_probe(h2: bool) {
         h2,
         ..Default::default()
     });
-    let samples = rounds(&server, ModeSel::Both, 3);
+    let samples = rounds(&server, ModeChoice::Both, 3);
     assert_eq!(samples.len(), 6);
     for s in &samples {
         assert!(s.ok(), "{:?}", s.error);
@@ -134,7 +134,7 @@ fn server_timing_of_several_headers_reaches_each_sample() {
         ],
         ..Default::default()
     });
-    let samples = rounds(&server, ModeSel::Both, 2);
+    let samples = rounds(&server, ModeChoice::Both, 2);
     let expected = vec![
         ServerTiming {
             name: "db".into(),
@@ -203,7 +203,7 @@ fn json_carries_the_attribution_fields_and_medians() {
 /// of `tls` that is neither our set-up nor our finish, `srv − rtt`, and the
 /// kernel's RTT.
 fn cold_medians(server: &TestServer) -> (Duration, Duration, Duration) {
-    let samples = rounds(server, ModeSel::Cold, 6);
+    let samples = rounds(server, ModeChoice::Cold, 6);
     let (mut wire, mut server_time, mut rtt) = (Vec::new(), Vec::new(), Vec::new());
     for s in samples.iter().filter(|s| !s.warmup) {
         assert!(s.ok(), "{:?}", s.error);

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use support::{start, stderr, tlsping, ServerOpts};
 use tlsping::cli::{parse_from, Invocation, Options, Output};
-use tlsping::probe::{HttpVersion, IpVersion, ModeSel, Order};
+use tlsping::probe::{HttpVersion, IpVersion, ModeChoice, Order};
 
 fn parse(args: &[&str]) -> Options {
     let mut argv = vec!["tlsping"];
@@ -49,8 +49,8 @@ fn every_flag_and_alias_sets_what_it_names() {
         (vec!["--timeout", "1s"], |o| {
             o.config.timeout == Duration::from_secs(1)
         }),
-        (vec!["-m", "cold"], |o| o.config.mode == ModeSel::Cold),
-        (vec!["--mode", "warm"], |o| o.config.mode == ModeSel::Warm),
+        (vec!["-m", "cold"], |o| o.config.mode == ModeChoice::Cold),
+        (vec!["--mode", "warm"], |o| o.config.mode == ModeChoice::Warm),
         (vec!["--order", "cold-first"], |o| {
             o.config.order == Order::ColdFirst
         }),
@@ -119,7 +119,7 @@ fn defaults_are_the_documented_ones() {
     );
     assert_eq!(
         (c.mode, c.order, c.warmup),
-        (ModeSel::Both, Order::Alternate, 1)
+        (ModeChoice::Both, Order::Alternate, 1)
     );
     assert!(c.method.is_none() && c.pin_ip && !c.insecure && !c.cache_bust && c.resume);
     assert_eq!(c.http_version, HttpVersion::Auto);

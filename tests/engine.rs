@@ -7,13 +7,13 @@ use std::time::Duration;
 
 use support::{start, ServerOpts, Snapshot, TestServer};
 use tlsping::probe::{
-    self, Cancel, Config, Method, Mode, ModeSel, Observer, ProbeEnv, Proto, Sample,
+    self, Cancel, Config, Method, Mode, ModeChoice, Observer, ProbeEnv, Proto, Sample,
 };
 
 struct Quiet;
 impl Observer for Quiet {}
 
-fn config(server: &TestServer, mode: ModeSel, count: u32) -> Config {
+fn config(server: &TestServer, mode: ModeChoice, count: u32) -> Config {
     support::engine_config(&server.url(), mode, count)
 }
 
@@ -46,7 +46,7 @@ fn cold_opens_one_connection_per_probe(h2: bool) {
         h2,
         ..Default::default()
     });
-    let out = run(&server, &config(&server, ModeSel::Cold, 5));
+    let out = run(&server, &config(&server, ModeChoice::Cold, 5));
     assert_eq!(out.samples.len(), 5);
     assert_eq!(
         out.rounds.tcp, 5,
@@ -65,7 +65,7 @@ fn warm_reuses_one_connection(h2: bool) {
         h2,
         ..Default::default()
     });
-    let out = run(&server, &config(&server, ModeSel::Warm, 5));
+    let out = run(&server, &config(&server, ModeChoice::Warm, 5));
     assert_eq!(
         out.rounds.tcp, 1,
         "5 warm probes must cost the server exactly 1 connection"
@@ -116,7 +116,7 @@ fn both_modes_interleaved_cost_n_plus_one_connections() {
         h2: true,
         ..Default::default()
     });
-    let out = run(&server, &config(&server, ModeSel::Both, 4));
+    let out = run(&server, &config(&server, ModeChoice::Both, 4));
     assert_eq!(out.rounds.tcp, 4 + 1);
     let modes: Vec<Mode> = out.samples.iter().map(|s| s.mode).collect();
     use Mode::{Cold, Warm};
@@ -142,7 +142,7 @@ fn resumption_shows_from_round_two(tls12: bool) {
         tls12,
         ..Default::default()
     });
-    let out = run(&server, &config(&server, ModeSel::Cold, 4));
+    let out = run(&server, &config(&server, ModeChoice::Cold, 4));
     let cold = of(&out.samples, Mode::Cold);
     let facts: Vec<_> = cold
         .iter()
@@ -173,7 +173,7 @@ fn cold_resumes_tls12_sessions_from_round_two() {
 #[test]
 fn resume_off_makes_every_cold_handshake_full() {
     let server = start(ServerOpts::default());
-    let mut cfg = config(&server, ModeSel::Cold, 3);
+    let mut cfg = config(&server, ModeChoice::Cold, 3);
     cfg.resume = false;
     let out = run(&server, &cfg);
     assert_eq!((out.rounds.full, out.rounds.resumed), (3, 0));
@@ -189,7 +189,7 @@ fn stages_are_measured_or_absent_and_never_exceed_total() {
         h2: true,
         ..Default::default()
     });
-    let out = run(&server, &config(&server, ModeSel::Both, 4));
+    let out = run(&server, &config(&server, ModeChoice::Both, 4));
     for s in &out.samples {
         let total = s.total().expect("total measured");
         match s.mode {
@@ -238,7 +238,7 @@ fn head_refused_with(code: u16) {
         refuse_head: Some(code),
         ..Default::default()
     });
-    let out = run(&server, &config(&server, ModeSel::Both, 3));
+    let out = run(&server, &config(&server, ModeChoice::Both, 3));
     assert_eq!(out.pre.method, Method::RangedGet);
     let requests = server.counters.requests.lock().unwrap().clone();
     // Exactly one HEAD (the preflight's first try), then ranged GETs only.
@@ -269,7 +269,7 @@ fn preflight_settles_address_protocol_and_tls_version() {
         h2: true,
         ..Default::default()
     });
-    let cfg = config(&server, ModeSel::Both, 1);
+    let cfg = config(&server, ModeChoice::Both, 1);
     let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
     let pre = probe::preflight(&cfg, &env).unwrap();
     assert_eq!(pre.addr, Some(server.addr));
@@ -286,7 +286,7 @@ fn tls_details_come_from_the_live_connection() {
             tls12,
             ..Default::default()
         });
-        let out = run(&server, &config(&server, ModeSel::Cold, 2));
+        let out = run(&server, &config(&server, ModeChoice::Cold, 2));
         for s in &out.samples {
             let t = s.tls.expect("cold probes carry TLS facts");
             assert!(!t.cipher.is_empty());
@@ -312,7 +312,7 @@ fn an_ipv6_peer_is_pinned_with_brackets() {
         h2: true,
         ..Default::default()
     });
-    let mut cfg = config(&server, ModeSel::Both, 3);
+    let mut cfg = config(&server, ModeChoice::Both, 3);
     cfg.ip_version = tlsping::probe::IpVersion::V6;
     let out = run(&server, &cfg);
     assert_eq!(
@@ -363,7 +363,7 @@ fn a_slow_round_does_not_make_the_next_ones_burst() {
         faulty: Some(1),
         ..Default::default()
     });
-    let mut cfg = support::engine_config(&server.url(), ModeSel::Cold, 6);
+    let mut cfg = support::engine_config(&server.url(), ModeChoice::Cold, 6);
     cfg.interval = Duration::from_millis(200);
     cfg.timeout = Duration::from_secs(1);
     let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();

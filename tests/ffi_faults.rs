@@ -8,12 +8,12 @@ use std::time::{Duration, Instant};
 
 use support::faults::{start_faulty, Fault, FaultOpts};
 use support::{ca, start, CertKind, ServerOpts};
-use tlsping::probe::{self, Cancel, Config, ErrorKind, ModeSel, Observer, ProbeEnv, Sample};
+use tlsping::probe::{self, Cancel, Config, ErrorKind, ModeChoice, Observer, ProbeEnv, Sample};
 
 struct Quiet;
 impl Observer for Quiet {}
 
-fn config(url: &str, mode: ModeSel, count: u32) -> Config {
+fn config(url: &str, mode: ModeChoice, count: u32) -> Config {
     let mut cfg = Config::new(tlsping::cli::parse_target(url).unwrap());
     cfg.count = count;
     cfg.interval = Duration::from_millis(10);
@@ -29,7 +29,7 @@ fn config(url: &str, mode: ModeSel, count: u32) -> Config {
 /// Preflight (served normally) then `count` rounds against a faulty server.
 fn rounds(
     fault: Fault,
-    mode: ModeSel,
+    mode: ModeChoice,
     count: u32,
     cfg_edit: impl FnOnce(&mut Config),
 ) -> Vec<Sample> {
@@ -67,7 +67,7 @@ fn resets_closes_and_short_bodies_in_the_rounds() {
     ];
     for (fault, kind) in cases {
         // A HEAD answer legitimately has no body: a short body needs a GET.
-        let samples = rounds(fault, ModeSel::Cold, 2, |c| c.method = Some("GET".into()));
+        let samples = rounds(fault, ModeChoice::Cold, 2, |c| c.method = Some("GET".into()));
         assert_eq!(kinds(&samples), vec![kind; 2], "{fault:?}");
         for s in &samples {
             // Stages reached before the failure stay measured; later ones do not.
@@ -79,7 +79,7 @@ fn resets_closes_and_short_bodies_in_the_rounds() {
 
 #[test]
 fn a_hung_server_times_out() {
-    let samples = rounds(Fault::Hang, ModeSel::Cold, 1, |c| {
+    let samples = rounds(Fault::Hang, ModeChoice::Cold, 1, |c| {
         c.timeout = Duration::from_secs(2)
     });
     assert_eq!(kinds(&samples), vec![ErrorKind::Timeout]);
@@ -106,7 +106,7 @@ fn certificate_failures_stop_the_preflight() {
             cert,
             ..Default::default()
         });
-        let cfg = config(&server.url(), ModeSel::Both, 1);
+        let cfg = config(&server.url(), ModeChoice::Both, 1);
         let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
         let err = probe::preflight(&cfg, &env).expect_err("an untrusted certificate");
         assert_eq!(err.kind, kind, "{cert:?}: {}", err.text);
@@ -119,7 +119,7 @@ fn an_interrupt_aborts_the_transfer_in_flight() {
         fault: Fault::Hang,
         ..Default::default()
     });
-    let mut cfg = config(&server.url(), ModeSel::Cold, 0);
+    let mut cfg = config(&server.url(), ModeChoice::Cold, 0);
     cfg.timeout = Duration::from_secs(30);
     let cancel = Cancel::new();
     let env = ProbeEnv::new(&cfg, cancel.clone()).unwrap();

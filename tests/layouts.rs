@@ -171,3 +171,40 @@ fn round_rows_fit_the_narrowest_width_of_their_layout() {
         }
     }
 }
+
+#[test]
+fn connection_flags_get_a_header_line_of_their_own() {
+    let mut info = info();
+    let header = |info: &RunInfo| {
+        let style = Style {
+            layout: Layout::Stacked,
+            width: 80,
+            color: false,
+            quiet: false,
+            verbose: false,
+        };
+        let mut buf = Vec::new();
+        Human::new(&mut buf, info, style).start(info).unwrap();
+        String::from_utf8(buf).unwrap()
+    };
+    assert!(!header(&info).contains("connection:"));
+    info.tls_max = Some(tlsping::probe::TlsMax::V1_2);
+    info.curves = Some("X25519:P-256".into());
+    info.resolve = vec!["example.test:443:127.0.0.1".into()];
+    info.client_cert = Some("/tmp/client.pem".into());
+    info.early_data = true;
+    let text = header(&info);
+    let lines: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("connection:"))
+        .take(2)
+        .collect();
+    // Wrapped between items at 80 columns, never cut.
+    assert_eq!(
+        lines,
+        [
+            "connection: tls-max=1.2, curves=X25519:P-256,",
+            "  resolve=example.test:443:127.0.0.1, client certificate, early data"
+        ]
+    );
+}

@@ -1,6 +1,7 @@
 //! The command line: flags (clap), validation, and the `Config` they make.
 //! Every usage error exits 3 before anything touches the network.
 
+mod connection;
 pub mod docs;
 mod duration;
 mod target;
@@ -9,7 +10,7 @@ use std::time::Duration;
 
 use clap::{ArgAction, Parser};
 
-use crate::probe::{Config, HttpVersion, IpVersion, ModeSel, Order};
+use crate::probe::{Config, HttpVersion, IpVersion, ModeChoice, Order};
 use crate::run::EXIT_USAGE;
 
 pub use duration::parse_duration;
@@ -135,6 +136,45 @@ pub struct Args {
     /// TLS session resumption across cold probes: on (default) or off (every cold handshake is full)
     #[arg(long, value_name = "on|off", value_enum, default_value_t = Switch::On, help_heading = "Request")]
     pub resume: Switch,
+
+    /// Highest TLS version offered: 1.2 or 1.3 (the lowest is always 1.2)
+    #[arg(long = "tls-max", value_name = "V", value_parser = connection::parse_tls_max,
+          help_heading = "Connection")]
+    pub tls_max: Option<crate::probe::TlsMax>,
+
+    /// Key-exchange groups offered, in order, OpenSSL names in any case with ',' or ':'
+    /// between (X25519, P-256, X25519MLKEM768); the first gets a key share
+    #[arg(long, value_name = "LIST", help_heading = "Connection")]
+    pub curves: Option<String>,
+
+    /// Use ADDR for HOST:PORT instead of looking it up (curl's HOST:PORT:ADDR[,ADDR]); repeatable
+    #[arg(long, value_name = "HOST:PORT:ADDR", action = ArgAction::Append,
+          help_heading = "Connection")]
+    pub resolve: Vec<String>,
+
+    /// Connect to CHOST:CPORT for requests to HOST:PORT (curl's syntax); SNI, Host and the
+    /// certificate check keep the URL's host; replaces address pinning; repeatable
+    #[arg(long = "connect-to", value_name = "HOST:PORT:CHOST:CPORT", action = ArgAction::Append,
+          help_heading = "Connection")]
+    pub connect_to: Vec<String>,
+
+    /// Client certificate (PEM) for a server that asks for one
+    #[arg(long, value_name = "FILE", help_heading = "Connection")]
+    pub cert: Option<std::path::PathBuf>,
+
+    /// Private key for --cert (PEM; default: read from the --cert file)
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "cert",
+        help_heading = "Connection"
+    )]
+    pub key: Option<std::path::PathBuf>,
+
+    /// Send the request as TLS 1.3 early data (0-RTT) on resumed cold probes; every
+    /// sample says whether the server accepted it. Only for requests safe to replay
+    #[arg(long = "early-data", help_heading = "Connection")]
+    pub early_data: bool,
 
     /// One JSON document on stdout when the run ends
     #[arg(long, conflicts_with = "csv", help_heading = "Output")]
@@ -291,9 +331,9 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
     }
     config.timeout = args.timeout;
     config.mode = match args.mode {
-        ModeArg::Both => ModeSel::Both,
-        ModeArg::Cold => ModeSel::Cold,
-        ModeArg::Warm => ModeSel::Warm,
+        ModeArg::Both => ModeChoice::Both,
+        ModeArg::Cold => ModeChoice::Cold,
+        ModeArg::Warm => ModeChoice::Warm,
     };
     config.order = match args.order {
         OrderArg::Alternate => Order::Alternate,
@@ -331,10 +371,22 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         .map_err(UsageError)?;
     config.resume = args.resume == Switch::On;
     config.ca_file = args.cacert;
+    connection::apply(
+        connection::ConnectionArgs {
+            tls_max: args.tls_max,
+            curves: args.curves,
+            resolve: args.resolve,
+            connect_to: args.connect_to,
+            cert: args.cert,
+            key: args.key,
+            early_data: args.early_data,
+        },
+        &mut config,
+    )?;
     if !config.insecure && config.target.https && !config.calibrate {
         crate::probe::check_trust_sources(config.ca_file.as_deref()).map_err(UsageError)?;
     }
-    if args.no_pin_ip && config.mode == ModeSel::Both {
+    if args.no_pin_ip && config.mode == ModeChoice::Both {
         warnings.push(
             "--no-pin-ip with both modes: cold resolves every round while warm keeps its first \
              connection, so the two may measure different servers"

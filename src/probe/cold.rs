@@ -18,7 +18,8 @@ pub struct ColdRunner {
     env: ProbeEnv,
     /// One TLS session cache for all cold handles, so round 2 on can resume.
     share: Option<SessionShare>,
-    /// Our own timed lookup; only when the dial target is pinned.
+    /// Our own timed lookup; only when the dial target is pinned and the
+    /// host's address is not given on the command line.
     resolver: Option<Resolver>,
 }
 
@@ -35,6 +36,7 @@ impl ColdRunner {
             None
         };
         let resolver = dial
+            .filter(|_| !cfg.dns_overridden())
             .map(|_| Resolver::new(&cfg.target.host, cfg.target.port, Some(env.cancel.clone())));
         ColdRunner {
             cfg: cfg.clone(),

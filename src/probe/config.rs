@@ -4,18 +4,18 @@ use std::time::Duration;
 
 /// Which probes run each round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ModeSel {
+pub enum ModeChoice {
     Both,
     Cold,
     Warm,
 }
 
-impl ModeSel {
+impl ModeChoice {
     pub fn as_str(self) -> &'static str {
         match self {
-            ModeSel::Both => "both",
-            ModeSel::Cold => "cold",
-            ModeSel::Warm => "warm",
+            ModeChoice::Both => "both",
+            ModeChoice::Cold => "cold",
+            ModeChoice::Warm => "warm",
         }
     }
 }
@@ -45,6 +45,44 @@ pub enum HttpVersion {
     Auto,
     V1_1,
     V2,
+}
+
+/// `--tls-max`: the highest TLS version offered (the lowest is always 1.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TlsMax {
+    V1_2,
+    V1_3,
+}
+
+impl TlsMax {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TlsMax::V1_2 => "1.2",
+            TlsMax::V1_3 => "1.3",
+        }
+    }
+}
+
+/// Whether a cold probe's request went out as TLS 1.3 early data (0-RTT),
+/// as libcurl saw the server answer it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EarlyData {
+    /// Sent with the ClientHello and accepted by the server.
+    Accepted,
+    /// Sent, and refused by the server: libcurl sent it again after the handshake.
+    Rejected,
+    /// Not sent: no resumable session with early data allowed, or a reused connection.
+    NotSent,
+}
+
+impl EarlyData {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EarlyData::Accepted => "accepted",
+            EarlyData::Rejected => "rejected",
+            EarlyData::NotSent => "not_sent",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,7 +171,7 @@ pub struct Config {
     pub count: u32,
     pub interval: Duration,
     pub timeout: Duration,
-    pub mode: ModeSel,
+    pub mode: ModeChoice,
     pub order: Order,
     pub warmup: u32,
     /// `None` = HEAD with the ranged-GET fallback settled by the preflight.
@@ -151,6 +189,28 @@ pub struct Config {
     pub ca_file: Option<std::path::PathBuf>,
     /// `--calibrate`: measure tlsping's own in-process server on 127.0.0.1.
     pub calibrate: bool,
+    /// `--tls-max`: `None` offers what the TLS library offers (1.3).
+    pub tls_max: Option<TlsMax>,
+    /// `--curves`: the key-exchange groups offered, OpenSSL names joined by
+    /// `:`; the first gets a key share in the ClientHello.
+    pub curves: Option<String>,
+    /// `--resolve` entries (`HOST:PORT:ADDR[,ADDR]`, curl's syntax).
+    pub resolve: Vec<String>,
+    /// `--connect-to` entries (`HOST:PORT:CONNECT-HOST:CONNECT-PORT`).
+    pub connect_to: Vec<String>,
+    /// `--cert` / `--key`: a client certificate (PEM) and its key.
+    pub client_cert: Option<std::path::PathBuf>,
+    pub client_key: Option<std::path::PathBuf>,
+    /// `--early-data`: resumed cold probes send the request as TLS 1.3 early data.
+    pub early_data: bool,
+}
+
+impl Config {
+    /// The host's address comes from the command line (`--resolve`,
+    /// `--connect-to`), so there is no lookup of ours to time.
+    pub fn dns_overridden(&self) -> bool {
+        !self.resolve.is_empty() || !self.connect_to.is_empty()
+    }
 }
 
 impl Config {
@@ -161,7 +221,7 @@ impl Config {
             count: 10,
             interval: Duration::from_secs(1),
             timeout: Duration::from_secs(5),
-            mode: ModeSel::Both,
+            mode: ModeChoice::Both,
             order: Order::Alternate,
             warmup: 1,
             method: None,
@@ -174,6 +234,13 @@ impl Config {
             resume: true,
             ca_file: None,
             calibrate: false,
+            tls_max: None,
+            curves: None,
+            resolve: Vec::new(),
+            connect_to: Vec::new(),
+            client_cert: None,
+            client_key: None,
+            early_data: false,
         }
     }
 }

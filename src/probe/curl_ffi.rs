@@ -11,6 +11,7 @@ use curl_sys::{CURLcode, CURL, CURLE_OK, CURLINFO};
 use foreign_types::ForeignTypeRef;
 use openssl::ssl::SslRef;
 
+use super::config::EarlyData;
 use super::types::{CurlTimers, Proto, TlsFacts};
 
 // Constants from curl.h (8.10+) that curl-sys does not export.
@@ -24,6 +25,12 @@ const CURLINFO_STARTTRANSFER_TIME_T: CURLINFO = CURLINFO_OFF_T + 54;
 const CURLINFO_APPCONNECT_TIME_T: CURLINFO = CURLINFO_OFF_T + 56;
 const CURLINFO_RETRY_AFTER: CURLINFO = CURLINFO_OFF_T + 57;
 const CURLINFO_POSTTRANSFER_TIME_T: CURLINFO = CURLINFO_OFF_T + 67;
+// curl.h (8.11+): bytes of TLS early data sent; negative when the server
+// rejected them, 0 when none were sent.
+const CURLINFO_EARLYDATA_SENT_T: CURLINFO = CURLINFO_OFF_T + 68;
+// curl.h: CURLOPT_SSL_EC_CURVES (a string option) and CURLSSLOPT_EARLYDATA.
+const CURLOPT_SSL_EC_CURVES: curl_sys::CURLoption = curl_sys::CURLOPTTYPE_OBJECTPOINT + 298;
+const CURLSSLOPT_EARLYDATA: c_long = 1 << 6;
 const CURLINFO_TLS_SSL_PTR: CURLINFO = CURLINFO_PTR + 45;
 const CURLINFO_HTTP_VERSION: CURLINFO = curl_sys::CURLINFO_LONG + 46;
 // curl.h: CURLINFO_SOCKET is 0x500000; ACTIVESOCKET writes a curl_socket_t.
@@ -462,6 +469,55 @@ pub fn timers<H>(easy: &Easy2<H>) -> CurlTimers {
     }
 }
 
+/// Whether the last transfer sent TLS early data and what the server made of
+/// it: libcurl's signed byte count (> 0 accepted, < 0 rejected, 0 none).
+pub fn early_data<H>(easy: &Easy2<H>) -> EarlyData {
+    let mut value: curl_sys::curl_off_t = 0;
+    // SAFETY: the handle is live (borrowed); the OFF_T family writes one
+    // curl_off_t through `&mut value`.
+    let rc =
+        unsafe { curl_sys::curl_easy_getinfo(easy.raw(), CURLINFO_EARLYDATA_SENT_T, &mut value) };
+    match (rc, value) {
+        (CURLE_OK, v) if v > 0 => EarlyData::Accepted,
+        (CURLE_OK, v) if v < 0 => EarlyData::Rejected,
+        _ => EarlyData::NotSent,
+    }
+}
+
+/// Offers exactly these key-exchange groups (`X25519:P-256`, OpenSSL names;
+/// libcurl copies the string).
+pub fn set_curves<H>(easy: &mut Easy2<H>, list: &str) -> Result<(), curl::Error> {
+    let c = std::ffi::CString::new(list)
+        .map_err(|_| curl::Error::new(curl_sys::CURLE_BAD_FUNCTION_ARGUMENT))?;
+    // SAFETY: the handle is live; the option takes a C string, which
+    // libcurl copies before returning, so `c` may go after this call.
+    let rc = unsafe { curl_sys::curl_easy_setopt(easy.raw(), CURLOPT_SSL_EC_CURVES, c.as_ptr()) };
+    if rc == CURLE_OK {
+        Ok(())
+    } else {
+        Err(curl::Error::new(rc))
+    }
+}
+
+/// Lets libcurl send the request as TLS 1.3 early data when it resumes a
+/// session that allows it (this sets the whole CURLOPT_SSL_OPTIONS mask,
+/// which nothing else of ours sets).
+pub fn allow_early_data<H>(easy: &mut Easy2<H>) -> Result<(), curl::Error> {
+    // SAFETY: the handle is live; CURLOPT_SSL_OPTIONS takes one long.
+    let rc = unsafe {
+        curl_sys::curl_easy_setopt(
+            easy.raw(),
+            curl_sys::CURLOPT_SSL_OPTIONS,
+            CURLSSLOPT_EARLYDATA,
+        )
+    };
+    if rc == CURLE_OK {
+        Ok(())
+    } else {
+        Err(curl::Error::new(rc))
+    }
+}
+
 /// OpenSSL's certificate verification verdict (an `X509_V_ERR_*` value).
 pub fn verify_result<H>(easy: &Easy2<H>) -> i64 {
     #[allow(clippy::useless_conversion)] // c_long is i32 on some targets
@@ -488,8 +544,10 @@ pub fn http_version<H>(easy: &Easy2<H>) -> Option<Proto> {
 }
 
 /// A raw easy handle that a handler may use from inside libcurl's callbacks.
-/// It is only ever set from the `Easy2` that owns the handler, so it lives
-/// exactly as long as the handler can be called.
+/// Its methods are `unsafe`: the caller promises to be inside a callback of
+/// the transfer running on this handle. The only place that sets one is
+/// `ProbeHandle::new`, from the `Easy2` that owns the handler (the field is
+/// private to `probe`), so the pointer lives as long as the handler can be called.
 #[derive(Clone, Copy, Debug)]
 pub struct LiveHandle(*mut CURL);
 

@@ -8,10 +8,10 @@ use std::marker::PhantomData;
 use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
 
-use curl::easy::{Easy2, HttpVersion as CurlHttp, IpResolve, List};
+use curl::easy::{Easy2, HttpVersion as CurlHttp, IpResolve, List, SslVersion};
 
 use super::collector::Collector;
-use super::config::{Config, HttpVersion, IpVersion, Method};
+use super::config::{Config, HttpVersion, IpVersion, Method, TlsMax};
 use super::curl_ffi::{self, LiveHandle, SessionShare};
 use super::env::ProbeEnv;
 use super::sample::{self, Outcome};
@@ -50,6 +50,8 @@ pub struct ProbeHandle<'s> {
     // Private, and no `&mut` to it or its handler ever leaves this file:
     // libcurl holds pointers into the handler (see `new`).
     easy: Easy2<Collector>,
+    /// `--early-data`: samples say what became of it.
+    early_data: bool,
     _share: PhantomData<&'s SessionShare>,
 }
 
@@ -101,6 +103,32 @@ impl<'s> ProbeHandle<'s> {
             IpVersion::V4 => IpResolve::V4,
             IpVersion::V6 => IpResolve::V6,
         })?;
+        // TLS 1.2 is the floor whatever is asked; `--tls-max` sets the ceiling.
+        let max = match cfg.tls_max {
+            Some(TlsMax::V1_2) => SslVersion::Tlsv12,
+            Some(TlsMax::V1_3) => SslVersion::Tlsv13,
+            None => SslVersion::Default,
+        };
+        easy.ssl_min_max_version(SslVersion::Tlsv12, max)?;
+        if let Some(curves) = &cfg.curves {
+            curl_ffi::set_curves(&mut easy, curves)?;
+        }
+        if cfg.early_data {
+            curl_ffi::allow_early_data(&mut easy)?;
+        }
+        if let Some(cert) = &cfg.client_cert {
+            easy.ssl_cert(cert)?;
+        }
+        if let Some(key) = &cfg.client_key {
+            easy.ssl_key(key)?;
+        }
+        if !cfg.connect_to.is_empty() {
+            let mut list = List::new();
+            for entry in &cfg.connect_to {
+                list.append(entry)?;
+            }
+            easy.connect_to(list)?;
+        }
         if cfg.insecure {
             // A deliberate, user-chosen switch: nothing is verified at all.
             easy.ssl_verify_peer(false)?;
@@ -127,6 +155,12 @@ impl<'s> ProbeHandle<'s> {
             }
         }
         easy.http_headers(headers)?;
+        let mut resolve = List::new();
+        // The user's entries first: libcurl loads them in order and a later
+        // entry for the same host and port replaces an earlier one.
+        for entry in &cfg.resolve {
+            resolve.append(entry)?;
+        }
         if let Some(addr) = dial {
             // Dial the pinned address while the URL host still drives SNI,
             // the Host header and certificate checks.
@@ -134,7 +168,6 @@ impl<'s> ProbeHandle<'s> {
                 IpAddr::V4(v4) => v4.to_string(),
                 IpAddr::V6(v6) => format!("[{v6}]"),
             };
-            let mut resolve = List::new();
             // An IPv6 literal host is bracketed, as libcurl reads the entry
             // up to the first ':' otherwise (`fd00::1:443:…` would be host `fd00`).
             resolve.append(&format!(
@@ -143,6 +176,8 @@ impl<'s> ProbeHandle<'s> {
                 cfg.target.port,
                 ip
             ))?;
+        }
+        if dial.is_some() || !cfg.resolve.is_empty() {
             easy.resolve(resolve)?;
         }
         if cfg.pin_ip {
@@ -152,6 +187,7 @@ impl<'s> ProbeHandle<'s> {
         }
         Ok(ProbeHandle {
             easy,
+            early_data: cfg.early_data,
             _share: PhantomData,
         })
     }
@@ -197,6 +233,6 @@ impl<'s> ProbeHandle<'s> {
     /// ended, as a sample.
     pub fn sample(&mut self, mode: Mode, round: u32, https: bool, done: Outcome) -> Sample {
         let tcp = sample::tcp_facts(self.easy.get_mut());
-        sample::build(&self.easy, tcp, mode, round, https, done)
+        sample::build(&self.easy, tcp, self.early_data, mode, round, https, done)
     }
 }

@@ -6,6 +6,7 @@
 mod cancel;
 mod cold;
 mod collector;
+mod compare;
 mod config;
 mod curl_ffi;
 mod env;
@@ -22,7 +23,13 @@ mod warm;
 
 pub use cancel::Cancel;
 pub use collector::{Collector, BODY_CAP};
-pub use config::{Config, HttpVersion, IpVersion, Method, ModeSel, Order, Target};
+pub use compare::{
+    addresses_of, variant_order, variants, Axis, Compare, CompareInfo, Variant, VariantInfo,
+    MAX_VARIANTS,
+};
+pub use config::{
+    Config, EarlyData, HttpVersion, IpVersion, Method, ModeChoice, Order, Target, TlsMax,
+};
 pub use curl_ffi::{library_versions, SessionShare};
 pub use env::ProbeEnv;
 pub use errors::{kind_of, Evidence};
@@ -87,6 +94,13 @@ fn settled_by(cfg: &Config) -> RunInfo {
         libcurl_version,
         tls_library,
         calibration: cfg.calibrate,
+        tls_max: cfg.tls_max,
+        curves: cfg.curves.clone(),
+        resolve: cfg.resolve.clone(),
+        connect_to: cfg.connect_to.clone(),
+        client_cert: cfg.client_cert.as_ref().map(|p| p.display().to_string()),
+        early_data: cfg.early_data,
+        compare: None,
         preflight_error: None,
     }
 }

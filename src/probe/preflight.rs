@@ -49,7 +49,7 @@ fn one_request(cfg: &Config, env: &ProbeEnv, method: &Method) -> (Sample, Option
 
 /// Runs the preflight. `Err` means nothing can be measured.
 pub fn run(cfg: &Config, env: &ProbeEnv) -> Result<Preflight, ProbeError> {
-    let dns_first = if cfg.pin_ip {
+    let dns_first = if cfg.pin_ip && !cfg.dns_overridden() {
         let mut resolver =
             Resolver::new(&cfg.target.host, cfg.target.port, Some(env.cancel.clone()));
         Some(resolver.lookup(Instant::now() + cfg.timeout)?)

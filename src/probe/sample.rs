@@ -27,6 +27,7 @@ pub struct Outcome {
 pub(super) fn build(
     easy: &Easy2<Collector>,
     tcp_info: Option<TcpFacts>,
+    early_data_asked: bool,
     mode: Mode,
     round: u32,
     https: bool,
@@ -92,6 +93,7 @@ pub(super) fn build(
     Sample {
         round,
         mode,
+        variant: 0,
         warmup: false,
         own_dns: done.own_dns,
         wall_total: Some(wall_total),
@@ -116,6 +118,7 @@ pub(super) fn build(
         tls_finish,
         tcp_info,
         server_timing: server_timing.into_boxed_slice(),
+        early_data: early_data_asked.then(|| curl_ffi::early_data(easy)),
     }
 }
 
@@ -177,6 +180,7 @@ pub(super) fn failed_before_transfer(
     Sample {
         round,
         mode,
+        variant: 0,
         warmup: false,
         own_dns: None,
         wall_total: wall,
@@ -195,6 +199,7 @@ pub(super) fn failed_before_transfer(
         tls_finish: None,
         tcp_info: None,
         server_timing: Box::default(),
+        early_data: None,
     }
 }
 

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use super::cold::ColdRunner;
-use super::config::{Config, Method, ModeSel, Order};
+use super::config::{Config, Method, ModeChoice, Order};
 use super::env::ProbeEnv;
 use super::types::{ErrorKind, Mode, Proto, Sample};
 use super::warm::WarmRunner;
@@ -51,11 +51,11 @@ pub struct Rounds {
 }
 
 /// The modes of round `round`, in the order they run.
-pub fn round_modes(sel: ModeSel, order: Order, round: u32) -> Vec<Mode> {
+pub fn round_modes(sel: ModeChoice, order: Order, round: u32) -> Vec<Mode> {
     match sel {
-        ModeSel::Cold => vec![Mode::Cold],
-        ModeSel::Warm => vec![Mode::Warm],
-        ModeSel::Both => {
+        ModeChoice::Cold => vec![Mode::Cold],
+        ModeChoice::Warm => vec![Mode::Warm],
+        ModeChoice::Both => {
             let cold_first = match order {
                 Order::ColdFirst => true,
                 Order::WarmFirst => false,
@@ -128,9 +128,9 @@ pub fn run_rounds(
 ) -> Rounds {
     let cancel = &env.cancel;
     let mut cold =
-        (cfg.mode != ModeSel::Warm).then(|| ColdRunner::new(cfg, env, method.clone(), dial));
+        (cfg.mode != ModeChoice::Warm).then(|| ColdRunner::new(cfg, env, method.clone(), dial));
     let mut warm =
-        (cfg.mode != ModeSel::Cold).then(|| WarmRunner::new(cfg, env, method.clone(), dial));
+        (cfg.mode != ModeChoice::Cold).then(|| WarmRunner::new(cfg, env, method.clone(), dial));
     let mut samples = Vec::new();
     let mut consecutive_failures = 0;
     let mut warned_body_cap = false;
@@ -226,23 +226,23 @@ mod tests {
     #[test]
     fn alternate_order_puts_cold_first_on_odd_rounds() {
         assert_eq!(
-            round_modes(ModeSel::Both, Order::Alternate, 1),
+            round_modes(ModeChoice::Both, Order::Alternate, 1),
             vec![Mode::Cold, Mode::Warm]
         );
         assert_eq!(
-            round_modes(ModeSel::Both, Order::Alternate, 2),
+            round_modes(ModeChoice::Both, Order::Alternate, 2),
             vec![Mode::Warm, Mode::Cold]
         );
         assert_eq!(
-            round_modes(ModeSel::Both, Order::WarmFirst, 1),
+            round_modes(ModeChoice::Both, Order::WarmFirst, 1),
             vec![Mode::Warm, Mode::Cold]
         );
         assert_eq!(
-            round_modes(ModeSel::Both, Order::ColdFirst, 2),
+            round_modes(ModeChoice::Both, Order::ColdFirst, 2),
             vec![Mode::Cold, Mode::Warm]
         );
         assert_eq!(
-            round_modes(ModeSel::Warm, Order::Alternate, 1),
+            round_modes(ModeChoice::Warm, Order::Alternate, 1),
             vec![Mode::Warm]
         );
     }

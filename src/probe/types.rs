@@ -166,6 +166,9 @@ pub struct TcpFacts {
 pub struct Sample {
     pub round: u32,
     pub mode: Mode,
+    /// With `--compare`: the index of this probe's variant in
+    /// `RunInfo::compare` (0 without a comparison).
+    pub variant: u8,
     pub warmup: bool,
     /// Our own timed lookup (cold probes with a pinned address); `None` otherwise.
     pub own_dns: Option<Duration>,
@@ -200,6 +203,9 @@ pub struct Sample {
     pub tcp_info: Option<TcpFacts>,
     /// What the server said it spent (`Server-Timing`), in header order.
     pub server_timing: Box<[ServerTiming]>,
+    /// With `--early-data`: what became of the request as TLS early data.
+    /// `None` when the flag is off.
+    pub early_data: Option<super::config::EarlyData>,
 }
 
 fn micros(us: u32) -> Duration {
@@ -370,7 +376,7 @@ pub struct RunInfo {
     pub interval: Duration,
     pub timeout: Duration,
     pub order: crate::probe::Order,
-    pub mode: crate::probe::ModeSel,
+    pub mode: crate::probe::ModeChoice,
     pub warmup: u32,
     /// Cold probes share TLS sessions (`--resume on`).
     pub resume: bool,
@@ -378,6 +384,16 @@ pub struct RunInfo {
     pub tls_library: String,
     /// `--calibrate`: the server is tlsping's own, in this process, on 127.0.0.1.
     pub calibration: bool,
+    /// `--tls-max`, `--curves`, `--resolve`, `--connect-to`, `--cert` and
+    /// `--early-data` as given (the curves normalised to one OpenSSL list).
+    pub tls_max: Option<super::config::TlsMax>,
+    pub curves: Option<String>,
+    pub resolve: Vec<String>,
+    pub connect_to: Vec<String>,
+    pub client_cert: Option<String>,
+    pub early_data: bool,
+    /// `--compare`: the axis, every variant and which of them could run.
+    pub compare: Option<super::compare::CompareInfo>,
     /// Why the run ended before round 1: the preflight failed, was refused
     /// by a safety valve, or negotiated another HTTP version than asked.
     pub preflight_error: Option<ProbeError>,

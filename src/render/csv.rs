@@ -55,6 +55,9 @@ pub const ATTRIBUTION_COLUMNS: [&str; 6] = [
     "server_timing",
 ];
 
+/// After the attribution columns: what the connection flags produced.
+pub const CONNECTION_COLUMNS: [&str; 1] = ["early_data"];
+
 /// `Server-Timing` metrics in one cell, in the header's own syntax
 /// (`name;dur=12.5;desc="text", next`), so a spreadsheet keeps them together.
 pub fn server_timing_cell(metrics: &[crate::probe::ServerTiming]) -> String {
@@ -107,7 +110,8 @@ impl<W: Write> CsvStream<W> {
             COLUMNS
                 .iter()
                 .chain(CURL_COLUMNS.iter())
-                .chain(ATTRIBUTION_COLUMNS.iter()),
+                .chain(ATTRIBUTION_COLUMNS.iter())
+                .chain(CONNECTION_COLUMNS.iter()),
         )?;
         out.flush()?;
         Ok(CsvStream {
@@ -201,6 +205,7 @@ impl<W: Write> CsvStream<W> {
             let cell = server_timing_cell(&s.server_timing);
             self.text(Some(&cell))?;
         }
+        self.text(s.early_data.map(|e| e.as_str()))?;
         self.out.write_record(None::<&[u8]>)
     }
 }
@@ -212,7 +217,8 @@ impl<W: Write> CsvStream<W> {
         let names = COLUMNS
             .iter()
             .chain(CURL_COLUMNS.iter())
-            .chain(ATTRIBUTION_COLUMNS.iter());
+            .chain(ATTRIBUTION_COLUMNS.iter())
+            .chain(CONNECTION_COLUMNS.iter());
         let error = info.preflight_error.as_ref();
         let row: Vec<String> = names
             .map(|name| match *name {

@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use crate::probe::{Mode, ModeSel, Observer, RunInfo, Sample};
+use crate::probe::{Mode, ModeChoice, Observer, RunInfo, Sample};
 use crate::stats::{timed, RunningMedian, Summary};
 
 use super::layout::{Layout, Style};
@@ -135,7 +135,7 @@ impl<W: Write> Observer for Human<W> {
             Layout::Blocks => {
                 for s in samples {
                     let lines = self.rows.block_row(s, slow.of(s.mode));
-                    if s.mode == Mode::Warm && self.rows.mode == ModeSel::Both {
+                    if s.mode == Mode::Warm && self.rows.mode == ModeChoice::Both {
                         self.pending_warm.extend(lines);
                     } else {
                         for line in lines {

@@ -61,6 +61,14 @@ pub struct RunJson {
     calibration: bool,
     /// The preflight's HTTP status (0 = no response).
     preflight_status: u16,
+    /// The connection flags (`--tls-max`, `--curves`, `--resolve`,
+    /// `--connect-to`, `--cert`, `--early-data`) as the run used them.
+    tls_max: Option<&'static str>,
+    curves: Option<String>,
+    resolve: Vec<String>,
+    connect_to: Vec<String>,
+    client_cert: Option<String>,
+    early_data: bool,
     /// Set when the run ended before round 1 (and then there are no samples).
     preflight_error_kind: Option<&'static str>,
     preflight_error: Option<String>,
@@ -121,6 +129,8 @@ pub struct SampleJson<'a> {
     tcp_min_rtt_ms: Option<f64>,
     retrans: Option<u32>,
     server_timing: Vec<ServerTimingJson<'a>>,
+    /// `--early-data`: accepted, rejected or not_sent; null without the flag.
+    early_data: Option<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -215,6 +225,12 @@ pub fn run_json(info: &RunInfo) -> RunJson {
         tls_library: info.tls_library.clone(),
         calibration: info.calibration,
         preflight_status: info.preflight_status,
+        tls_max: info.tls_max.map(|t| t.as_str()),
+        curves: info.curves.clone(),
+        resolve: info.resolve.clone(),
+        connect_to: info.connect_to.clone(),
+        client_cert: info.client_cert.clone(),
+        early_data: info.early_data,
         preflight_error_kind: info.preflight_error.as_ref().map(|e| e.kind.slug()),
         preflight_error: info.preflight_error.as_ref().map(|e| e.text.clone()),
     }
@@ -274,6 +290,7 @@ pub fn sample_json(s: &Sample) -> SampleJson<'_> {
                 desc: m.desc.as_deref(),
             })
             .collect(),
+        early_data: s.early_data.map(|e| e.as_str()),
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::probe::{ModeSel, Proto, RunInfo};
+use crate::probe::{ModeChoice, Proto, RunInfo};
 use crate::stats::{share_percent, ModeSummary, Summary, P95_MIN_N};
 
 use super::format::{cell, ms, printable, secs, signed_ms};
@@ -50,9 +50,9 @@ pub fn statistics(info: &RunInfo, summary: &Summary) -> Vec<String> {
         secs(summary.elapsed)
     ));
     let modes: Vec<(&str, &ModeSummary)> = match info.mode {
-        ModeSel::Both => vec![("cold", &summary.cold), ("warm", &summary.warm)],
-        ModeSel::Cold => vec![("cold", &summary.cold)],
-        ModeSel::Warm => vec![("warm", &summary.warm)],
+        ModeChoice::Both => vec![("cold", &summary.cold), ("warm", &summary.warm)],
+        ModeChoice::Cold => vec![("cold", &summary.cold)],
+        ModeChoice::Warm => vec![("warm", &summary.warm)],
     };
     let each =
         |f: &dyn Fn(&ModeSummary) -> String| modes.iter().map(|(_, m)| f(m)).collect::<Vec<_>>();
@@ -81,7 +81,7 @@ pub fn statistics(info: &RunInfo, summary: &Summary) -> Vec<String> {
     if modes.iter().any(|(_, m)| m.timing.n < P95_MIN_N) {
         out.push(format!("  (p95 needs n >= {P95_MIN_N})"));
     }
-    if info.mode != ModeSel::Warm {
+    if info.mode != ModeChoice::Warm {
         let h = &summary.handshake;
         let stages = if info.https {
             "dns+tcp+tls"
@@ -105,7 +105,7 @@ pub fn statistics(info: &RunInfo, summary: &Summary) -> Vec<String> {
         out.extend(tls_split(summary));
     }
     out.extend(path_and_server(summary));
-    if info.mode == ModeSel::Both {
+    if info.mode == ModeChoice::Both {
         out.push(format!(
             "keep-alive gain    = {}  median cold - median warm [reference]",
             gain(summary.keepalive_gain_ms)
@@ -198,7 +198,7 @@ fn path_and_server(summary: &Summary) -> Vec<String> {
 pub fn verbose_extras(info: &RunInfo, summary: &Summary) -> Vec<String> {
     let mut out = Vec::new();
     let no_ci = format!("no 95% CI below n = {}", crate::stats::ci::min_n());
-    if info.mode == ModeSel::Both {
+    if info.mode == ModeChoice::Both {
         out.push(format!(
             "paired gain        = {}  median of per-round cold - warm, {} rounds",
             gain(summary.paired_gain_ms),
@@ -214,7 +214,7 @@ pub fn verbose_extras(info: &RunInfo, summary: &Summary) -> Vec<String> {
             None => format!("  ({no_ci}; n = {})", summary.paired_rounds),
         });
     }
-    if info.mode != ModeSel::Warm {
+    if info.mode != ModeChoice::Warm {
         let n = summary.handshake.sums.len();
         out.push(match summary.handshake_overhead_ci {
             Some((lo, hi)) => format!(
@@ -225,19 +225,19 @@ pub fn verbose_extras(info: &RunInfo, summary: &Summary) -> Vec<String> {
             None => format!("overhead 95% CI    = -  ({no_ci}; n = {n})"),
         });
     }
-    if info.mode != ModeSel::Cold {
+    if info.mode != ModeChoice::Cold {
         out.push(format!(
             "new conn           = {} of {} warm probes opened a connection",
             summary.new_conn, summary.warm.sent
         ));
     }
-    if info.mode != ModeSel::Warm && info.https {
+    if info.mode != ModeChoice::Warm && info.https {
         out.push(format!(
             "tls resumed        = {}/{} cold handshakes (a resumed one skips the certificates)",
             summary.tls_resumed, summary.cold_handshakes
         ));
     }
-    if info.mode != ModeSel::Warm {
+    if info.mode != ModeChoice::Warm {
         out.push(format!(
             "overhead excluded  = {} cold samples (a stage not measured)",
             summary.handshake.excluded
@@ -259,7 +259,7 @@ pub fn verbose_extras(info: &RunInfo, summary: &Summary) -> Vec<String> {
             out.push(format!("certificate        = expires in {days} days"));
         }
     }
-    if info.proto == Some(Proto::H2) && info.mode != ModeSel::Cold {
+    if info.proto == Some(Proto::H2) && info.mode != ModeChoice::Cold {
         out.push("note: on h2 a reused warm probe is a new stream on the kept connection".into());
     }
     out

@@ -79,7 +79,7 @@ pub fn json_run(args: &[&str]) -> serde_json::Value {
 /// apart, a 5 s timeout, trusting the test CA.
 pub fn engine_config(
     url: &str,
-    mode: tlsping::probe::ModeSel,
+    mode: tlsping::probe::ModeChoice,
     count: u32,
 ) -> tlsping::probe::Config {
     let target = tlsping::cli::parse_target(url).unwrap();

@@ -1,7 +1,7 @@
 //! Certificates made at test time: one CA per test process and leaf
 //! certificates signed by it (or deliberately broken ones).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use openssl::asn1::Asn1Time;
@@ -10,7 +10,9 @@ use openssl::ec::{EcGroup, EcKey};
 use openssl::hash::MessageDigest;
 use openssl::nid::Nid;
 use openssl::pkey::{PKey, Private};
-use openssl::x509::extension::{BasicConstraints, KeyUsage, SubjectAlternativeName};
+use openssl::x509::extension::{
+    BasicConstraints, ExtendedKeyUsage, KeyUsage, SubjectAlternativeName,
+};
 use openssl::x509::{X509NameBuilder, X509};
 
 pub struct Ca {
@@ -87,7 +89,9 @@ pub enum CertKind {
     UnknownCa,
 }
 
-/// A leaf for `localhost` and 127.0.0.1 (or a broken variant), signed by the test CA.
+/// A leaf for `localhost`, `tlsping.test` (a name only `--resolve` and
+/// `--connect-to` can reach), 127.0.0.1 and ::1 (or a broken variant),
+/// signed by the test CA.
 pub fn leaf(kind: CertKind) -> (X509, PKey<Private>) {
     let key = new_key();
     let (issuer_cert, issuer_key) = match kind {
@@ -126,11 +130,67 @@ pub fn leaf(kind: CertKind) -> (X509, PKey<Private>) {
     if kind == CertKind::WrongName {
         san.dns("wrong.example");
     } else {
-        san.dns("localhost").ip("127.0.0.1").ip("::1");
+        san.dns("localhost")
+            .dns("tlsping.test")
+            .ip("127.0.0.1")
+            .ip("::1");
     }
     let ctx = b.x509v3_context(Some(&issuer_cert), None);
     let san = san.build(&ctx).unwrap();
     b.append_extension(san).unwrap();
     b.sign(&issuer_key, MessageDigest::sha256()).unwrap();
     (b.build(), key)
+}
+
+/// The subject CN of every client certificate [`client_identity`] makes.
+pub const CLIENT_CN: &str = "tlsping test client";
+
+/// The CA that signs client certificates, created on first use: a CA of its
+/// own, so a server that requires client certificates trusts nothing the
+/// server-side CA signed.
+pub fn client_ca() -> &'static (X509, PKey<Private>) {
+    static CLIENT_CA: OnceLock<(X509, PKey<Private>)> = OnceLock::new();
+    CLIENT_CA.get_or_init(|| make_ca("tlsping test client CA"))
+}
+
+/// A client certificate (subject CN [`CLIENT_CN`], clientAuth) signed by
+/// [`client_ca`], written with its key as `client-cert.pem` and
+/// `client-key.pem` (PKCS#8) into `dir`, which the caller owns. Returns both
+/// paths and the client CA a server must trust to accept it.
+pub fn client_identity(dir: &Path) -> (PathBuf, PathBuf, X509) {
+    let (ca_cert, ca_key) = client_ca();
+    let key = new_key();
+    let mut name = X509NameBuilder::new().unwrap();
+    name.append_entry_by_text("CN", CLIENT_CN).unwrap();
+    let name = name.build();
+    let mut b = X509::builder().unwrap();
+    b.set_version(2).unwrap();
+    b.set_serial_number(&serial()).unwrap();
+    b.set_subject_name(&name).unwrap();
+    b.set_issuer_name(ca_cert.subject_name()).unwrap();
+    b.set_pubkey(&key).unwrap();
+    b.set_not_before(&Asn1Time::days_from_now(0).unwrap())
+        .unwrap();
+    b.set_not_after(&Asn1Time::days_from_now(30).unwrap())
+        .unwrap();
+    b.append_extension(BasicConstraints::new().critical().build().unwrap())
+        .unwrap();
+    b.append_extension(
+        KeyUsage::new()
+            .critical()
+            .digital_signature()
+            .build()
+            .unwrap(),
+    )
+    .unwrap();
+    b.append_extension(ExtendedKeyUsage::new().client_auth().build().unwrap())
+        .unwrap();
+    b.sign(ca_key, MessageDigest::sha256()).unwrap();
+    let cert = b.build();
+    std::fs::create_dir_all(dir).unwrap();
+    let cert_path = dir.join("client-cert.pem");
+    let key_path = dir.join("client-key.pem");
+    std::fs::write(&cert_path, cert.to_pem().unwrap()).unwrap();
+    std::fs::write(&key_path, key.private_key_to_pem_pkcs8().unwrap()).unwrap();
+    (cert_path, key_path, ca_cert.clone())
 }

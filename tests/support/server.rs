@@ -1,23 +1,32 @@
 //! An HTTPS test server inside the test process, on loopback port 0: HTTP/1.1
 //! and HTTP/2 over TLS 1.3 or 1.2, counting TCP connections and full versus
-//! resumed handshakes so tests can check what the tool claims.
+//! resumed handshakes so tests can check what the tool claims. On request it
+//! restricts its key-exchange groups, requires a client certificate, or
+//! accepts TLS 1.3 early data, and it records what every handshake
+//! negotiated ([`HandshakeSeen`]).
 
+use std::ffi::CStr;
 use std::net::SocketAddr;
+use std::os::raw::c_int;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
+use foreign_types::ForeignTypeRef;
 use http_body_util::Full;
 use hyper::service::service_fn;
 use hyper::{Request, Response};
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use openssl::ssl::{AlpnError, Ssl, SslAcceptor, SslMethod, SslVersion};
+use openssl::ssl::{AlpnError, Ssl, SslAcceptor, SslMethod, SslRef, SslVerifyMode, SslVersion};
+use openssl::x509::store::X509StoreBuilder;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio_openssl::SslStream;
 
 use super::delay::DelayedStream;
-use super::pki::{leaf, CertKind};
+use super::pki::{client_ca, leaf, CertKind};
 
 #[derive(Clone, Debug)]
 pub struct ServerOpts {
@@ -46,6 +55,15 @@ pub struct ServerOpts {
     /// `Some((n, code))`: requests from the n-th on (0-based, counted over the
     /// whole server, preflight included) are answered with `code` instead of `status`.
     pub status_from: Option<(usize, u16)>,
+    /// Restrict the key-exchange groups to this OpenSSL groups list
+    /// (`SSL_CTX_set1_groups_list` syntax, e.g. `"P-256"` or `"X25519:P-384"`).
+    pub groups: Option<String>,
+    /// Require a client certificate signed by the test client CA
+    /// (`pki::client_ca`); a handshake without one fails.
+    pub require_client_cert: bool,
+    /// Accept TLS 1.3 early data (up to 16 KiB) on resumed sessions; the
+    /// request it carries is served like any other. Needs `tickets`.
+    pub early_data: bool,
 }
 
 impl Default for ServerOpts {
@@ -64,6 +82,9 @@ impl Default for ServerOpts {
             ipv6: false,
             bind: None,
             status_from: None,
+            groups: None,
+            require_client_cert: false,
+            early_data: false,
         }
     }
 }
@@ -79,6 +100,41 @@ pub struct Counters {
     pub requests: Mutex<Vec<(String, Option<String>)>>,
     /// Path with query, User-Agent and `X-Test` header of every request, in order.
     pub seen: Mutex<Vec<(String, String, Option<String>)>>,
+    /// What every completed handshake negotiated, in order of completion.
+    pub handshakes: Mutex<Vec<HandshakeSeen>>,
+}
+
+/// The server's side of TLS 1.3 early data on one handshake
+/// (`SSL_get_early_data_status`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EarlyData {
+    /// The client sent none (or the server does not accept any).
+    #[default]
+    NotSent,
+    /// The client sent some and the server refused it.
+    Rejected,
+    /// The client sent some and the server used it.
+    Accepted,
+}
+
+/// One completed handshake as the server saw it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandshakeSeen {
+    /// Key-exchange group (`SSL_get0_group_name`: `"secp256r1"`, `"x25519"`,
+    /// `"X25519MLKEM768"`...); `None` where none was negotiated (a resumed
+    /// TLS 1.2 handshake).
+    pub group: Option<String>,
+    /// `"TLSv1.3"` or `"TLSv1.2"` (`SSL_get_version`).
+    pub version: String,
+    /// The ALPN protocol selected, if any.
+    pub alpn: Option<String>,
+    pub resumed: bool,
+    /// The CN of the client certificate, when one was presented (a resumed
+    /// session carries the one of its full handshake).
+    pub client_cert_subject: Option<String>,
+    pub early_data: EarlyData,
+    /// How many bytes of early data were read (and handed to HTTP first).
+    pub early_bytes: usize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,6 +153,11 @@ impl Counters {
             resumed: self.resumed_handshakes.load(Ordering::SeqCst),
             requests: self.requests.lock().unwrap().len(),
         }
+    }
+
+    /// A copy of every handshake recorded so far.
+    pub fn handshakes(&self) -> Vec<HandshakeSeen> {
+        self.handshakes.lock().unwrap().clone()
     }
 }
 
@@ -149,6 +210,27 @@ fn acceptor(opts: &ServerOpts) -> SslAcceptor {
         b.set_options(openssl::ssl::SslOptions::NO_TICKET);
         b.set_num_tickets(0).unwrap();
         b.set_session_cache_mode(openssl::ssl::SslSessionCacheMode::OFF);
+    }
+    if let Some(groups) = &opts.groups {
+        b.set_groups_list(groups).unwrap();
+    }
+    if opts.require_client_cert {
+        let (ca, _) = client_ca();
+        let mut store = X509StoreBuilder::new().unwrap();
+        store.add_cert(ca.clone()).unwrap();
+        b.set_verify_cert_store(store.build()).unwrap();
+        // Named in the CertificateRequest, so a client can pick its certificate.
+        b.add_client_ca(ca).unwrap();
+        b.set_verify(SslVerifyMode::PEER | SslVerifyMode::FAIL_IF_NO_PEER_CERT);
+        // With peer verification on, OpenSSL refuses to resume a session
+        // (fatal "session id context uninitialized") unless this is set.
+        b.set_session_id_context(b"tlsping-test-mtls").unwrap();
+    }
+    if opts.early_data {
+        // Leaves the session cache on: OpenSSL's anti-replay protection
+        // accepts early data only for a ticket it finds there (then drops it:
+        // every ticket is single use).
+        b.set_max_early_data(16384).unwrap();
     }
     let h2 = opts.h2;
     b.set_alpn_select_callback(move |_, client| {
@@ -218,8 +300,17 @@ async fn serve_tls<S>(
 ) where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let ssl = Ssl::new(acceptor.context()).unwrap();
+    let mut ssl = Ssl::new(acceptor.context()).unwrap();
+    if opts.early_data {
+        // `read_early_data` needs the server role set before the first read.
+        ssl.set_accept_state();
+    }
     let mut tls = SslStream::new(ssl, stream).unwrap();
+    let mut early = Vec::new();
+    if opts.early_data && read_early_data(&mut tls, &mut early).await.is_err() {
+        counters.failed_handshakes.fetch_add(1, Ordering::SeqCst);
+        return;
+    }
     if Pin::new(&mut tls).accept().await.is_err() {
         counters.failed_handshakes.fetch_add(1, Ordering::SeqCst);
         return;
@@ -229,6 +320,8 @@ async fn serve_tls<S>(
     } else {
         counters.full_handshakes.fetch_add(1, Ordering::SeqCst);
     }
+    let seen = handshake_seen(tls.ssl(), early.len());
+    counters.handshakes.lock().unwrap().push(seen);
     let svc_counters = counters.clone();
     let svc_opts = opts.clone();
     let svc = service_fn(move |req: Request<hyper::body::Incoming>| {
@@ -263,7 +356,126 @@ async fn serve_tls<S>(
     });
     let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
     builder.http1().keep_alive(!opts.close_each);
-    let _ = builder.serve_connection(TokioIo::new(tls), svc).await;
+    let io = EarlyFirst {
+        early,
+        pos: 0,
+        inner: tls,
+    };
+    let _ = builder.serve_connection(TokioIo::new(io), svc).await;
+}
+
+extern "C" {
+    // In libssl since 1.1.1; openssl-sys does not declare it.
+    fn SSL_get_early_data_status(s: *const openssl_sys::SSL) -> c_int;
+}
+
+/// Reads the client's early data (`SSL_read_early_data`) until OpenSSL says
+/// there is no more, which also drives the handshake up to the server's
+/// first flight; `accept` completes it.
+async fn read_early_data<S>(tls: &mut SslStream<S>, into: &mut Vec<u8>) -> Result<(), ()>
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    let mut buf = [0u8; 4096];
+    loop {
+        match Pin::new(&mut *tls).read_early_data(&mut buf).await {
+            Ok(0) => return Ok(()),
+            Ok(n) => into.extend_from_slice(&buf[..n]),
+            Err(_) => return Err(()),
+        }
+    }
+}
+
+/// What a completed handshake negotiated, read from the live connection.
+fn handshake_seen(ssl: &SslRef, early_bytes: usize) -> HandshakeSeen {
+    // SAFETY: `ssl` is a live SSL whose handshake completed; the name
+    // returned is a static string owned by OpenSSL (or null).
+    let group = unsafe {
+        let name = openssl_sys::SSL_get0_group_name(ssl.as_ptr());
+        (!name.is_null()).then(|| CStr::from_ptr(name).to_string_lossy().into_owned())
+    };
+    // SAFETY: as above; the call only reads the connection's state.
+    let early_data = match unsafe { SSL_get_early_data_status(ssl.as_ptr()) } {
+        2 => EarlyData::Accepted,
+        1 => EarlyData::Rejected,
+        _ => EarlyData::NotSent,
+    };
+    let client_cert_subject = ssl.peer_certificate().and_then(|cert| {
+        cert.subject_name()
+            .entries_by_nid(openssl::nid::Nid::COMMONNAME)
+            .next()
+            .and_then(|e| e.data().to_string().ok())
+    });
+    HandshakeSeen {
+        group,
+        version: ssl.version_str().to_string(),
+        alpn: ssl
+            .selected_alpn_protocol()
+            .map(|p| String::from_utf8_lossy(p).into_owned()),
+        resumed: ssl.session_reused(),
+        client_cert_subject,
+        early_data,
+        early_bytes,
+    }
+}
+
+/// The TLS stream with the early data already read out of it put back in
+/// front: HTTP reads those bytes first, then the stream.
+struct EarlyFirst<S> {
+    early: Vec<u8>,
+    pos: usize,
+    inner: SslStream<S>,
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> AsyncRead for EarlyFirst<S> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let me = self.get_mut();
+        if me.pos < me.early.len() {
+            let n = (me.early.len() - me.pos).min(buf.remaining());
+            buf.put_slice(&me.early[me.pos..me.pos + n]);
+            me.pos += n;
+            if me.pos == me.early.len() {
+                me.early = Vec::new();
+                me.pos = 0;
+            }
+            return Poll::Ready(Ok(()));
+        }
+        Pin::new(&mut me.inner).poll_read(cx, buf)
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> AsyncWrite for EarlyFirst<S> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.get_mut().inner).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
 }
 
 /// Starts a server on 127.0.0.1 port 0 in its own thread; dropped, it stops.

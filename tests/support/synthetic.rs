@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use tlsping::probe::{
-    CurlTimers, ErrorKind, Mode, ModeSel, Order, ProbeError, Proto, RunInfo, Sample, TcpFacts,
+    CurlTimers, ErrorKind, Mode, ModeChoice, Order, ProbeError, Proto, RunInfo, Sample, TcpFacts,
     TlsFacts,
 };
 
@@ -17,6 +17,7 @@ fn base(round: u32, mode: Mode) -> Sample {
     Sample {
         round,
         mode,
+        variant: 0,
         warmup: false,
         own_dns: None,
         wall_total: None,
@@ -35,6 +36,7 @@ fn base(round: u32, mode: Mode) -> Sample {
         tls_finish: None,
         tcp_info: None,
         server_timing: Box::default(),
+        early_data: None,
     }
 }
 
@@ -152,6 +154,13 @@ pub fn failed(round: u32, mode: Mode, kind: ErrorKind, elapsed_us: u32) -> Sampl
 /// 4 rounds, 1 s apart, both modes, one warmup round.
 pub fn run_info() -> RunInfo {
     RunInfo {
+        tls_max: None,
+        curves: None,
+        resolve: Vec::new(),
+        connect_to: Vec::new(),
+        client_cert: None,
+        early_data: false,
+        compare: None,
         url: "https://example.test/".into(),
         https: true,
         host: "example.test".into(),
@@ -167,7 +176,7 @@ pub fn run_info() -> RunInfo {
         interval: Duration::from_secs(1),
         timeout: Duration::from_secs(5),
         order: Order::Alternate,
-        mode: ModeSel::Both,
+        mode: ModeChoice::Both,
         warmup: 1,
         resume: true,
         libcurl_version: "8.22.0".into(),

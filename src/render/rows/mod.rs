@@ -9,7 +9,7 @@ mod wide;
 
 use std::time::Duration;
 
-use crate::probe::{Mode, ModeSel, RunInfo, Sample};
+use crate::probe::{Mode, ModeChoice, RunInfo, Sample};
 use crate::render::format;
 use crate::text::format_duration;
 
@@ -39,7 +39,7 @@ impl Slow {
 /// modes the run shows, and the timeout its failure reasons quote.
 pub struct RowFormat {
     pub style: Style,
-    pub mode: ModeSel,
+    pub mode: ModeChoice,
     pub timeout: Duration,
 }
 
@@ -165,9 +165,9 @@ impl RowFormat {
     /// The modes the run shows, cold first.
     fn modes(&self) -> Vec<Mode> {
         match self.mode {
-            ModeSel::Both => vec![Mode::Cold, Mode::Warm],
-            ModeSel::Cold => vec![Mode::Cold],
-            ModeSel::Warm => vec![Mode::Warm],
+            ModeChoice::Both => vec![Mode::Cold, Mode::Warm],
+            ModeChoice::Cold => vec![Mode::Cold],
+            ModeChoice::Warm => vec![Mode::Warm],
         }
     }
 
@@ -196,7 +196,13 @@ impl RowFormat {
             info.order.as_str()
         );
         let mut lines = vec![Line::plain(first), Line::plain(second)];
-        if self.mode == ModeSel::Both && matches!(self.style.layout, Layout::Wide | Layout::Stacked)
+        lines.extend(
+            connection_flags(info, self.style.width)
+                .into_iter()
+                .map(Line::plain),
+        );
+        if self.mode == ModeChoice::Both
+            && matches!(self.style.layout, Layout::Wide | Layout::Stacked)
         {
             let mut legend = Line::new();
             legend.push("* = the probe that ran first in its round", Paint::Dim);
@@ -210,7 +216,7 @@ impl RowFormat {
             );
             lines.push(l);
         }
-        if self.style.verbose && !self.style.quiet && self.mode != ModeSel::Warm && info.https {
+        if self.style.verbose && !self.style.quiet && self.mode != ModeChoice::Warm && info.https {
             let mut legend = Line::new();
             legend.push(
                 "setup = our own tls work before the ClientHello left",
@@ -222,7 +228,7 @@ impl RowFormat {
             Layout::Wide => lines.extend(self.wide_heads()),
             Layout::Blocks => {
                 // The blocks open with cold unless the run is warm only.
-                let mode = if self.mode == ModeSel::Warm {
+                let mode = if self.mode == ModeChoice::Warm {
                     Mode::Warm
                 } else {
                     Mode::Cold
@@ -235,4 +241,48 @@ impl RowFormat {
         }
         lines
     }
+}
+
+/// The header lines of the connection flags, when any was given: what
+/// every probe of the run asked for beyond the defaults, wrapped at `width`
+/// between items (an item longer than a line is cut with the line).
+fn connection_flags(info: &RunInfo, width: usize) -> Vec<String> {
+    let mut parts = Vec::new();
+    if let Some(max) = info.tls_max {
+        parts.push(format!("tls-max={}", max.as_str()));
+    }
+    if let Some(curves) = &info.curves {
+        parts.push(format!("curves={curves}"));
+    }
+    for entry in &info.resolve {
+        parts.push(format!("resolve={entry}"));
+    }
+    for entry in &info.connect_to {
+        parts.push(format!("connect-to={entry}"));
+    }
+    if info.client_cert.is_some() {
+        parts.push("client certificate".into());
+    }
+    if info.early_data {
+        parts.push("early data".into());
+    }
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::from("connection:");
+    for (i, part) in parts.iter().enumerate() {
+        let part = crate::text::printable(part);
+        let sep = if i + 1 < parts.len() { "," } else { "" };
+        let fits = line.chars().count() + 1 + part.chars().count() + sep.len() <= width;
+        if !fits && line.trim() != "connection:" && !line.trim().is_empty() {
+            lines.push(std::mem::replace(&mut line, "  ".to_string()));
+        }
+        if !line.ends_with(' ') {
+            line.push(' ');
+        }
+        line.push_str(&part);
+        line.push_str(sep);
+    }
+    if !parts.is_empty() {
+        lines.push(line);
+    }
+    lines
 }

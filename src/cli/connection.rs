@@ -1,0 +1,288 @@
+//! The flags that shape one connection: the TLS version ceiling, the
+//! key-exchange groups, where the host's address comes from, a client
+//! certificate and TLS early data. Checked here, before anything is dialed.
+
+use std::path::PathBuf;
+
+use crate::probe::{Config, ModeChoice, TlsMax};
+
+use super::UsageError;
+
+/// `--tls-max`: `1.2` or `1.3`.
+pub fn parse_tls_max(v: &str) -> Result<TlsMax, String> {
+    match v {
+        "1.2" => Ok(TlsMax::V1_2),
+        "1.3" => Ok(TlsMax::V1_3),
+        "1.0" | "1.1" | "1" => Err(format!(
+            "--tls-max {v}: the lowest version tlsping offers is TLS 1.2"
+        )),
+        other => Err(format!("--tls-max '{other}' is not one of 1.2, 1.3")),
+    }
+}
+
+/// `--curves X25519,P-256` (or `:` between names): the groups as one
+/// OpenSSL list, checked by the TLS library compiled in, so a name it does
+/// not know is a usage error rather than a handshake failure on every probe.
+pub fn parse_curves(v: &str) -> Result<String, UsageError> {
+    let names: Vec<&str> = v
+        .split([',', ':'])
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .collect();
+    if names.is_empty() {
+        return Err(UsageError("--curves needs at least one group name".into()));
+    }
+    let names: Vec<&str> = names.into_iter().map(canonical_group).collect();
+    let list = names.join(":");
+    let mut ctx = openssl::ssl::SslContextBuilder::new(openssl::ssl::SslMethod::tls_client())
+        .map_err(|e| UsageError(format!("--curves: {e}")))?;
+    for name in &names {
+        if ctx.set_groups_list(name).is_err() {
+            return Err(UsageError(format!(
+                "--curves: '{name}' is not a key-exchange group this build's OpenSSL knows \
+                 (try X25519, P-256, P-384, X25519MLKEM768)"
+            )));
+        }
+    }
+    Ok(list)
+}
+
+/// Group names as OpenSSL spells them, so `run.curves` reads the same
+/// however the user typed them (OpenSSL itself matches names in any case).
+const GROUP_NAMES: &[&str] = &[
+    "X25519",
+    "X448",
+    "P-256",
+    "P-384",
+    "P-521",
+    "secp256r1",
+    "secp384r1",
+    "secp521r1",
+    "prime256v1",
+    "X25519MLKEM768",
+    "SecP256r1MLKEM768",
+    "SecP384r1MLKEM1024",
+    "MLKEM512",
+    "MLKEM768",
+    "MLKEM1024",
+    "ffdhe2048",
+    "ffdhe3072",
+    "ffdhe4096",
+    "ffdhe6144",
+    "ffdhe8192",
+    "brainpoolP256r1tls13",
+    "brainpoolP384r1tls13",
+    "brainpoolP512r1tls13",
+];
+
+fn canonical_group(name: &str) -> &str {
+    GROUP_NAMES
+        .iter()
+        .find(|known| known.eq_ignore_ascii_case(name))
+        .copied()
+        .unwrap_or(name)
+}
+
+/// A port in an entry: digits that fit a u16 (`allow_empty`: `--connect-to`'s wildcard).
+fn port_ok(p: &str, allow_empty: bool) -> bool {
+    (allow_empty && p.is_empty()) || p.parse::<u16>().is_ok_and(|n| n > 0)
+}
+
+/// `--resolve HOST:PORT:ADDR[,ADDR...]`, curl's syntax (IPv6 addresses in brackets or bare).
+pub fn check_resolve(entry: &str) -> Result<(), UsageError> {
+    let bad = || {
+        UsageError(format!(
+            "--resolve '{entry}' is not HOST:PORT:ADDR (curl's syntax, e.g. example.com:443:192.0.2.7)"
+        ))
+    };
+    let mut parts = entry.splitn(3, ':');
+    let (host, port, addrs) = (
+        parts.next().unwrap_or(""),
+        parts.next().unwrap_or(""),
+        parts.next().unwrap_or(""),
+    );
+    let host = host.trim_start_matches('+');
+    if host.is_empty() || host.starts_with('-') || !port_ok(port, false) || addrs.is_empty() {
+        return Err(bad());
+    }
+    for addr in addrs.split(',') {
+        let bare = addr.trim_start_matches('[').trim_end_matches(']');
+        if bare.parse::<std::net::IpAddr>().is_err() {
+            return Err(UsageError(format!(
+                "--resolve '{entry}': '{addr}' is not an IP address"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `--connect-to HOST:PORT:CONNECT-HOST:CONNECT-PORT`, curl's syntax: an
+/// empty HOST or PORT matches any; CONNECT-HOST may be a bracketed IPv6 address.
+pub fn check_connect_to(entry: &str) -> Result<(), UsageError> {
+    let bad = || {
+        UsageError(format!(
+            "--connect-to '{entry}' is not HOST:PORT:CONNECT-HOST:CONNECT-PORT \
+             (curl's syntax, e.g. example.com:443:127.0.0.1:8443)"
+        ))
+    };
+    let mut parts = entry.splitn(3, ':');
+    let (_host, port, rest) = (
+        parts.next().unwrap_or(""),
+        parts.next().ok_or_else(bad)?,
+        parts.next().ok_or_else(bad)?,
+    );
+    if !port_ok(port, true) {
+        return Err(bad());
+    }
+    let (to_host, to_port) = if let Some(inner) = rest.strip_prefix('[') {
+        let (addr, after) = inner.split_once(']').ok_or_else(bad)?;
+        (addr, after.strip_prefix(':').ok_or_else(bad)?)
+    } else {
+        rest.rsplit_once(':').ok_or_else(bad)?
+    };
+    if to_host.contains(':') && !rest.starts_with('[') {
+        return Err(bad());
+    }
+    if !port_ok(to_port, true) {
+        return Err(bad());
+    }
+    Ok(())
+}
+
+/// A PEM file named by a flag must be there before anything is dialed.
+fn check_file(flag: &str, path: &std::path::Path) -> Result<(), UsageError> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => Ok(()),
+        Ok(_) => Err(UsageError(format!("{flag} {}: not a file", path.display()))),
+        Err(e) => Err(UsageError(format!("{flag} {}: {e}", path.display()))),
+    }
+}
+
+/// What the connection flags asked for, before they are applied.
+pub struct ConnectionArgs {
+    pub tls_max: Option<TlsMax>,
+    pub curves: Option<String>,
+    pub resolve: Vec<String>,
+    pub connect_to: Vec<String>,
+    pub cert: Option<PathBuf>,
+    pub key: Option<PathBuf>,
+    pub early_data: bool,
+}
+
+/// Checks the connection flags against each other and the rest of the
+/// configuration, and applies them to `config`.
+pub fn apply(a: ConnectionArgs, config: &mut Config) -> Result<(), UsageError> {
+    if config.calibrate && (!a.resolve.is_empty() || !a.connect_to.is_empty()) {
+        return Err(UsageError(
+            "--calibrate measures its own server on 127.0.0.1; drop --resolve and --connect-to"
+                .into(),
+        ));
+    }
+    let tls_flag = if a.tls_max.is_some() {
+        Some("--tls-max")
+    } else if a.curves.is_some() {
+        Some("--curves")
+    } else if a.cert.is_some() {
+        Some("--cert")
+    } else if a.early_data {
+        Some("--early-data")
+    } else {
+        None
+    };
+    if let (Some(flag), false) = (tls_flag, config.target.https) {
+        return Err(UsageError(format!(
+            "{flag} shapes the TLS handshake, and {} is plain http://",
+            config.target.url()
+        )));
+    }
+    if let Some(curves) = &a.curves {
+        config.curves = Some(parse_curves(curves)?);
+    }
+    for entry in &a.resolve {
+        check_resolve(entry)?;
+    }
+    for entry in &a.connect_to {
+        check_connect_to(entry)?;
+    }
+    if let Some(cert) = &a.cert {
+        check_file("--cert", cert)?;
+    }
+    if let Some(key) = &a.key {
+        check_file("--key", key)?;
+    }
+    if a.early_data {
+        if a.tls_max == Some(TlsMax::V1_2) {
+            return Err(UsageError(
+                "--early-data is a TLS 1.3 feature; drop --tls-max 1.2".into(),
+            ));
+        }
+        if !config.resume {
+            return Err(UsageError(
+                "--early-data rides on a resumed session; drop --resume off".into(),
+            ));
+        }
+        if config.mode == ModeChoice::Warm {
+            return Err(UsageError(
+                "--early-data applies to cold probes (a kept connection sends no handshake); \
+                 use -m cold or -m both"
+                    .into(),
+            ));
+        }
+    }
+    config.tls_max = a.tls_max;
+    config.resolve = a.resolve;
+    if !a.connect_to.is_empty() {
+        // The entries say where to connect: pinning the preflight's address
+        // would override them.
+        config.pin_ip = false;
+    }
+    config.connect_to = a.connect_to;
+    config.client_cert = a.cert;
+    config.client_key = a.key;
+    config.early_data = a.early_data;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn curves_take_commas_or_colons_and_any_case() {
+        assert_eq!(parse_curves("X25519,P-256").unwrap(), "X25519:P-256");
+        assert_eq!(parse_curves("x25519 : p-256").unwrap(), "X25519:P-256");
+        assert_eq!(parse_curves("x25519mlkem768").unwrap(), "X25519MLKEM768");
+        assert_eq!(parse_curves("X25519MLKEM768").unwrap(), "X25519MLKEM768");
+        assert!(parse_curves("X25519,nosuchgroup").is_err());
+        assert!(parse_curves(",").is_err());
+    }
+
+    #[test]
+    fn resolve_entries_follow_curls_syntax() {
+        assert!(check_resolve("example.com:443:192.0.2.7").is_ok());
+        assert!(check_resolve("example.com:443:192.0.2.7,[2001:db8::1]").is_ok());
+        assert!(check_resolve("example.com:443:2001:db8::1").is_ok());
+        assert!(check_resolve("example.com:443").is_err());
+        assert!(check_resolve("example.com:https:192.0.2.7").is_err());
+        assert!(check_resolve("example.com:443:not-an-ip").is_err());
+        assert!(check_resolve("-example.com:443").is_err());
+    }
+
+    #[test]
+    fn connect_to_entries_follow_curls_syntax() {
+        assert!(check_connect_to("example.com:443:127.0.0.1:8443").is_ok());
+        assert!(check_connect_to("::[::1]:8443").is_ok());
+        assert!(check_connect_to("example.com:443:backend.test:").is_ok());
+        assert!(check_connect_to("example.com:443:127.0.0.1").is_err());
+        assert!(check_connect_to("example.com:443:::1:8443").is_err());
+        assert!(check_connect_to("example.com:x:127.0.0.1:8443").is_err());
+    }
+
+    #[test]
+    fn tls_max_is_12_or_13() {
+        assert_eq!(parse_tls_max("1.2"), Ok(TlsMax::V1_2));
+        assert_eq!(parse_tls_max("1.3"), Ok(TlsMax::V1_3));
+        assert!(parse_tls_max("1.1").unwrap_err().contains("lowest"));
+        assert!(parse_tls_max("2").is_err());
+    }
+}

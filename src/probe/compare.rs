@@ -1,0 +1,264 @@
+//! `--compare`: several ways of connecting measured in the same rounds.
+//! An axis names what differs (IP family, address, TLS version, key-exchange
+//! group, HTTP version, resumption, early data); each value is a variant,
+//! a copy of the run's configuration with that one thing changed.
+
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+
+use super::config::{Config, HttpVersion, IpVersion, TlsMax};
+use super::types::ProbeError;
+
+/// Most variants one run compares (`addr` stops there).
+pub const MAX_VARIANTS: usize = 8;
+
+/// What differs between the variants of a comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Axis {
+    /// IPv4 against IPv6 (`4`, `6`).
+    Ip,
+    /// Every address the name resolves to, or the ones listed.
+    Addr,
+    /// The highest TLS version offered (`1.2`, `1.3`).
+    Tls,
+    /// The key-exchange group offered (OpenSSL names).
+    Group,
+    /// The HTTP version (`1.1`, `2`).
+    Http,
+    /// TLS session resumption across cold probes (`on`, `off`).
+    Resume,
+    /// TLS 1.3 early data on resumed cold probes (`off`, `on`).
+    EarlyData,
+}
+
+impl Axis {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Axis::Ip => "ip",
+            Axis::Addr => "addr",
+            Axis::Tls => "tls",
+            Axis::Group => "group",
+            Axis::Http => "http",
+            Axis::Resume => "resume",
+            Axis::EarlyData => "early-data",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Axis> {
+        Some(match name {
+            "ip" => Axis::Ip,
+            "addr" => Axis::Addr,
+            "tls" => Axis::Tls,
+            "group" => Axis::Group,
+            "http" => Axis::Http,
+            "resume" => Axis::Resume,
+            "early-data" => Axis::EarlyData,
+            _ => return None,
+        })
+    }
+
+    /// The values compared when none are given (`addr`: every address found).
+    pub fn default_values(self) -> &'static [&'static str] {
+        match self {
+            Axis::Ip => &["4", "6"],
+            Axis::Addr => &[],
+            Axis::Tls => &["1.2", "1.3"],
+            Axis::Group => &["X25519", "X25519MLKEM768"],
+            Axis::Http => &["1.1", "2"],
+            Axis::Resume => &["on", "off"],
+            Axis::EarlyData => &["off", "on"],
+        }
+    }
+}
+
+/// `--compare AXIS[=A,B,...]` as checked by the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Compare {
+    pub axis: Axis,
+    /// The values in the order given (the first is the baseline); empty for
+    /// `addr` without a list, whose variants come from a lookup.
+    pub values: Vec<String>,
+}
+
+/// One variant: its label in tables and JSON, and its configuration.
+#[derive(Clone, Debug)]
+pub struct Variant {
+    pub label: String,
+    /// The axis value as given (`1.2`, `X25519`, `192.0.2.7`).
+    pub value: String,
+    pub config: Config,
+}
+
+/// What the run reports about one variant (`run.compare` in JSON).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VariantInfo {
+    pub label: String,
+    pub value: String,
+    /// Why it could not run at all (its preflight failed, or the server
+    /// answered it in another way than the variant asks); `None` when it ran.
+    pub unavailable: Option<ProbeError>,
+    /// The address its preflight settled on.
+    pub addr: Option<SocketAddr>,
+}
+
+/// The comparison a run made, for the header and `run.compare`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompareInfo {
+    pub axis: Axis,
+    /// Every variant asked for, in order; a sample's `variant` indexes this.
+    pub variants: Vec<VariantInfo>,
+    /// Probes per round once the variants that cannot run are left out.
+    pub probes_per_round: usize,
+}
+
+impl CompareInfo {
+    /// The label of variant `index` (a sample's `variant`).
+    pub fn label(&self, index: u8) -> &str {
+        self.variants
+            .get(usize::from(index))
+            .map_or("?", |v| v.label.as_str())
+    }
+}
+
+/// The label of one value on an axis.
+fn label(axis: Axis, value: &str) -> String {
+    match axis {
+        Axis::Ip => format!("IPv{value}"),
+        Axis::Addr | Axis::Group => value.to_string(),
+        Axis::Tls => format!("TLS{value}"),
+        Axis::Http => format!("HTTP/{value}"),
+        Axis::Resume => format!("resume={value}"),
+        Axis::EarlyData => format!("early-data={value}"),
+    }
+}
+
+/// The addresses `host` resolves to, in the resolver's order, without
+/// repeats, at most `MAX_VARIANTS`; looked up once, before anything is timed.
+pub fn addresses_of(host: &str, port: u16) -> Result<Vec<IpAddr>, String> {
+    let found = (host, port)
+        .to_socket_addrs()
+        .map_err(|e| format!("looking up {host} for --compare addr: {e}"))?;
+    let mut out: Vec<IpAddr> = Vec::new();
+    for a in found {
+        if !out.contains(&a.ip()) {
+            out.push(a.ip());
+        }
+    }
+    if out.is_empty() {
+        return Err(format!("{host} resolves to no address"));
+    }
+    out.truncate(MAX_VARIANTS);
+    Ok(out)
+}
+
+/// The variants of `cmp` over the base configuration `cfg`. `addrs` are the
+/// addresses for an `addr` comparison without a list.
+pub fn variants(cfg: &Config, cmp: &Compare, addrs: &[IpAddr]) -> Vec<Variant> {
+    let values: Vec<String> = if cmp.axis == Axis::Addr && cmp.values.is_empty() {
+        addrs.iter().map(|a| a.to_string()).collect()
+    } else {
+        cmp.values.clone()
+    };
+    values
+        .into_iter()
+        .map(|value| {
+            let mut c = cfg.clone();
+            match cmp.axis {
+                Axis::Ip => {
+                    c.ip_version = if value == "6" {
+                        IpVersion::V6
+                    } else {
+                        IpVersion::V4
+                    }
+                }
+                Axis::Addr => {
+                    let ip = match value.parse::<IpAddr>() {
+                        Ok(IpAddr::V6(v6)) => format!("[{v6}]"),
+                        _ => value.clone(),
+                    };
+                    c.resolve
+                        .push(format!("{}:{}:{ip}", c.target.url_host(), c.target.port));
+                }
+                Axis::Tls => {
+                    c.tls_max = Some(if value == "1.2" {
+                        TlsMax::V1_2
+                    } else {
+                        TlsMax::V1_3
+                    })
+                }
+                Axis::Group => c.curves = Some(value.clone()),
+                Axis::Http => {
+                    c.http_version = if value == "2" {
+                        HttpVersion::V2
+                    } else {
+                        HttpVersion::V1_1
+                    }
+                }
+                Axis::Resume => c.resume = value == "on",
+                Axis::EarlyData => c.early_data = value == "on",
+            }
+            Variant {
+                label: label(cmp.axis, &value),
+                value,
+                config: c,
+            }
+        })
+        .collect()
+}
+
+/// The order of the variants in round `round` (1-based): rotated by one
+/// each round, so over k rounds every variant runs first once.
+pub fn variant_order(count: usize, round: u32) -> Vec<usize> {
+    if count == 0 {
+        return Vec::new();
+    }
+    let first = (round.saturating_sub(1) as usize) % count;
+    (0..count).map(|i| (first + i) % count).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rotation_puts_every_variant_first_equally_often() {
+        for k in 1..=MAX_VARIANTS {
+            let mut firsts = vec![0; k];
+            for round in 1..=(3 * k as u32) {
+                let order = variant_order(k, round);
+                let mut sorted = order.clone();
+                sorted.sort_unstable();
+                assert_eq!(sorted, (0..k).collect::<Vec<_>>(), "a permutation");
+                firsts[order[0]] += 1;
+            }
+            assert!(firsts.iter().all(|&n| n == 3), "{k}: {firsts:?}");
+        }
+    }
+
+    #[test]
+    fn each_variant_changes_only_its_axis() {
+        let cfg = Config::new(crate::cli::parse_target("https://example.test:8443/x").unwrap());
+        let tls = variants(
+            &cfg,
+            &Compare {
+                axis: Axis::Tls,
+                values: vec!["1.2".into(), "1.3".into()],
+            },
+            &[],
+        );
+        assert_eq!(tls[0].label, "TLS1.2");
+        assert_eq!(tls[0].config.tls_max, Some(TlsMax::V1_2));
+        assert_eq!(tls[1].config.tls_max, Some(TlsMax::V1_3));
+        assert_eq!(tls[1].config.target, cfg.target);
+        let addr = variants(
+            &cfg,
+            &Compare {
+                axis: Axis::Addr,
+                values: Vec::new(),
+            },
+            &["127.0.0.2".parse().unwrap(), "::1".parse().unwrap()],
+        );
+        assert_eq!(addr[0].config.resolve, ["example.test:8443:127.0.0.2"]);
+        assert_eq!(addr[1].config.resolve, ["example.test:8443:[::1]"]);
+        assert_eq!(addr[1].label, "::1");
+    }
+}
