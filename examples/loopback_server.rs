@@ -3,6 +3,11 @@
 //! until the time limit (default 120 s) passes.
 //!
 //!     cargo run --example loopback_server -- [--h2] [--tls12] [--seconds N] [--delay-ms D]
+//!         [--bind IP] [--port N]
+//!
+//! `--bind` takes a loopback address (`::1`, `127.0.0.2`) and `--port` a
+//! fixed port, so a second server can sit beside a first one on the same port
+//! for `--compare ip` or `--compare addr`.
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -22,6 +27,16 @@ fn main() {
         h2: has("--h2"),
         tls12: has("--tls12"),
         delay: value("--delay-ms").map(Duration::from_millis),
+        bind: args
+            .iter()
+            .position(|a| a == "--bind")
+            .and_then(|i| args.get(i + 1))
+            .map(|ip| ip.parse().expect("--bind takes an IP address"))
+            .filter(|ip: &std::net::IpAddr| {
+                assert!(ip.is_loopback(), "--bind takes a loopback address");
+                true
+            }),
+        port: value("--port").map(|p| u16::try_from(p).expect("--port takes a port")),
         ..Default::default()
     };
     let server = support::start(opts);

@@ -50,7 +50,9 @@ fn every_flag_and_alias_sets_what_it_names() {
             o.config.timeout == Duration::from_secs(1)
         }),
         (vec!["-m", "cold"], |o| o.config.mode == ModeChoice::Cold),
-        (vec!["--mode", "warm"], |o| o.config.mode == ModeChoice::Warm),
+        (vec!["--mode", "warm"], |o| {
+            o.config.mode == ModeChoice::Warm
+        }),
         (vec!["--order", "cold-first"], |o| {
             o.config.order == Order::ColdFirst
         }),

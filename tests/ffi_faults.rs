@@ -67,7 +67,9 @@ fn resets_closes_and_short_bodies_in_the_rounds() {
     ];
     for (fault, kind) in cases {
         // A HEAD answer legitimately has no body: a short body needs a GET.
-        let samples = rounds(fault, ModeChoice::Cold, 2, |c| c.method = Some("GET".into()));
+        let samples = rounds(fault, ModeChoice::Cold, 2, |c| {
+            c.method = Some("GET".into())
+        });
         assert_eq!(kinds(&samples), vec![kind; 2], "{fault:?}");
         for s in &samples {
             // Stages reached before the failure stay measured; later ones do not.

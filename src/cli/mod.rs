@@ -1,6 +1,7 @@
 //! The command line: flags (clap), validation, and the `Config` they make.
 //! Every usage error exits 3 before anything touches the network.
 
+mod compare;
 mod connection;
 pub mod docs;
 mod duration;
@@ -176,6 +177,12 @@ pub struct Args {
     #[arg(long = "early-data", help_heading = "Connection")]
     pub early_data: bool,
 
+    /// Compare ways of connecting in the same rounds: ip (4,6), addr (every address,
+    /// or the ones listed), tls (1.2,1.3), group (X25519,X25519MLKEM768), http (1.1,2),
+    /// resume (on,off) or early-data (off,on). Every value adds its own probes to each round
+    #[arg(long, value_name = "AXIS[=A,B,..]", help_heading = "Measurement")]
+    pub compare: Option<String>,
+
     /// One JSON document on stdout when the run ends
     #[arg(long, conflicts_with = "csv", help_heading = "Output")]
     pub json: bool,
@@ -253,6 +260,8 @@ pub struct Options {
     pub verbose: bool,
     /// Things the user should know before the run starts.
     pub warnings: Vec<String>,
+    /// `--compare`: the axis and its values.
+    pub compare: Option<crate::probe::Compare>,
 }
 
 /// What the command line asks for.
@@ -371,6 +380,14 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         .map_err(UsageError)?;
     config.resume = args.resume == Switch::On;
     config.ca_file = args.cacert;
+    let fixed = compare::Fixed {
+        ip_family: args.ipv4 || args.ipv6 || args.calibrate,
+        tls_max: args.tls_max.is_some(),
+        curves: args.curves.is_some(),
+        http_version: args.http_version.is_some(),
+        early_data: args.early_data,
+        addresses: !args.resolve.is_empty() || !args.connect_to.is_empty() || args.calibrate,
+    };
     connection::apply(
         connection::ConnectionArgs {
             tls_max: args.tls_max,
@@ -401,6 +418,10 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
             ));
         }
     }
+    let compare = match &args.compare {
+        Some(v) => Some(compare::parse(v, &fixed, &config)?),
+        None => None,
+    };
     let output = if args.json {
         Output::Json
     } else if args.csv {
@@ -415,6 +436,7 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         quiet: args.quiet,
         verbose: args.verbose,
         warnings,
+        compare,
     })))
 }
 

@@ -37,7 +37,8 @@ pub use handle::ProbeHandle;
 pub use preflight::{run as preflight, Preflight};
 pub use sample::Outcome;
 pub use scheduler::{
-    round_modes, run_rounds, EarlyStop, Notice, Observer, Rounds, MAX_CONSECUTIVE_FAILURES,
+    round_modes, run_lanes, run_rounds, EarlyStop, Lane, Notice, Observer, Rounds,
+    MAX_CONSECUTIVE_FAILURES,
 };
 pub use trust::{check_sources as check_trust_sources, TrustStore};
 pub use types::{

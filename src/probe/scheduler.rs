@@ -33,6 +33,9 @@ pub enum Notice {
     /// not read to the end. Over HTTP/2 only its stream is reset; over
     /// HTTP/1.x its connection cannot be reused.
     BodyCapped { cap_bytes: u64, h2: bool },
+    /// A `--compare` variant's probes failed this many times in a row: it
+    /// is left out of the rounds that remain; the others go on.
+    VariantStopped { variant: u8, failures: u32 },
 }
 
 /// Why a run ended before its count.
@@ -117,6 +120,26 @@ impl Ticks {
     }
 }
 
+/// One variant's probes in a run: its configuration (the run's, with the
+/// compared thing changed), the method and address its preflight settled.
+pub struct Lane {
+    /// The variant's index (`Sample::variant`); 0 without a comparison.
+    pub variant: u8,
+    pub config: Config,
+    pub method: Method,
+    /// The address every probe connects to when pinned (`None`: libcurl resolves).
+    pub dial: Option<std::net::SocketAddr>,
+}
+
+/// A lane with its runners and its own failure count.
+struct Running {
+    variant: u8,
+    cold: Option<ColdRunner>,
+    warm: Option<WarmRunner>,
+    consecutive_failures: u32,
+    stopped: bool,
+}
+
 /// Runs the rounds of `cfg`, every probe connecting to `dial` when the
 /// address is pinned (`None`: libcurl resolves the host itself).
 pub fn run_rounds(
@@ -126,82 +149,136 @@ pub fn run_rounds(
     env: &ProbeEnv,
     observer: &mut dyn Observer,
 ) -> Rounds {
+    let lane = Lane {
+        variant: 0,
+        config: cfg.clone(),
+        method: method.clone(),
+        dial,
+    };
+    run_lanes(cfg, &[lane], env, observer)
+}
+
+/// Runs the rounds of `base` (count, interval, modes, order, warm-up and
+/// cache busting come from it) over every lane: each round runs every
+/// lane's probes, lanes in an order rotated by one each round, a quarter
+/// interval between one probe's end and the next one's start. With one lane
+/// this is a plain run; with several (`--compare`), a lane whose probes
+/// fail `MAX_CONSECUTIVE_FAILURES` times in a row is left out of the
+/// rounds that remain and the others go on.
+pub fn run_lanes(
+    base: &Config,
+    lanes: &[Lane],
+    env: &ProbeEnv,
+    observer: &mut dyn Observer,
+) -> Rounds {
     let cancel = &env.cancel;
-    let mut cold =
-        (cfg.mode != ModeChoice::Warm).then(|| ColdRunner::new(cfg, env, method.clone(), dial));
-    let mut warm =
-        (cfg.mode != ModeChoice::Cold).then(|| WarmRunner::new(cfg, env, method.clone(), dial));
+    let mut running: Vec<Running> = lanes
+        .iter()
+        .map(|lane| Running {
+            variant: lane.variant,
+            cold: (base.mode != ModeChoice::Warm)
+                .then(|| ColdRunner::new(&lane.config, env, lane.method.clone(), lane.dial)),
+            warm: (base.mode != ModeChoice::Cold)
+                .then(|| WarmRunner::new(&lane.config, env, lane.method.clone(), lane.dial)),
+            consecutive_failures: 0,
+            stopped: false,
+        })
+        .collect();
+    let single = lanes.len() == 1;
     let mut samples = Vec::new();
-    let mut consecutive_failures = 0;
     let mut warned_body_cap = false;
     let mut request_seq: u64 = 0;
     let mut stop = None;
     let start = Instant::now();
     let mut round: u32 = 1;
-    let mut ticks = Ticks::new(start, cfg.interval);
-    'rounds: while cfg.count == 0 || round <= cfg.count {
+    let mut ticks = Ticks::new(start, base.interval);
+    'rounds: while base.count == 0 || round <= base.count {
         let anchor = ticks.next(Instant::now());
         if !cancel.sleep_until(anchor) {
             stop = Some(EarlyStop::Interrupted);
             break;
         }
         let first = samples.len();
-        let mut probe_ended = Instant::now();
-        for (i, mode) in round_modes(cfg.mode, cfg.order, round)
-            .into_iter()
-            .enumerate()
-        {
-            // The second probe starts a quarter interval after the first ended
-            // (not after our output of it).
-            if i > 0 && !cancel.sleep_until(probe_ended + cfg.interval / 4) {
-                stop = Some(EarlyStop::Interrupted);
-                break;
+        let mut probe_ended: Option<Instant> = None;
+        'probes: for lane_index in super::compare::variant_order(running.len(), round) {
+            let lane = &mut running[lane_index];
+            if lane.stopped {
+                continue;
             }
-            request_seq += 1;
-            let url = cfg
-                .cache_bust
-                .then(|| cfg.target.request_url(Some(request_seq)));
-            let mut sample = match (mode, cold.as_mut(), warm.as_mut()) {
-                (Mode::Cold, Some(c), _) => {
-                    c.probe(round, url.as_deref().unwrap_or(&cfg.target.url()))
+            for mode in round_modes(base.mode, base.order, round) {
+                // Each probe starts a quarter interval after the previous one
+                // ended (not after our output of it).
+                if let Some(ended) = probe_ended {
+                    if !cancel.sleep_until(ended + base.interval / 4) {
+                        stop = Some(EarlyStop::Interrupted);
+                        break 'probes;
+                    }
                 }
-                (Mode::Warm, _, Some(w)) => w.probe(round, url.as_deref()),
-                _ => unreachable!("round_modes yields only the modes of cfg.mode"),
-            };
-            probe_ended = Instant::now();
-            sample.warmup = round <= cfg.warmup;
-            let written = observer.sample(&sample);
-            let canceled = sample
-                .error
-                .as_ref()
-                .is_some_and(|e| e.kind == ErrorKind::Canceled);
-            if sample.ok() {
-                consecutive_failures = 0;
-            } else if !canceled {
-                consecutive_failures += 1;
+                request_seq += 1;
+                let url = base
+                    .cache_bust
+                    .then(|| base.target.request_url(Some(request_seq)));
+                let mut sample = match (mode, lane.cold.as_mut(), lane.warm.as_mut()) {
+                    (Mode::Cold, Some(c), _) => {
+                        c.probe(round, url.as_deref().unwrap_or(&base.target.url()))
+                    }
+                    (Mode::Warm, _, Some(w)) => w.probe(round, url.as_deref()),
+                    _ => unreachable!("round_modes yields only the modes of base.mode"),
+                };
+                probe_ended = Some(Instant::now());
+                sample.warmup = round <= base.warmup;
+                sample.variant = lane.variant;
+                let written = observer.sample(&sample);
+                let canceled = sample
+                    .error
+                    .as_ref()
+                    .is_some_and(|e| e.kind == ErrorKind::Canceled);
+                if sample.ok() {
+                    lane.consecutive_failures = 0;
+                } else if !canceled {
+                    lane.consecutive_failures += 1;
+                }
+                let valve_hit = sample.valve();
+                if sample.body_overflow && !warned_body_cap {
+                    warned_body_cap = true;
+                    observer.notice(&Notice::BodyCapped {
+                        cap_bytes: super::collector::BODY_CAP,
+                        h2: sample.proto == Some(Proto::H2),
+                    });
+                }
+                samples.push(sample);
+                if let Err(e) = written {
+                    stop = Some(EarlyStop::Output(e.to_string()));
+                } else if canceled || cancel.is_canceled() {
+                    stop = Some(EarlyStop::Interrupted);
+                } else if let Some(why) = valve_hit {
+                    // The server asked every client to back off: all lanes stop.
+                    stop = Some(EarlyStop::Valve(why));
+                } else if lane.consecutive_failures >= MAX_CONSECUTIVE_FAILURES {
+                    if single {
+                        let why =
+                            format!("{MAX_CONSECUTIVE_FAILURES} probes failed in a row: stopping");
+                        stop = Some(EarlyStop::Valve(why));
+                    } else {
+                        lane.stopped = true;
+                        observer.notice(&Notice::VariantStopped {
+                            variant: lane.variant,
+                            failures: MAX_CONSECUTIVE_FAILURES,
+                        });
+                    }
+                }
+                if stop.is_some() {
+                    break 'probes;
+                }
+                if lane.stopped {
+                    break;
+                }
             }
-            let valve_hit = sample.valve();
-            if sample.body_overflow && !warned_body_cap {
-                warned_body_cap = true;
-                observer.notice(&Notice::BodyCapped {
-                    cap_bytes: super::collector::BODY_CAP,
-                    h2: sample.proto == Some(Proto::H2),
-                });
-            }
-            samples.push(sample);
-            if let Err(e) = written {
-                stop = Some(EarlyStop::Output(e.to_string()));
-            } else if canceled || cancel.is_canceled() {
-                stop = Some(EarlyStop::Interrupted);
-            } else if let Some(why) = valve_hit {
-                stop = Some(EarlyStop::Valve(why));
-            } else if consecutive_failures >= MAX_CONSECUTIVE_FAILURES {
-                let why = format!("{MAX_CONSECUTIVE_FAILURES} probes failed in a row: stopping");
-                stop = Some(EarlyStop::Valve(why));
-            }
-            if stop.is_some() {
-                break;
-            }
+        }
+        if stop.is_none() && running.iter().all(|l| l.stopped) {
+            stop = Some(EarlyStop::Valve(format!(
+                "every variant had {MAX_CONSECUTIVE_FAILURES} probes fail in a row: stopping"
+            )));
         }
         if let Err(e) = observer.round(round, &samples[first..]) {
             stop.get_or_insert(EarlyStop::Output(e.to_string()));

@@ -94,29 +94,52 @@ pub fn neutralise(text: &str) -> String {
     }
 }
 
+/// With `--compare`, the last column: the label of the sample's variant.
+pub const COMPARE_COLUMN: &str = "variant";
+
+/// Every column name, in order; `compared` adds the `variant` column.
+fn column_names(compared: bool) -> impl Iterator<Item = &'static str> {
+    COLUMNS
+        .iter()
+        .chain(CURL_COLUMNS.iter())
+        .chain(ATTRIBUTION_COLUMNS.iter())
+        .chain(CONNECTION_COLUMNS.iter())
+        .copied()
+        .chain(compared.then_some(COMPARE_COLUMN))
+}
+
 pub struct CsvStream<W: Write> {
-    out: csv::Writer<W>,
+    /// Boxed: the writer carries its whole state and buffer, and the
+    /// stream is held by value wherever the output is chosen.
+    out: Box<csv::Writer<W>>,
     /// Reused for every formatted number, so stage cells cost no allocation.
     scratch: String,
+    /// `--compare`: the variants' labels by index, for the `variant` column.
+    labels: Option<Vec<String>>,
 }
 
 impl<W: Write> CsvStream<W> {
     /// Writes the header row at once, so an empty run still yields a valid file.
     pub fn new(out: W) -> io::Result<CsvStream<W>> {
+        CsvStream::start(out, None)
+    }
+
+    /// As `new`, for a `--compare` run: a last column, `variant`, holds the
+    /// label of each sample's variant (`labels` by variant index).
+    pub fn new_compared(out: W, labels: Vec<String>) -> io::Result<CsvStream<W>> {
+        CsvStream::start(out, Some(labels))
+    }
+
+    fn start(out: W, labels: Option<Vec<String>>) -> io::Result<CsvStream<W>> {
         let mut out = csv::WriterBuilder::new()
             .terminator(csv::Terminator::CRLF)
             .from_writer(out);
-        out.write_record(
-            COLUMNS
-                .iter()
-                .chain(CURL_COLUMNS.iter())
-                .chain(ATTRIBUTION_COLUMNS.iter())
-                .chain(CONNECTION_COLUMNS.iter()),
-        )?;
+        out.write_record(column_names(labels.is_some()))?;
         out.flush()?;
         Ok(CsvStream {
-            out,
+            out: Box::new(out),
             scratch: String::with_capacity(64),
+            labels,
         })
     }
 
@@ -206,6 +229,10 @@ impl<W: Write> CsvStream<W> {
             self.text(Some(&cell))?;
         }
         self.text(s.early_data.map(|e| e.as_str()))?;
+        if let Some(labels) = &self.labels {
+            let label = labels.get(usize::from(s.variant)).map(|l| neutralise(l));
+            self.out.write_field(label.as_deref().unwrap_or(""))?;
+        }
         self.out.write_record(None::<&[u8]>)
     }
 }
@@ -214,14 +241,9 @@ impl<W: Write> CsvStream<W> {
     /// The one row of a run that ended before round 1: `round` 0, `mode`
     /// `preflight`, the preflight's status and its error; every other cell empty.
     pub fn preflight_row(&mut self, info: &RunInfo) -> io::Result<()> {
-        let names = COLUMNS
-            .iter()
-            .chain(CURL_COLUMNS.iter())
-            .chain(ATTRIBUTION_COLUMNS.iter())
-            .chain(CONNECTION_COLUMNS.iter());
         let error = info.preflight_error.as_ref();
-        let row: Vec<String> = names
-            .map(|name| match *name {
+        let row: Vec<String> = column_names(self.labels.is_some())
+            .map(|name| match name {
                 "round" => "0".to_string(),
                 "mode" => "preflight".to_string(),
                 "status" => info.preflight_status.to_string(),

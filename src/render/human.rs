@@ -1,10 +1,11 @@
 //! The human output: header, live rows in the layout that fits, and the
 //! statistics block, coloured only where that is wanted.
 
+use std::collections::HashMap;
 use std::io::{self, Write};
 
-use crate::probe::{Mode, ModeChoice, Observer, RunInfo, Sample};
-use crate::stats::{timed, RunningMedian, Summary};
+use crate::probe::{CompareInfo, Mode, ModeChoice, Observer, RunInfo, Sample};
+use crate::stats::{timed, Comparison, RunningMedian, Summary};
 
 use super::layout::{Layout, Style};
 use super::paint::{Line, Paint};
@@ -19,8 +20,9 @@ pub struct Human<W: Write> {
     out: W,
     rows: RowFormat,
     style: Style,
-    cold_median: RunningMedian,
-    warm_median: RunningMedian,
+    /// Running median totals by variant and mode: with `--compare` a
+    /// variant is slow against its own earlier rounds, not against another.
+    medians: HashMap<(u8, Mode), RunningMedian>,
     /// Blocks layout with both modes: warm lines wait until the cold block is done.
     pending_warm: Vec<Line>,
 }
@@ -29,14 +31,9 @@ impl<W: Write> Human<W> {
     pub fn new(out: W, info: &RunInfo, style: Style) -> Human<W> {
         Human {
             out,
-            rows: RowFormat {
-                style,
-                mode: info.mode,
-                timeout: info.timeout,
-            },
+            rows: RowFormat::new(info, style),
             style,
-            cold_median: RunningMedian::new(),
-            warm_median: RunningMedian::new(),
+            medians: HashMap::new(),
             pending_warm: Vec::new(),
         }
     }
@@ -59,10 +56,7 @@ impl<W: Write> Human<W> {
     /// Whether `s` is slow against the median of the samples seen before it;
     /// then `s` joins that median if it counts for timings.
     fn is_slow_then_record(&mut self, s: &Sample) -> bool {
-        let running = match s.mode {
-            Mode::Cold => &mut self.cold_median,
-            Mode::Warm => &mut self.warm_median,
-        };
+        let running = self.medians.entry((s.variant, s.mode)).or_default();
         let slow = match (running.median(), s.total()) {
             (Some(m), Some(t)) if running.len() >= SLOW_MIN_SAMPLES && s.ok() => {
                 t.as_secs_f64() > SLOW_FACTOR * m.as_secs_f64()
@@ -91,17 +85,121 @@ impl<W: Write> Human<W> {
         self.out.flush()
     }
 
+    /// The statistics block; with `--compare`, one block per variant and
+    /// then how each variant differs from the baseline.
     pub fn statistics(&mut self, info: &RunInfo, summary: &Summary) -> io::Result<()> {
+        if let (Some(cmp), Some(comparison)) = (&info.compare, &summary.comparison) {
+            return self.compared_statistics(info, cmp, comparison);
+        }
         let mut lines = super::summary::statistics(info, summary);
         if self.style.verbose {
             lines.extend(super::summary::verbose_extras(info, summary));
         }
+        self.write_block(lines)?;
+        self.out.flush()
+    }
+
+    /// Lines of statistics, the first (the title) bold, each folded to the width.
+    fn write_block(&mut self, lines: Vec<String>) -> io::Result<()> {
         for (i, text) in lines.into_iter().enumerate() {
             for part in fold(&text, self.style.width) {
                 let mut line = Line::new();
                 line.push(part, if i == 0 { Paint::Bold } else { Paint::Plain });
                 self.write(&line)?;
             }
+        }
+        Ok(())
+    }
+
+    fn compared_statistics(
+        &mut self,
+        info: &RunInfo,
+        cmp: &CompareInfo,
+        comparison: &Comparison,
+    ) -> io::Result<()> {
+        for (variant, summary) in &comparison.summaries {
+            let title = super::compare::variant_title(info, cmp.label(*variant));
+            let mut lines = super::summary::titled_statistics(info, summary, title);
+            if self.style.verbose {
+                lines.extend(super::summary::summary_extras(info, summary));
+            }
+            self.write_block(lines)?;
+            writeln!(self.out)?;
+        }
+        // Sentences, not figures: wrapped between words rather than folded;
+        // the title (first) is cut like any title.
+        for (i, text) in super::compare::differences(cmp, comparison)
+            .into_iter()
+            .enumerate()
+        {
+            if i == 0 {
+                let mut title = Line::new();
+                title.push(text, Paint::Bold);
+                self.write(&title)?;
+                continue;
+            }
+            for part in super::compare::wrap_words(&text, self.style.width) {
+                self.write(&Line::plain(part))?;
+            }
+        }
+        self.out.flush()
+    }
+
+    /// A `--compare` round: each variant's lines in variant order, whatever
+    /// order the probes ran in; the round number on the first line only.
+    fn compared_round(&mut self, round: u32, samples: &[Sample], slow: &[bool]) -> io::Result<()> {
+        let mut in_order: Vec<(&Sample, bool)> = samples.iter().zip(slow.iter().copied()).collect();
+        in_order.sort_by_key(|(s, _)| RowFormat::row_order(s));
+        let first = (samples.len() > 1).then(|| (samples[0].variant, samples[0].mode));
+        let first_of = |variant: u8| first.filter(|f| f.0 == variant).map(|f| f.1);
+        let mut lines = Vec::new();
+        match self.style.layout {
+            Layout::Wide | Layout::Stacked => {
+                for group in in_order.chunk_by(|a, b| a.0.variant == b.0.variant) {
+                    let variant = group[0].0.variant;
+                    let refs: Vec<&Sample> = group.iter().map(|(s, _)| *s).collect();
+                    let mut slow = Slow::default();
+                    for (s, is_slow) in group {
+                        match s.mode {
+                            Mode::Cold => slow.cold = *is_slow,
+                            Mode::Warm => slow.warm = *is_slow,
+                        }
+                    }
+                    let number = lines.is_empty().then_some(round);
+                    lines.extend(if self.style.layout == Layout::Wide {
+                        self.rows
+                            .wide_variant_row(number, variant, &refs, first_of(variant), slow)
+                    } else {
+                        self.rows.stacked_variant_rows(
+                            number,
+                            variant,
+                            &refs,
+                            first_of(variant),
+                            slow,
+                        )
+                    });
+                }
+            }
+            Layout::Blocks => {
+                let defer_warm = self.rows.mode == ModeChoice::Both;
+                let (mut cold_shown, mut warm_shown) = (false, false);
+                for (s, is_slow) in in_order {
+                    let shown = match s.mode {
+                        Mode::Cold => &mut cold_shown,
+                        Mode::Warm => &mut warm_shown,
+                    };
+                    let row = self.rows.block_variant_row(s, !*shown, is_slow);
+                    *shown = true;
+                    if s.mode == Mode::Warm && defer_warm {
+                        self.pending_warm.extend(row);
+                    } else {
+                        lines.extend(row);
+                    }
+                }
+            }
+        }
+        for line in lines {
+            self.write(&line)?;
         }
         self.out.flush()
     }
@@ -111,6 +209,13 @@ impl<W: Write> Observer for Human<W> {
     fn round(&mut self, round: u32, samples: &[Sample]) -> io::Result<()> {
         if samples.is_empty() {
             return Ok(());
+        }
+        if !self.rows.tags.is_empty() {
+            let slow: Vec<bool> = samples
+                .iter()
+                .map(|s| self.is_slow_then_record(s))
+                .collect();
+            return self.compared_round(round, samples, &slow);
         }
         let mut slow = Slow::default();
         for s in samples {

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::probe::{tls_version_label, RunInfo, Sample};
-use crate::stats::{ModeSummary, Summary};
+use crate::probe::{tls_version_label, CompareInfo, RunInfo, Sample};
+use crate::stats::{Difference, ModeSummary, Summary};
 
 pub const SCHEMA: u32 = 1;
 
@@ -72,6 +72,27 @@ pub struct RunJson {
     /// Set when the run ended before round 1 (and then there are no samples).
     preflight_error_kind: Option<&'static str>,
     preflight_error: Option<String>,
+    /// `--compare` only: the axis and every variant asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compare: Option<CompareJson>,
+}
+
+#[derive(Serialize)]
+pub struct CompareJson {
+    axis: &'static str,
+    probes_per_round: usize,
+    variants: Vec<VariantJson>,
+}
+
+#[derive(Serialize)]
+pub struct VariantJson {
+    label: String,
+    value: String,
+    /// False when the variant could not run at all (then `error` says why).
+    available: bool,
+    addr: Option<String>,
+    error_kind: Option<&'static str>,
+    error: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -131,6 +152,9 @@ pub struct SampleJson<'a> {
     server_timing: Vec<ServerTimingJson<'a>>,
     /// `--early-data`: accepted, rejected or not_sent; null without the flag.
     early_data: Option<&'static str>,
+    /// `--compare` only: the label of the sample's variant.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    variant: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -198,6 +222,30 @@ pub struct SummaryJson<'a> {
     server_time_n: usize,
     retrans_probes: usize,
     server_timing: Vec<ServerMetricJson<'a>>,
+    /// `--compare` only: the same figures for each variant that has samples.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    variants: Option<Vec<VariantSummaryJson<'a>>>,
+    /// `--compare` only: each variant against the baseline, per stage.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    differences: Option<Vec<DifferenceJson<'a>>>,
+}
+
+#[derive(Serialize)]
+pub struct VariantSummaryJson<'a> {
+    label: &'a str,
+    #[serde(flatten)]
+    figures: SummaryJson<'a>,
+}
+
+#[derive(Serialize)]
+pub struct DifferenceJson<'a> {
+    variant: &'a str,
+    against: &'a str,
+    mode: &'static str,
+    stage: &'static str,
+    median_ms: Option<f64>,
+    ci_ms: Option<[f64; 2]>,
+    rounds: usize,
 }
 
 pub fn run_json(info: &RunInfo) -> RunJson {
@@ -233,10 +281,35 @@ pub fn run_json(info: &RunInfo) -> RunJson {
         early_data: info.early_data,
         preflight_error_kind: info.preflight_error.as_ref().map(|e| e.kind.slug()),
         preflight_error: info.preflight_error.as_ref().map(|e| e.text.clone()),
+        compare: info.compare.as_ref().map(compare_json),
+    }
+}
+
+fn compare_json(cmp: &CompareInfo) -> CompareJson {
+    CompareJson {
+        axis: cmp.axis.as_str(),
+        probes_per_round: cmp.probes_per_round,
+        variants: cmp
+            .variants
+            .iter()
+            .map(|v| VariantJson {
+                label: v.label.clone(),
+                value: v.value.clone(),
+                available: v.unavailable.is_none(),
+                addr: v.addr.map(|a| a.to_string()),
+                error_kind: v.unavailable.as_ref().map(|e| e.kind.slug()),
+                error: v.unavailable.as_ref().map(|e| e.text.clone()),
+            })
+            .collect(),
     }
 }
 
 pub fn sample_json(s: &Sample) -> SampleJson<'_> {
+    sample_json_in(s, None)
+}
+
+/// A sample of a run that may be a `--compare` run (`compare` names its variant).
+pub fn sample_json_in<'a>(s: &'a Sample, compare: Option<&'a CompareInfo>) -> SampleJson<'a> {
     let t = &s.timers;
     SampleJson {
         round: s.round,
@@ -291,6 +364,7 @@ pub fn sample_json(s: &Sample) -> SampleJson<'_> {
             })
             .collect(),
         early_data: s.early_data.map(|e| e.as_str()),
+        variant: compare.map(|c| c.label(s.variant)),
     }
 }
 
@@ -311,6 +385,53 @@ fn mode_json(m: &ModeSummary) -> ModeJson {
 }
 
 pub fn summary_json(s: &Summary) -> SummaryJson<'_> {
+    summary_json_in(s, None)
+}
+
+/// The summary of a run that may be a `--compare` run: then with the
+/// variants' own figures and the differences (empty lists when the
+/// statistics hold no comparison, e.g. a run that ended before round 1).
+pub fn summary_json_in<'a>(s: &'a Summary, compare: Option<&'a CompareInfo>) -> SummaryJson<'a> {
+    let mut json = figures_json(s);
+    if let Some(cmp) = compare {
+        let comparison = s.comparison.as_ref();
+        json.variants = Some(
+            comparison
+                .map(|c| &c.summaries[..])
+                .unwrap_or_default()
+                .iter()
+                .map(|(v, summary)| VariantSummaryJson {
+                    label: cmp.label(*v),
+                    figures: figures_json(summary),
+                })
+                .collect(),
+        );
+        json.differences = Some(
+            comparison
+                .map(|c| &c.differences[..])
+                .unwrap_or_default()
+                .iter()
+                .map(|d| difference_json(d, cmp))
+                .collect(),
+        );
+    }
+    json
+}
+
+fn difference_json<'a>(d: &Difference, cmp: &'a CompareInfo) -> DifferenceJson<'a> {
+    DifferenceJson {
+        variant: cmp.label(d.variant),
+        against: cmp.label(d.against),
+        mode: d.mode.as_str(),
+        stage: d.stage,
+        median_ms: d.median_ms.map(round3),
+        ci_ms: d.ci_ms.map(|(lo, hi)| [round3(lo), round3(hi)]),
+        rounds: d.rounds,
+    }
+}
+
+/// The figures of one summary, without the comparison.
+fn figures_json(s: &Summary) -> SummaryJson<'_> {
     let a = &s.attribution;
     SummaryJson {
         cold: mode_json(&s.cold),
@@ -350,16 +471,18 @@ pub fn summary_json(s: &Summary) -> SummaryJson<'_> {
                 n: m.n,
             })
             .collect(),
+        variants: None,
+        differences: None,
     }
 }
 
 /// The samples, converted one at a time while they are written, so a long
-/// run is never held twice in memory.
-pub struct SamplesJson<'a>(pub &'a [Sample]);
+/// run is never held twice in memory; with `--compare`, the run's variants.
+pub struct SamplesJson<'a>(pub &'a [Sample], pub Option<&'a CompareInfo>);
 
 impl Serialize for SamplesJson<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(sample_json))
+        serializer.collect_seq(self.0.iter().map(|s| sample_json_in(s, self.1)))
     }
 }
 
@@ -375,8 +498,8 @@ pub fn write_document<W: std::io::Write>(
         schema: SCHEMA,
         tlsping_version: env!("CARGO_PKG_VERSION"),
         run: run_json(info),
-        samples: SamplesJson(samples),
-        summary: summary_json(summary),
+        samples: SamplesJson(samples, info.compare.as_ref()),
+        summary: summary_json_in(summary, info.compare.as_ref()),
         warnings,
     };
     serde_json::to_writer(&mut out, &doc)?;

@@ -1,6 +1,7 @@
 //! Everything a person or a program reads: the live layouts, the statistics
 //! block, and the machine formats. Reads `probe` and `stats` types only.
 
+pub mod compare;
 pub mod csv;
 pub mod format;
 pub mod human;

@@ -30,15 +30,20 @@ fn row(label: &str, cols: &[String]) -> String {
 }
 
 pub fn statistics(info: &RunInfo, summary: &Summary) -> Vec<String> {
-    let mut out = Vec::new();
-    if info.calibration {
-        out.push(format!(
+    let title = if info.calibration {
+        format!(
             "--- {} statistics (calibration: the client floor) ---",
             info.host
-        ));
+        )
     } else {
-        out.push(format!("--- {} statistics ---", info.host));
-    }
+        format!("--- {} statistics ---", info.host)
+    };
+    titled_statistics(info, summary, title)
+}
+
+/// The statistics block under `title` (with `--compare`, one variant's).
+pub fn titled_statistics(info: &RunInfo, summary: &Summary, title: String) -> Vec<String> {
+    let mut out = vec![title];
     let warmup = if summary.warmup_excluded > 0 {
         format!(" (warmup {} excluded)", summary.warmup_excluded)
     } else {
@@ -83,11 +88,7 @@ pub fn statistics(info: &RunInfo, summary: &Summary) -> Vec<String> {
     }
     if info.mode != ModeChoice::Warm {
         let h = &summary.handshake;
-        let stages = if info.https {
-            "dns+tcp+tls"
-        } else {
-            "dns+tcp"
-        };
+        let stages = if info.https { "dns+tcp+tls" } else { "dns+tcp" };
         out.push(format!(
             "handshake overhead = {}  median of {stages} per cold sample",
             h.overhead
@@ -196,6 +197,13 @@ fn path_and_server(summary: &Summary) -> Vec<String> {
 
 /// What `-v` adds after the statistics.
 pub fn verbose_extras(info: &RunInfo, summary: &Summary) -> Vec<String> {
+    let mut out = summary_extras(info, summary);
+    out.extend(preflight_extras(info));
+    out
+}
+
+/// What `-v` adds from the summary itself (with `--compare`, each variant's).
+pub fn summary_extras(info: &RunInfo, summary: &Summary) -> Vec<String> {
     let mut out = Vec::new();
     let no_ci = format!("no 95% CI below n = {}", crate::stats::ci::min_n());
     if info.mode == ModeChoice::Both {
@@ -243,6 +251,13 @@ pub fn verbose_extras(info: &RunInfo, summary: &Summary) -> Vec<String> {
             summary.handshake.excluded
         ));
     }
+    out
+}
+
+/// What `-v` adds from the preflight: the connection it made. Not shown
+/// with `--compare`, where the variants' connections differ from it.
+fn preflight_extras(info: &RunInfo) -> Vec<String> {
+    let mut out = Vec::new();
     if let Some(t) = &info.tls {
         let chain = t
             .chain_len

@@ -3,7 +3,7 @@
 //! a redirect's `Location` say) and is kept as it is for `warnings[]` in the
 //! JSON document.
 
-use crate::probe::Notice;
+use crate::probe::{Notice, RunInfo};
 
 #[derive(Debug, Default)]
 pub struct Warnings {
@@ -26,9 +26,19 @@ impl Warnings {
     }
 }
 
-/// What a notice from the rounds says to a person.
-pub fn notice_text(notice: &Notice) -> String {
+/// What a notice from the rounds says to a person (`info` names the variants).
+pub fn notice_text(notice: &Notice, info: &RunInfo) -> String {
     match *notice {
+        Notice::VariantStopped { variant, failures } => {
+            let label = info
+                .compare
+                .as_ref()
+                .map_or_else(|| variant.to_string(), |c| c.label(variant).to_string());
+            format!(
+                "--compare: {label} failed {failures} probes in a row and is left out of the \
+                 rounds that remain; the other variants go on"
+            )
+        }
         Notice::BodyCapped {
             cap_bytes,
             h2: true,

@@ -2,6 +2,7 @@
 
 mod attribution;
 pub mod ci;
+mod compare;
 pub mod descriptive;
 mod running;
 mod summary;
@@ -12,6 +13,7 @@ mod summary_tests;
 mod synthetic;
 
 pub use attribution::{share_percent, Attribution, ServerMetric};
+pub use compare::{summarize_compared, Comparison, Difference, COLD_STAGES, WARM_STAGES};
 pub use descriptive::{Description, P95_MIN_N};
 pub use running::RunningMedian;
 pub use summary::{

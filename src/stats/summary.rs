@@ -59,6 +59,9 @@ pub struct Summary {
     pub elapsed: Duration,
     /// The client's set-up, the kernel's RTT and the server's own time.
     pub attribution: super::attribution::Attribution,
+    /// `--compare`: per-variant summaries and paired differences (see
+    /// `summarize_compared`); `None` from `summarize`.
+    pub comparison: Option<super::compare::Comparison>,
 }
 
 fn canceled(s: &Sample) -> bool {
@@ -196,6 +199,7 @@ pub fn summarize(samples: &[Sample], elapsed: Duration) -> Summary {
         warm,
         elapsed,
         attribution: super::attribution::attribute(samples),
+        comparison: None,
     }
 }
 

@@ -52,6 +52,9 @@ pub struct ServerOpts {
     /// Listen on this address instead (one the test added in a network
     /// namespace of its own); wins over `ipv6`.
     pub bind: Option<std::net::IpAddr>,
+    /// Listen on this port instead of one the system picks (a second
+    /// server on another loopback address, same port as the first).
+    pub port: Option<u16>,
     /// `Some((n, code))`: requests from the n-th on (0-based, counted over the
     /// whole server, preflight included) are answered with `code` instead of `status`.
     pub status_from: Option<(usize, u16)>,
@@ -81,6 +84,7 @@ impl Default for ServerOpts {
             delay: None,
             ipv6: false,
             bind: None,
+            port: None,
             status_from: None,
             groups: None,
             require_client_cert: false,
@@ -480,12 +484,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin> AsyncWrite for EarlyFirst<S> {
 
 /// Starts a server on 127.0.0.1 port 0 in its own thread; dropped, it stops.
 pub fn start(opts: ServerOpts) -> TestServer {
-    let listener = match opts.bind {
-        Some(ip) => std::net::TcpListener::bind(SocketAddr::new(ip, 0)).unwrap(),
-        None => {
-            std::net::TcpListener::bind(if opts.ipv6 { "[::1]:0" } else { "127.0.0.1:0" }).unwrap()
-        }
-    };
+    let ip = opts.bind.unwrap_or(if opts.ipv6 {
+        std::net::Ipv6Addr::LOCALHOST.into()
+    } else {
+        std::net::Ipv4Addr::LOCALHOST.into()
+    });
+    let listener = std::net::TcpListener::bind(SocketAddr::new(ip, opts.port.unwrap_or(0)))
+        .unwrap_or_else(|e| panic!("binding {ip} port {:?}: {e}", opts.port));
     listener.set_nonblocking(true).unwrap();
     let addr = listener.local_addr().unwrap();
     let counters = Arc::new(Counters::default());

@@ -13,6 +13,7 @@ use crate::probe::{Mode, ModeChoice, RunInfo, Sample};
 use crate::render::format;
 use crate::text::format_duration;
 
+use super::compare::{header_items, wrap_items, Tags};
 use super::layout::{Layout, Style};
 use super::paint::{Line, Paint};
 
@@ -36,11 +37,13 @@ impl Slow {
 }
 
 /// How the round rows of a run are laid out: the layout and its options, the
-/// modes the run shows, and the timeout its failure reasons quote.
+/// modes the run shows, the timeout its failure reasons quote, and with
+/// `--compare` the tag that names each variant's rows.
 pub struct RowFormat {
     pub style: Style,
     pub mode: ModeChoice,
     pub timeout: Duration,
+    pub tags: Tags,
 }
 
 /// The stages a cold probe shows before its total, in order.
@@ -156,6 +159,51 @@ pub fn code(cold: Option<&Sample>, warm: Option<&Sample>) -> String {
 }
 
 impl RowFormat {
+    /// The format of `info`'s rows in `style`: with `--compare`, the tags
+    /// are the labels when they fit beside the widest row, letters otherwise.
+    pub fn new(info: &RunInfo, style: Style) -> RowFormat {
+        let mut rows = RowFormat {
+            style,
+            mode: info.mode,
+            timeout: info.timeout,
+            tags: Tags::default(),
+        };
+        if let Some(cmp) = &info.compare {
+            let room = style.width.saturating_sub(rows.row_width());
+            rows.tags = Tags::new(cmp, room);
+        }
+        rows
+    }
+
+    /// The widest a round line's figures get without a tag (its notes may
+    /// go to a line of their own).
+    fn row_width(&self) -> usize {
+        // `= 94.8ms 200` after the stages, or alone in `-q`.
+        let total = 3 + 5 + 2 + 4;
+        let quiet = 2 + 5 + 2 + 4;
+        let widest_stages = |prefix: usize| {
+            let figures = self
+                .modes()
+                .into_iter()
+                .map(|m| self.stages_width(m, false))
+                .max()
+                .filter(|_| !self.style.quiet)
+                .map_or(quiet, |w| w + total);
+            prefix + figures
+        };
+        match self.style.layout {
+            Layout::Wide => self.wide_row_width(),
+            // `  #2 COLD* ` and `   2 `.
+            Layout::Stacked => widest_stages(11),
+            Layout::Blocks => widest_stages(5),
+        }
+    }
+
+    /// The sort key that puts a round's rows in variant order, cold first.
+    pub fn row_order(s: &Sample) -> (u8, bool) {
+        (s.variant, s.mode != Mode::Cold)
+    }
+
     fn reason(&self, s: &Sample) -> Option<String> {
         s.error
             .as_ref()
@@ -196,14 +244,23 @@ impl RowFormat {
             info.order.as_str()
         );
         let mut lines = vec![Line::plain(first), Line::plain(second)];
+        if let Some(cmp) = &info.compare {
+            let lead = format!("compare {}:", cmp.axis.as_str());
+            let items = header_items(cmp, &self.tags);
+            lines.extend(
+                wrap_items(&lead, &items, self.style.width)
+                    .into_iter()
+                    .map(Line::plain),
+            );
+        }
         lines.extend(
             connection_flags(info, self.style.width)
                 .into_iter()
                 .map(Line::plain),
         );
-        if self.mode == ModeChoice::Both
-            && matches!(self.style.layout, Layout::Wide | Layout::Stacked)
-        {
+        // With `--compare` a round has several probes even in one mode.
+        let several = self.mode == ModeChoice::Both || info.compare.is_some();
+        if several && matches!(self.style.layout, Layout::Wide | Layout::Stacked) {
             let mut legend = Line::new();
             legend.push("* = the probe that ran first in its round", Paint::Dim);
             lines.push(legend);
@@ -266,23 +323,13 @@ fn connection_flags(info: &RunInfo, width: usize) -> Vec<String> {
     if info.early_data {
         parts.push("early data".into());
     }
-    let mut lines: Vec<String> = Vec::new();
-    let mut line = String::from("connection:");
-    for (i, part) in parts.iter().enumerate() {
-        let part = crate::text::printable(part);
-        let sep = if i + 1 < parts.len() { "," } else { "" };
-        let fits = line.chars().count() + 1 + part.chars().count() + sep.len() <= width;
-        if !fits && line.trim() != "connection:" && !line.trim().is_empty() {
-            lines.push(std::mem::replace(&mut line, "  ".to_string()));
-        }
-        if !line.ends_with(' ') {
-            line.push(' ');
-        }
-        line.push_str(&part);
-        line.push_str(sep);
-    }
-    if !parts.is_empty() {
-        lines.push(line);
-    }
-    lines
+    let items: Vec<String> = parts
+        .iter()
+        .enumerate()
+        .map(|(i, part)| {
+            let sep = if i + 1 < parts.len() { "," } else { "" };
+            format!("{}{sep}", crate::text::printable(part))
+        })
+        .collect();
+    wrap_items("connection:", &items, width)
 }

@@ -63,7 +63,7 @@ impl RowFormat {
     }
 
     /// Width of a mode's stage text, so `=` lines up in every row.
-    fn stages_width(&self, mode: Mode, verbose: bool) -> usize {
+    pub(super) fn stages_width(&self, mode: Mode, verbose: bool) -> usize {
         let names: Vec<&str> = stage_names(mode, verbose)
             .into_iter()
             .filter(|n| *n != "total" && *n != "res")
@@ -84,24 +84,52 @@ impl RowFormat {
     /// `-v` each probe gets a second, indented line with the residual, the
     /// client's TLS set-up and the resumption, which do not fit beside the stages.
     pub fn stacked_rows(&self, round: u32, samples: &[&Sample], slow: Slow) -> Vec<Line> {
-        let w = self.stages_width_of_modes(false);
         let first = (samples.len() > 1)
             .then(|| samples.first().map(|s| s.mode))
             .flatten();
+        self.stacked_lines(Some(round), None, samples, first, slow)
+    }
+
+    /// Stacked, one variant of a `--compare` round: its tag after the
+    /// round number (which only the round's first line shows) on each of
+    /// its lines. `first` is the mode of this variant that ran first in
+    /// the round, if one did.
+    pub fn stacked_variant_rows(
+        &self,
+        round: Option<u32>,
+        variant: u8,
+        samples: &[&Sample],
+        first: Option<Mode>,
+        slow: Slow,
+    ) -> Vec<Line> {
+        self.stacked_lines(round, Some(variant), samples, first, slow)
+    }
+
+    fn stacked_lines(
+        &self,
+        round: Option<u32>,
+        variant: Option<u8>,
+        samples: &[&Sample],
+        first: Option<Mode>,
+        slow: Slow,
+    ) -> Vec<Line> {
+        let w = self.stages_width_of_modes(false);
+        let tag = variant.map_or(String::new(), |v| format!("{} ", self.tags.padded(v)));
+        let indent = format!("           {}", self.tags.blank());
         // COLD on the first line of every round whatever the order, so the
         // cold lines read straight down; `*` marks the probe that ran first.
         let mut in_order: Vec<&Sample> = samples.to_vec();
         in_order.sort_by_key(|s| s.mode != Mode::Cold);
         let mut lines = Vec::new();
         for (i, s) in in_order.into_iter().enumerate() {
-            let tag = title(s.mode, true);
+            let mode = title(s.mode, true);
             let mark = if first == Some(s.mode) { '*' } else { ' ' };
-            let prefix = if i == 0 {
-                format!("{:>4} {tag}{mark} ", format!("#{round}"))
-            } else {
-                format!("     {tag}{mark} ")
+            let number = match round {
+                Some(round) if i == 0 => format!("#{round}"),
+                _ => String::new(),
             };
-            lines.extend(self.probe_lines(&prefix, s, slow.of(s.mode), w, "           "));
+            let prefix = format!("{number:>4} {tag}{mode}{mark} ");
+            lines.extend(self.probe_lines(&prefix, s, slow.of(s.mode), w, &indent));
         }
         lines
     }
@@ -175,5 +203,19 @@ impl RowFormat {
     pub fn block_row(&self, s: &Sample, slow: bool) -> Vec<Line> {
         let w = self.stages_width(s.mode, false);
         self.probe_lines(&format!("{:>4} ", s.round), s, slow, w, "     ")
+    }
+
+    /// Blocks, one probe of a `--compare` round: its variant's tag after
+    /// the round number, which only the round's first line in the block shows.
+    pub fn block_variant_row(&self, s: &Sample, show_round: bool, slow: bool) -> Vec<Line> {
+        let w = self.stages_width(s.mode, false);
+        let number = if show_round {
+            s.round.to_string()
+        } else {
+            String::new()
+        };
+        let prefix = format!("{number:>4} {} ", self.tags.padded(s.variant));
+        let indent = format!("     {}", self.tags.blank());
+        self.probe_lines(&prefix, s, slow, w, &indent)
     }
 }

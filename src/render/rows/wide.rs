@@ -25,13 +25,29 @@ impl RowFormat {
         }
     }
 
+    /// The widest a wide row gets before its notes: the rule's length.
+    pub(super) fn wide_row_width(&self) -> usize {
+        let modes: usize = self
+            .modes()
+            .into_iter()
+            .map(|m| self.wide_width(m) + 2)
+            .sum();
+        "-----+".len() + modes + "-------".len()
+    }
+
+    /// What a row begins with when it shows no round number: the round
+    /// column and, with `--compare`, the tag column, blank.
+    fn wide_blank_lead(&self) -> String {
+        format!("{:4}{} |", "", self.tags.blank())
+    }
+
     /// The mode titles, the column names and the rule under them.
     pub(super) fn wide_heads(&self) -> Vec<Line> {
         let (mut top, mut heads) = (
-            Line::plain(format!("{:4} |", "")),
-            Line::plain(format!("{:4} |", "")),
+            Line::plain(self.wide_blank_lead()),
+            Line::plain(self.wide_blank_lead()),
         );
-        let mut rule = "-----+".to_string();
+        let mut rule = format!("-----{}+", "-".repeat(self.tags.blank().len()));
         for mode in self.modes() {
             let w = self.wide_width(mode);
             let heading = title(mode, self.style.quiet);
@@ -62,9 +78,37 @@ impl RowFormat {
 
     /// One wide row for a round.
     pub fn wide_row(&self, round: u32, samples: &[&Sample], slow: Slow) -> Vec<Line> {
+        let first = (samples.len() > 1).then(|| samples[0].mode);
+        self.wide_line(format!("{round:>4} |"), samples, first, slow)
+    }
+
+    /// One variant's wide row in a `--compare` round: its tag after the
+    /// round number, which only the round's first row shows. `first` is
+    /// the mode of this variant that ran first in the round, if one did.
+    pub fn wide_variant_row(
+        &self,
+        round: Option<u32>,
+        variant: u8,
+        samples: &[&Sample],
+        first: Option<Mode>,
+        slow: Slow,
+    ) -> Vec<Line> {
+        let number = round.map(|r| r.to_string()).unwrap_or_default();
+        let lead = format!("{number:>4} {} |", self.tags.padded(variant));
+        self.wide_line(lead, samples, first, slow)
+    }
+
+    /// A wide row after `lead`: one probe of each mode, `*` beside `first`.
+    fn wide_line(
+        &self,
+        lead: String,
+        samples: &[&Sample],
+        first: Option<Mode>,
+        slow: Slow,
+    ) -> Vec<Line> {
         let find = |m: Mode| samples.iter().copied().find(|s| s.mode == m);
         let (cold, warm) = (find(Mode::Cold), find(Mode::Warm));
-        let mut line = Line::plain(format!("{round:>4} |"));
+        let mut line = Line::plain(lead);
         let mut quiet_notes = Vec::new();
         for mode in self.modes() {
             let w = self.wide_width(mode);
@@ -110,8 +154,7 @@ impl RowFormat {
                 },
             }
             // `*|`: this mode's probe ran first in the round (see the legend).
-            let first = samples.len() > 1 && samples.first().is_some_and(|s| s.mode == mode);
-            line.push(if first { "*|" } else { " |" }, Paint::Plain);
+            line.push(if first == Some(mode) { "*|" } else { " |" }, Paint::Plain);
         }
         let failed = samples.iter().any(|s| !s.ok());
         line.push(
@@ -134,7 +177,7 @@ impl RowFormat {
             line.push(format!(" {tail}"), Paint::Dim);
             return vec![line];
         }
-        let mut under = Line::plain(format!("{:4} |", ""));
+        let mut under = Line::plain(self.wide_blank_lead());
         under.push(format!(" {tail}"), Paint::Dim);
         vec![line, under]
     }

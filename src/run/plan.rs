@@ -1,0 +1,279 @@
+//! Before round 1: the preflight (one per variant with `--compare`), what it
+//! settles for the rounds, and the machine output of a run that ends here.
+
+use std::io;
+
+use crate::cli::{Options, Output};
+use crate::probe::{self, Lane, ProbeEnv, ProbeError, RunInfo};
+use crate::render::{self, Warnings};
+use crate::stats;
+
+use super::{output_failed, CERT_WARN_DAYS, EXIT_FAILED};
+
+/// What the rounds need: the run's facts and one lane per variant that can run.
+pub(super) struct Plan {
+    pub info: RunInfo,
+    pub lanes: Vec<Lane>,
+}
+
+/// `--http-version` asked for one version and the preflight got another.
+fn version_mismatch(asked: probe::HttpVersion, got: Option<probe::Proto>) -> Option<String> {
+    let (want, name) = match asked {
+        probe::HttpVersion::Auto => return None,
+        probe::HttpVersion::V2 => (probe::Proto::H2, "2"),
+        probe::HttpVersion::V1_1 => (probe::Proto::Http11, "1.1"),
+    };
+    let got = got?;
+    (got != want).then(|| {
+        format!(
+            "--http-version {name} was asked for, but the server answered over {}; \
+             nothing was measured (drop the flag to measure what the server offers)",
+            got.as_str()
+        )
+    })
+}
+
+/// A run that ended before round 1 still writes its machine output: the
+/// facts known so far and why it ended (`--json`), or the header and one
+/// `preflight` row (`--csv`), so a script can tell a refused connection from a
+/// certificate problem without reading stderr. Exits 2.
+fn ended_before_rounds(opts: &Options, info: &RunInfo, warnings: &Warnings) -> i32 {
+    let stdout = io::stdout();
+    let written = match opts.output {
+        Output::Table => Ok(()),
+        Output::Json => {
+            let summary = stats::summarize(&[], std::time::Duration::ZERO);
+            let out = io::BufWriter::new(stdout.lock());
+            render::json::write_document(out, info, &[], &summary, warnings.list())
+        }
+        Output::Csv => {
+            let stream = match &info.compare {
+                Some(c) => {
+                    let labels = c.variants.iter().map(|v| v.label.clone()).collect();
+                    render::csv::CsvStream::new_compared(stdout.lock(), labels)
+                }
+                None => render::csv::CsvStream::new(stdout.lock()),
+            };
+            stream.and_then(|mut c| c.preflight_row(info))
+        }
+    };
+    match written {
+        Ok(()) => EXIT_FAILED,
+        Err(e) => output_failed(&e),
+    }
+}
+
+fn failed_text(cfg: &probe::Config, e: &ProbeError) -> String {
+    format!(
+        "{} ({})",
+        render::format::reason(e.kind, cfg.timeout),
+        crate::text::printable(&e.text)
+    )
+}
+
+/// Warnings the preflight's answer earns: a redirect, a certificate near its end.
+fn preflight_warnings(pre: &probe::Preflight, info: &RunInfo, warnings: &mut Warnings) {
+    if let Some(location) = &pre.redirect {
+        warnings.warn(format!(
+            "the first response is a redirect ({}) to {location}; redirects are not followed, consider re-running against it",
+            pre.status
+        ));
+    }
+    if let Some(days) = info
+        .tls
+        .and_then(|t| t.cert_days_left)
+        .filter(|&d| d < CERT_WARN_DAYS)
+    {
+        warnings.warn(format!("the server certificate expires in {days} days"));
+    }
+}
+
+/// The preflight and what it settles; `Err` is the exit code of a run that
+/// ended here (its output already written).
+pub(super) fn plan(opts: &Options, env: &ProbeEnv, warnings: &mut Warnings) -> Result<Plan, i32> {
+    match &opts.compare {
+        None => plan_one(opts, env, warnings),
+        Some(cmp) => plan_compare(opts, cmp, env, warnings),
+    }
+}
+
+fn plan_one(opts: &Options, env: &ProbeEnv, warnings: &mut Warnings) -> Result<Plan, i32> {
+    let cfg = &opts.config;
+    let pre = match probe::preflight(cfg, env) {
+        Ok(pre) => pre,
+        Err(e) => {
+            eprintln!(
+                "tlsping: preflight to {} failed: {}",
+                cfg.target.url(),
+                failed_text(cfg, &e)
+            );
+            let info = probe::run_info_failed(cfg, e);
+            return Err(ended_before_rounds(opts, &info, warnings));
+        }
+    };
+    if let Some(why) = &pre.stop {
+        // The server already asked us to back off: no rounds at all.
+        warnings.warn(format!("preflight: {why}; no rounds were run"));
+        let mut info = probe::run_info(cfg, &pre);
+        info.preflight_error = Some(ProbeError {
+            kind: probe::ErrorKind::Error,
+            text: why.clone(),
+        });
+        return Err(ended_before_rounds(opts, &info, warnings));
+    }
+    if let Some(got) = version_mismatch(cfg.http_version, pre.proto) {
+        // Asking for a version means that version or nothing.
+        eprintln!("tlsping: {got}");
+        let mut info = probe::run_info(cfg, &pre);
+        info.preflight_error = Some(ProbeError {
+            kind: probe::ErrorKind::Error,
+            text: got,
+        });
+        return Err(ended_before_rounds(opts, &info, warnings));
+    }
+    let info = probe::run_info(cfg, &pre);
+    preflight_warnings(&pre, &info, warnings);
+    let lane = Lane {
+        variant: 0,
+        config: cfg.clone(),
+        method: pre.method.clone(),
+        dial: if cfg.pin_ip { pre.addr } else { None },
+    };
+    Ok(Plan {
+        info,
+        lanes: vec![lane],
+    })
+}
+
+/// `--compare`: a preflight per variant. A variant whose preflight fails, or
+/// that the server answers in another way than it asks (HTTP/1.1 to an
+/// HTTP/2 variant), cannot run: it is reported once and the others go on.
+fn plan_compare(
+    opts: &Options,
+    cmp: &probe::Compare,
+    env: &ProbeEnv,
+    warnings: &mut Warnings,
+) -> Result<Plan, i32> {
+    let cfg = &opts.config;
+    let axis = cmp.axis.as_str();
+    let addrs = if cmp.axis == probe::Axis::Addr && cmp.values.is_empty() {
+        match probe::addresses_of(&cfg.target.host, cfg.target.port) {
+            Ok(found) if found.len() >= 2 => found,
+            Ok(found) => {
+                let e = ProbeError {
+                    kind: probe::ErrorKind::Error,
+                    text: format!(
+                        "--compare addr: {} resolves to one address ({}); nothing to compare",
+                        cfg.target.host, found[0]
+                    ),
+                };
+                eprintln!("tlsping: {}", e.text);
+                let info = probe::run_info_failed(cfg, e);
+                return Err(ended_before_rounds(opts, &info, warnings));
+            }
+            Err(text) => {
+                eprintln!("tlsping: {text}");
+                let e = ProbeError {
+                    kind: probe::ErrorKind::DnsFail,
+                    text,
+                };
+                let info = probe::run_info_failed(cfg, e);
+                return Err(ended_before_rounds(opts, &info, warnings));
+            }
+        }
+    } else {
+        Vec::new()
+    };
+    let variants = probe::variants(cfg, cmp, &addrs);
+    let mut infos = Vec::new();
+    let mut lanes = Vec::new();
+    let mut first: Option<(probe::Preflight, RunInfo)> = None;
+    let mut first_error: Option<ProbeError> = None;
+    for (index, v) in variants.iter().enumerate() {
+        let mut info = probe::VariantInfo {
+            label: v.label.clone(),
+            value: v.value.clone(),
+            unavailable: None,
+            addr: None,
+        };
+        let pre = match probe::preflight(&v.config, env) {
+            Ok(pre) => pre,
+            Err(e) => {
+                warnings.warn(format!(
+                    "--compare {axis}: {} cannot run: its preflight failed: {}",
+                    v.label,
+                    failed_text(&v.config, &e)
+                ));
+                first_error.get_or_insert_with(|| e.clone());
+                info.unavailable = Some(e);
+                infos.push(info);
+                continue;
+            }
+        };
+        if let Some(why) = &pre.stop {
+            // The server asked clients to back off: that holds for every variant.
+            warnings.warn(format!(
+                "preflight of {}: {why}; no rounds were run",
+                v.label
+            ));
+            let mut run = probe::run_info(cfg, &pre);
+            run.preflight_error = Some(ProbeError {
+                kind: probe::ErrorKind::Error,
+                text: why.clone(),
+            });
+            return Err(ended_before_rounds(opts, &run, warnings));
+        }
+        let mismatch = version_mismatch(v.config.http_version, pre.proto).map(|_| {
+            format!(
+                "the server answered over {}",
+                pre.proto.map_or("no HTTP", |p| p.as_str())
+            )
+        });
+        if let Some(text) = mismatch {
+            warnings.warn(format!("--compare {axis}: {} cannot run: {text}", v.label));
+            let e = ProbeError {
+                kind: probe::ErrorKind::Error,
+                text,
+            };
+            first_error.get_or_insert_with(|| e.clone());
+            info.unavailable = Some(e);
+            infos.push(info);
+            continue;
+        }
+        info.addr = pre.addr;
+        lanes.push(Lane {
+            variant: index as u8,
+            config: v.config.clone(),
+            method: pre.method.clone(),
+            dial: if v.config.pin_ip { pre.addr } else { None },
+        });
+        infos.push(info);
+        if first.is_none() {
+            let run = probe::run_info(cfg, &pre);
+            first = Some((pre, run));
+        }
+    }
+    let modes = if cfg.mode == probe::ModeChoice::Both {
+        2
+    } else {
+        1
+    };
+    let compare = probe::CompareInfo {
+        axis: cmp.axis,
+        variants: infos,
+        probes_per_round: lanes.len() * modes,
+    };
+    let Some((pre, mut info)) = first else {
+        eprintln!("tlsping: --compare {axis}: no variant can run");
+        let e = first_error.unwrap_or(ProbeError {
+            kind: probe::ErrorKind::Error,
+            text: "no variant can run".into(),
+        });
+        let mut info = probe::run_info_failed(cfg, e);
+        info.compare = Some(compare);
+        return Err(ended_before_rounds(opts, &info, warnings));
+    };
+    info.compare = Some(compare);
+    preflight_warnings(&pre, &info, warnings);
+    Ok(Plan { info, lanes })
+}

@@ -1,0 +1,295 @@
+//! `--compare`: one summary per variant, and how each variant differs from
+//! the baseline, paired round by round so that what changes between rounds
+//! (the path, the server's load) falls out of the difference.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use crate::probe::{Mode, Sample};
+use crate::text::millis as ms;
+
+use super::descriptive::median_f64;
+use super::summary::{summarize, timed, Summary};
+
+/// The stages compared for cold probes, in the order they are reported.
+pub const COLD_STAGES: [&str; 5] = ["dns", "tcp", "tls", "srv", "total"];
+/// The stages compared for warm probes (a reused connection has no handshake).
+pub const WARM_STAGES: [&str; 2] = ["srv", "total"];
+
+/// How `variant` differs from `against` on one stage of one mode: the median
+/// of per-round `value(variant) − value(against)`, in milliseconds, signed
+/// (negative: `variant` is faster).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Difference {
+    pub variant: u8,
+    pub against: u8,
+    pub mode: Mode,
+    pub stage: &'static str,
+    pub median_ms: Option<f64>,
+    /// The distribution-free 95% interval of that median; `None` when there
+    /// are too few rounds for one (see `ci::min_n`).
+    pub ci_ms: Option<(f64, f64)>,
+    /// Rounds in which both variants had a timed value for this stage.
+    pub rounds: usize,
+}
+
+/// The statistics of a `--compare` run beyond the overall summary.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// One summary per variant that has samples, in variant order.
+    pub summaries: Vec<(u8, Summary)>,
+    /// Every variant after the baseline against the baseline: per variant,
+    /// cold stages then warm stages. Stages with no pair are left out.
+    pub differences: Vec<Difference>,
+}
+
+/// The value of `stage` in a sample, when measured.
+fn stage_value(s: &Sample, stage: &str) -> Option<Duration> {
+    match stage {
+        "dns" => s.dns(),
+        "tcp" => s.tcp(),
+        "tls" => s.tls(),
+        "srv" => s.srv(),
+        "total" => s.total(),
+        _ => None,
+    }
+}
+
+/// The timed samples of one variant and mode, by round.
+fn by_round(samples: &[Sample], variant: u8, mode: Mode) -> HashMap<u32, &Sample> {
+    samples
+        .iter()
+        .filter(|s| s.variant == variant && s.mode == mode && timed(s))
+        .map(|s| (s.round, s))
+        .collect()
+}
+
+/// The difference of `variant` against `against` on each stage with pairs.
+fn differences(samples: &[Sample], variant: u8, against: u8) -> Vec<Difference> {
+    let mut out = Vec::new();
+    for (mode, stages) in [
+        (Mode::Cold, &COLD_STAGES[..]),
+        (Mode::Warm, &WARM_STAGES[..]),
+    ] {
+        let base = by_round(samples, against, mode);
+        let other = by_round(samples, variant, mode);
+        for &stage in stages {
+            let mut diffs: Vec<f64> = other
+                .iter()
+                .filter_map(|(round, s)| {
+                    let b = base.get(round)?;
+                    Some(ms(stage_value(s, stage)?) - ms(stage_value(b, stage)?))
+                })
+                .collect();
+            if diffs.is_empty() {
+                continue;
+            }
+            diffs.sort_by(|a, b| a.total_cmp(b));
+            out.push(Difference {
+                variant,
+                against,
+                mode,
+                stage,
+                median_ms: median_f64(&diffs),
+                ci_ms: super::ci::median_ci(&diffs),
+                rounds: diffs.len(),
+            });
+        }
+    }
+    out
+}
+
+/// Per-variant summaries and paired differences over `variants` variants
+/// (a sample's `variant` indexes them). The baseline is the lowest-index
+/// variant that has samples.
+pub fn compare(samples: &[Sample], elapsed: Duration, variants: usize) -> Comparison {
+    let present: Vec<u8> = (0..variants.min(usize::from(u8::MAX) + 1))
+        .map(|v| v as u8)
+        .filter(|&v| samples.iter().any(|s| s.variant == v))
+        .collect();
+    let summaries = present
+        .iter()
+        .map(|&v| {
+            let own: Vec<Sample> = samples.iter().filter(|s| s.variant == v).cloned().collect();
+            (v, summarize(&own, elapsed))
+        })
+        .collect();
+    let differences = match present.split_first() {
+        Some((&baseline, rest)) => rest
+            .iter()
+            .flat_map(|&v| differences(samples, v, baseline))
+            .collect(),
+        None => Vec::new(),
+    };
+    Comparison {
+        summaries,
+        differences,
+    }
+}
+
+/// The overall summary, as `summarize` gives it, plus the comparison.
+pub fn summarize_compared(samples: &[Sample], elapsed: Duration, variants: usize) -> Summary {
+    let mut summary = summarize(samples, elapsed);
+    summary.comparison = Some(compare(samples, elapsed, variants));
+    summary
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::ErrorKind;
+
+    use super::super::synthetic::{cold, failed, warm};
+
+    fn of(variant: u8, mut s: Sample) -> Sample {
+        s.variant = variant;
+        s
+    }
+
+    /// `n` rounds from round 2: variant 0's tls takes 50 ms, variant 1's
+    /// 10 ms plus a round-dependent 0..n µs; both share the round's tcp.
+    fn two_variants(n: u32) -> Vec<Sample> {
+        let mut v = Vec::new();
+        for round in 2..2 + n {
+            let tcp = 20_000 + round * 1000;
+            v.push(of(1, cold(round, 100, tcp, 10_000 + round, 5_000, 0)));
+            v.push(of(0, cold(round, 100, tcp, 50_000, 5_000, 0)));
+            v.push(of(0, warm(round, 50, 4_000, 0, true)));
+            v.push(of(1, warm(round, 50, 4_000 + round, 0, true)));
+        }
+        v
+    }
+
+    fn find(c: &Comparison, mode: Mode, stage: &str) -> Difference {
+        c.differences
+            .iter()
+            .find(|d| d.mode == mode && d.stage == stage)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {stage}: {:#?}", c.differences))
+    }
+
+    #[test]
+    fn a_known_difference_and_its_interval() {
+        let c = compare(&two_variants(10), Duration::from_secs(10), 2);
+        assert_eq!(c.summaries.len(), 2);
+        assert_eq!((c.summaries[0].0, c.summaries[1].0), (0, 1));
+        assert_eq!(c.summaries[1].1.cold.timing.n, 10);
+        let tls = find(&c, Mode::Cold, "tls");
+        assert_eq!((tls.variant, tls.against, tls.rounds), (1, 0, 10));
+        // Per round: (10 000 + r) − 50 000 µs for r = 2..=11, i.e. −39.998 ..
+        // −39.989 ms; the median is the mean of r = 6 and 7.
+        assert!((tls.median_ms.unwrap() - -39.9935).abs() < 1e-9, "{tls:?}");
+        // n = 10: the interval is [x2, x9] of the ascending differences
+        // (r = 2 is the lowest), i.e. r = 3 and r = 10.
+        let (lo, hi) = tls.ci_ms.unwrap();
+        assert!((lo - -39.997).abs() < 1e-9, "{lo}");
+        assert!((hi - -39.990).abs() < 1e-9, "{hi}");
+        // Same tcp in each round: a difference of exactly zero.
+        let tcp = find(&c, Mode::Cold, "tcp");
+        assert_eq!(tcp.median_ms, Some(0.0));
+        assert_eq!(tcp.ci_ms, Some((0.0, 0.0)));
+        // Warm: srv and total only, in that order after the cold stages.
+        let stages: Vec<(Mode, &str)> = c.differences.iter().map(|d| (d.mode, d.stage)).collect();
+        assert_eq!(
+            stages,
+            [
+                (Mode::Cold, "dns"),
+                (Mode::Cold, "tcp"),
+                (Mode::Cold, "tls"),
+                (Mode::Cold, "srv"),
+                (Mode::Cold, "total"),
+                (Mode::Warm, "srv"),
+                (Mode::Warm, "total"),
+            ]
+        );
+        let warm_srv = find(&c, Mode::Warm, "srv");
+        assert!((warm_srv.median_ms.unwrap() - 0.0065).abs() < 1e-9);
+    }
+
+    #[test]
+    fn too_few_rounds_give_no_interval() {
+        let c = compare(&two_variants(5), Duration::ZERO, 2);
+        let tls = find(&c, Mode::Cold, "tls");
+        assert_eq!(tls.rounds, 5);
+        assert!(tls.median_ms.is_some());
+        assert_eq!(tls.ci_ms, None);
+        let c = compare(&two_variants(6), Duration::ZERO, 2);
+        assert!(find(&c, Mode::Cold, "tls").ci_ms.is_some());
+    }
+
+    #[test]
+    fn pairs_only_within_the_same_round() {
+        // Variant 1 in rounds 2 and 3, variant 0 in rounds 3 and 4: one pair.
+        let samples = vec![
+            of(1, cold(2, 100, 1_000, 1_000, 1_000, 0)),
+            of(0, cold(3, 100, 1_000, 5_000, 1_000, 0)),
+            of(1, cold(3, 100, 1_000, 2_000, 1_000, 0)),
+            of(0, cold(4, 100, 1_000, 9_000, 1_000, 0)),
+        ];
+        let c = compare(&samples, Duration::ZERO, 2);
+        let tls = find(&c, Mode::Cold, "tls");
+        assert_eq!(tls.rounds, 1);
+        assert_eq!(tls.median_ms, Some(-3.0));
+        assert!(c.differences.iter().all(|d| d.mode == Mode::Cold));
+    }
+
+    #[test]
+    fn a_failed_sample_drops_its_rounds_pair() {
+        let mut samples = two_variants(6);
+        // Round 4's cold probe of variant 1 timed out.
+        let at = samples
+            .iter()
+            .position(|s| s.round == 4 && s.variant == 1 && s.mode == Mode::Cold)
+            .unwrap();
+        samples[at] = of(1, failed(4, Mode::Cold, ErrorKind::Timeout, 5_000_000));
+        let c = compare(&samples, Duration::ZERO, 2);
+        assert_eq!(find(&c, Mode::Cold, "tls").rounds, 5);
+        assert_eq!(find(&c, Mode::Cold, "total").rounds, 5);
+        assert_eq!(find(&c, Mode::Warm, "total").rounds, 6);
+        // The failure still counts as loss in its variant's own summary.
+        let (_, v1) = &c.summaries[1];
+        assert_eq!((v1.cold.sent, v1.cold.ok), (6, 5));
+    }
+
+    #[test]
+    fn the_baseline_is_the_first_variant_with_samples() {
+        // Variant 0 could not run: variant 1 is the baseline of variant 2.
+        let samples: Vec<Sample> = two_variants(3)
+            .into_iter()
+            .map(|s| of(s.variant + 1, s))
+            .collect();
+        let c = compare(&samples, Duration::ZERO, 3);
+        assert_eq!(
+            c.summaries.iter().map(|(v, _)| *v).collect::<Vec<_>>(),
+            [1, 2]
+        );
+        assert!(c
+            .differences
+            .iter()
+            .all(|d| (d.variant, d.against) == (2, 1)));
+    }
+
+    #[test]
+    fn unmeasured_stages_are_left_out() {
+        let samples: Vec<Sample> = two_variants(3)
+            .into_iter()
+            .map(|mut s| {
+                s.https = false;
+                s
+            })
+            .collect();
+        let c = compare(&samples, Duration::ZERO, 2);
+        assert!(c.differences.iter().all(|d| d.stage != "tls"));
+    }
+
+    #[test]
+    fn the_compared_summary_keeps_the_overall_figures() {
+        let samples = two_variants(4);
+        let plain = summarize(&samples, Duration::ZERO);
+        let compared = summarize_compared(&samples, Duration::ZERO, 2);
+        assert_eq!(plain.comparison, None);
+        assert_eq!(compared.cold, plain.cold);
+        assert_eq!(compared.handshake, plain.handshake);
+        assert!(compared.comparison.is_some());
+    }
+}
