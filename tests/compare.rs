@@ -320,3 +320,29 @@ fn tls12_costs_one_more_delay_than_tls13_and_the_interval_says_so() {
         "the interval excludes 0: {tls:#}"
     );
 }
+
+#[test]
+fn early_data_variants_send_it_or_never_do() {
+    let server = start(ServerOpts {
+        early_data: true,
+        ..Default::default()
+    });
+    let doc = run(&["--compare", "early-data", "-m", "cold", "-n", "3", &server.url()]);
+    let states = |label: &str| -> Vec<Value> {
+        of(&doc, label)
+            .iter()
+            .map(|s| s["early_data"].clone())
+            .collect()
+    };
+    assert_eq!(states("early-data=off"), [Value::Null, Value::Null, Value::Null]);
+    assert_eq!(
+        states("early-data=on"),
+        ["not_sent", "accepted", "accepted"].map(Value::from)
+    );
+    let seen = handshakes(&server, 8);
+    let accepted = seen
+        .iter()
+        .filter(|h| h.early_data == support::server::EarlyData::Accepted)
+        .count();
+    assert_eq!(accepted, 2, "{seen:#?}");
+}
