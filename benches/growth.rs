@@ -77,6 +77,7 @@ fn main() {
             color: true,
             quiet: false,
             verbose: true,
+            unicode: true,
         };
         let (t_table, _) = time(|| {
             let mut h = Human::new(std::io::BufWriter::new(sink()), &info, style);

@@ -327,14 +327,25 @@ fn early_data_variants_send_it_or_never_do() {
         early_data: true,
         ..Default::default()
     });
-    let doc = run(&["--compare", "early-data", "-m", "cold", "-n", "3", &server.url()]);
+    let doc = run(&[
+        "--compare",
+        "early-data",
+        "-m",
+        "cold",
+        "-n",
+        "3",
+        &server.url(),
+    ]);
     let states = |label: &str| -> Vec<Value> {
         of(&doc, label)
             .iter()
             .map(|s| s["early_data"].clone())
             .collect()
     };
-    assert_eq!(states("early-data=off"), [Value::Null, Value::Null, Value::Null]);
+    assert_eq!(
+        states("early-data=off"),
+        [Value::Null, Value::Null, Value::Null]
+    );
     assert_eq!(
         states("early-data=on"),
         ["not_sent", "accepted", "accepted"].map(Value::from)

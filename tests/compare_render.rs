@@ -85,6 +85,7 @@ fn style(layout: Layout, width: usize, variant: &str) -> Style {
         color: false,
         quiet: variant == "quiet",
         verbose: variant == "verbose",
+        unicode: true,
     }
 }
 

@@ -51,6 +51,7 @@ fn render(layout: Layout, width: usize, variant: &str, case: &str) -> String {
         color: false,
         quiet: variant == "quiet",
         verbose: variant == "verbose",
+        unicode: true,
     };
     let info = info();
     let samples = rounds(case);
@@ -133,6 +134,7 @@ fn slow_totals_are_painted_yellow_once_three_samples_are_seen() {
         color: true,
         quiet: false,
         verbose: false,
+        unicode: true,
     };
     let mut buf = Vec::new();
     {
@@ -182,6 +184,7 @@ fn connection_flags_get_a_header_line_of_their_own() {
             color: false,
             quiet: false,
             verbose: false,
+            unicode: true,
         };
         let mut buf = Vec::new();
         Human::new(&mut buf, info, style).start(info).unwrap();

@@ -37,7 +37,7 @@ pub use handle::ProbeHandle;
 pub use preflight::{run as preflight, Preflight};
 pub use sample::Outcome;
 pub use scheduler::{
-    round_modes, run_lanes, run_rounds, EarlyStop, Lane, Notice, Observer, Rounds,
+    round_modes, run_lanes, run_rounds, EarlyStop, Lane, Notice, Observer, Rounds, RunStart,
     MAX_CONSECUTIVE_FAILURES,
 };
 pub use trust::{check_sources as check_trust_sources, TrustStore};
@@ -102,6 +102,7 @@ fn settled_by(cfg: &Config) -> RunInfo {
         client_cert: cfg.client_cert.as_ref().map(|p| p.display().to_string()),
         early_data: cfg.early_data,
         compare: None,
+        started_at: None,
         preflight_error: None,
     }
 }

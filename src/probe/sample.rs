@@ -93,6 +93,8 @@ pub(super) fn build(
     Sample {
         round,
         mode,
+        t: None,
+        at: None,
         variant: 0,
         warmup: false,
         own_dns: done.own_dns,
@@ -180,6 +182,8 @@ pub(super) fn failed_before_transfer(
     Sample {
         round,
         mode,
+        t: None,
+        at: None,
         variant: 0,
         warmup: false,
         own_dns: None,

@@ -120,6 +120,23 @@ impl Ticks {
     }
 }
 
+/// When the rounds start, on both clocks: every sample's `t` counts from
+/// `mono`, and `wall` is the run's `started_at`.
+#[derive(Clone, Copy, Debug)]
+pub struct RunStart {
+    pub mono: Instant,
+    pub wall: std::time::SystemTime,
+}
+
+impl RunStart {
+    pub fn now() -> RunStart {
+        RunStart {
+            mono: Instant::now(),
+            wall: std::time::SystemTime::now(),
+        }
+    }
+}
+
 /// One variant's probes in a run: its configuration (the run's, with the
 /// compared thing changed), the method and address its preflight settled.
 pub struct Lane {
@@ -155,7 +172,7 @@ pub fn run_rounds(
         method: method.clone(),
         dial,
     };
-    run_lanes(cfg, &[lane], env, observer)
+    run_lanes(cfg, &[lane], env, RunStart::now(), observer)
 }
 
 /// Runs the rounds of `base` (count, interval, modes, order, warm-up and
@@ -169,6 +186,7 @@ pub fn run_lanes(
     base: &Config,
     lanes: &[Lane],
     env: &ProbeEnv,
+    started: RunStart,
     observer: &mut dyn Observer,
 ) -> Rounds {
     let cancel = &env.cancel;
@@ -189,7 +207,7 @@ pub fn run_lanes(
     let mut warned_body_cap = false;
     let mut request_seq: u64 = 0;
     let mut stop = None;
-    let start = Instant::now();
+    let start = started.mono;
     let mut round: u32 = 1;
     let mut ticks = Ticks::new(start, base.interval);
     'rounds: while base.count == 0 || round <= base.count {
@@ -218,6 +236,8 @@ pub fn run_lanes(
                 let url = base
                     .cache_bust
                     .then(|| base.target.request_url(Some(request_seq)));
+                // When it started, outside every timed interval.
+                let (t, at) = (start.elapsed(), std::time::SystemTime::now());
                 let mut sample = match (mode, lane.cold.as_mut(), lane.warm.as_mut()) {
                     (Mode::Cold, Some(c), _) => {
                         c.probe(round, url.as_deref().unwrap_or(&base.target.url()))
@@ -228,6 +248,8 @@ pub fn run_lanes(
                 probe_ended = Some(Instant::now());
                 sample.warmup = round <= base.warmup;
                 sample.variant = lane.variant;
+                sample.t = Some(t);
+                sample.at = Some(at);
                 let written = observer.sample(&sample);
                 let canceled = sample
                     .error

@@ -166,6 +166,12 @@ pub struct TcpFacts {
 pub struct Sample {
     pub round: u32,
     pub mode: Mode,
+    /// When the probe started, on the monotonic clock, from the start of the
+    /// rounds (`t_ms`); `None` outside the rounds (the preflight).
+    pub t: Option<Duration>,
+    /// When the probe started on the wall clock (`at`), read just before
+    /// the probe, outside every timed interval.
+    pub at: Option<std::time::SystemTime>,
     /// With `--compare`: the index of this probe's variant in
     /// `RunInfo::compare` (0 without a comparison).
     pub variant: u8,
@@ -392,6 +398,9 @@ pub struct RunInfo {
     pub connect_to: Vec<String>,
     pub client_cert: Option<String>,
     pub early_data: bool,
+    /// When the rounds started, on the wall clock (`run.started_at`); the
+    /// zero point of every sample's `t`. `None` when no round ran.
+    pub started_at: Option<std::time::SystemTime>,
     /// `--compare`: the axis, every variant and which of them could run.
     pub compare: Option<super::compare::CompareInfo>,
     /// Why the run ended before round 1: the preflight failed, was refused

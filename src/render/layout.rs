@@ -60,6 +60,20 @@ pub fn stdout_is_tty() -> bool {
     std::io::stdout().is_terminal()
 }
 
+/// Whether the terminal can show characters beyond ASCII (block elements in
+/// the distribution row): the locale names UTF-8. The first of `LC_ALL`,
+/// `LC_CTYPE`, `LANG` that is set and not empty decides, as in C.
+pub fn unicode_ok(lc_all: Option<&str>, lc_ctype: Option<&str>, lang: Option<&str>) -> bool {
+    [lc_all, lc_ctype, lang]
+        .into_iter()
+        .flatten()
+        .find(|v| !v.is_empty())
+        .is_some_and(|v| {
+            let v = v.to_ascii_lowercase();
+            v.contains("utf-8") || v.contains("utf8")
+        })
+}
+
 /// How the human output looks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Style {
@@ -68,12 +82,24 @@ pub struct Style {
     pub color: bool,
     pub quiet: bool,
     pub verbose: bool,
+    /// The terminal shows Unicode (see `unicode_ok`); else plain ASCII pictures.
+    pub unicode: bool,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::ffi::OsStr;
+
+    #[test]
+    fn unicode_follows_the_first_locale_variable_set() {
+        assert!(unicode_ok(None, None, Some("en_US.UTF-8")));
+        assert!(unicode_ok(Some("C.utf8"), None, Some("C")));
+        assert!(!unicode_ok(Some("C"), None, Some("en_US.UTF-8")));
+        assert!(unicode_ok(Some(""), Some("ko_KR.UTF-8"), None));
+        assert!(!unicode_ok(None, None, None));
+        assert!(!unicode_ok(None, None, Some("POSIX")));
+    }
 
     #[test]
     fn thresholds() {

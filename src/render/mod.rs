@@ -3,14 +3,18 @@
 
 pub mod compare;
 pub mod csv;
+pub mod distribution;
 pub mod format;
 pub mod human;
 pub mod json;
+pub mod jsonl;
 pub mod layout;
 pub mod paint;
 pub mod rows;
 pub mod summary;
+pub mod svg;
 pub mod warnings;
+pub mod write_out;
 
 pub use human::Human;
 pub use layout::{Layout, Style};

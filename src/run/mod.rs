@@ -54,6 +54,11 @@ fn style(opts: &Options) -> Style {
         color: layout::use_color(opts.no_color, std::env::var_os("NO_COLOR").as_deref(), tty),
         quiet: opts.quiet,
         verbose: opts.verbose,
+        unicode: layout::unicode_ok(
+            std::env::var("LC_ALL").ok().as_deref(),
+            std::env::var("LC_CTYPE").ok().as_deref(),
+            std::env::var("LANG").ok().as_deref(),
+        ),
     }
 }
 
@@ -144,11 +149,14 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
             }
         }
     };
-    let plan::Plan { info, lanes } = match plan::plan(&opts, &env, &mut warnings) {
+    let plan::Plan { mut info, lanes } = match plan::plan(&opts, &env, &mut warnings) {
         Ok(plan) => plan,
         Err(code) => return code,
     };
     let cfg = &opts.config;
+    // The rounds' zero point on both clocks, known to the output from its first line.
+    let run_start = probe::RunStart::now();
+    info.started_at = Some(run_start.wall);
     let stdout = io::stdout();
     let started: io::Result<Live<_>> = match opts.output {
         Output::Table => {
@@ -173,7 +181,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
         warnings: &mut warnings,
         info: &info,
     };
-    let rounds = probe::run_lanes(cfg, &lanes, &env, &mut watch);
+    let rounds = probe::run_lanes(cfg, &lanes, &env, run_start, &mut watch);
     let mut live = watch.live;
     match &rounds.stop {
         Some(EarlyStop::Output(e)) => return output_failed(e),

@@ -17,6 +17,8 @@ fn base(round: u32, mode: Mode) -> Sample {
     Sample {
         round,
         mode,
+        t: None,
+        at: None,
         variant: 0,
         warmup: false,
         own_dns: None,
@@ -161,6 +163,7 @@ pub fn run_info() -> RunInfo {
         client_cert: None,
         early_data: false,
         compare: None,
+        started_at: None,
         url: "https://example.test/".into(),
         https: true,
         host: "example.test".into(),
