@@ -33,6 +33,12 @@ pub fn is_token(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(is_tchar)
 }
 
+/// A wall-clock time as RFC 3339 in UTC with milliseconds
+/// (`2026-11-30T17:04:10.123Z`), the spelling of every `at`.
+pub fn rfc3339_millis(t: std::time::SystemTime) -> String {
+    humantime::format_rfc3339_millis(t).to_string()
+}
+
 /// A duration in milliseconds, the unit of every `_ms` figure we print.
 pub fn millis(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0

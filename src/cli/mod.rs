@@ -188,8 +188,12 @@ pub struct Args {
     pub json: bool,
 
     /// One CSV row per sample, streamed
-    #[arg(long, help_heading = "Output")]
+    #[arg(long, conflicts_with = "jsonl", help_heading = "Output")]
     pub csv: bool,
+
+    /// JSON lines, streamed: a run line, one line per sample as it finishes, a summary line
+    #[arg(long, conflicts_with = "json", help_heading = "Output")]
+    pub jsonl: bool,
 
     /// Never colour the output (NO_COLOR is honoured too)
     #[arg(long = "no-color", help_heading = "Output")]
@@ -248,6 +252,7 @@ pub enum Output {
     Table,
     Json,
     Csv,
+    Jsonl,
 }
 
 /// A validated invocation.
@@ -424,6 +429,8 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
     };
     let output = if args.json {
         Output::Json
+    } else if args.jsonl {
+        Output::Jsonl
     } else if args.csv {
         Output::Csv
     } else {

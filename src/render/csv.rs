@@ -58,6 +58,11 @@ pub const ATTRIBUTION_COLUMNS: [&str; 6] = [
 /// After the attribution columns: what the connection flags produced.
 pub const CONNECTION_COLUMNS: [&str; 1] = ["early_data"];
 
+/// When each probe started: milliseconds from the start of the rounds and
+/// the wall clock (RFC 3339, UTC, milliseconds). At the end, so every
+/// column of the original and every earlier addition keeps its place.
+pub const TIME_COLUMNS: [&str; 2] = ["t_ms", "at"];
+
 /// `Server-Timing` metrics in one cell, in the header's own syntax
 /// (`name;dur=12.5;desc="text", next`), so a spreadsheet keeps them together.
 pub fn server_timing_cell(metrics: &[crate::probe::ServerTiming]) -> String {
@@ -104,6 +109,7 @@ fn column_names(compared: bool) -> impl Iterator<Item = &'static str> {
         .chain(CURL_COLUMNS.iter())
         .chain(ATTRIBUTION_COLUMNS.iter())
         .chain(CONNECTION_COLUMNS.iter())
+        .chain(TIME_COLUMNS.iter())
         .copied()
         .chain(compared.then_some(COMPARE_COLUMN))
 }
@@ -229,6 +235,9 @@ impl<W: Write> CsvStream<W> {
             self.text(Some(&cell))?;
         }
         self.text(s.early_data.map(|e| e.as_str()))?;
+        self.stage(s.t)?;
+        let at = s.at.map(crate::text::rfc3339_millis);
+        self.text(at.as_deref())?;
         if let Some(labels) = &self.labels {
             let label = labels.get(usize::from(s.variant)).map(|l| neutralise(l));
             self.out.write_field(label.as_deref().unwrap_or(""))?;

@@ -36,6 +36,8 @@ pub struct Document<'a> {
 #[derive(Serialize)]
 pub struct RunJson {
     url: String,
+    /// When the rounds started (RFC 3339, UTC, ms): the zero of every `t_ms`.
+    started_at: Option<String>,
     host: String,
     method: String,
     addr: Option<String>,
@@ -110,6 +112,10 @@ pub struct CurlJson {
 #[derive(Serialize)]
 pub struct SampleJson<'a> {
     round: u32,
+    /// When the probe started: ms from the start of the rounds (monotonic),
+    /// and the wall clock (RFC 3339, UTC, ms); null outside the rounds.
+    t_ms: Option<f64>,
+    at: Option<String>,
     mode: &'static str,
     dns_ms: Option<f64>,
     tcp_ms: Option<f64>,
@@ -251,6 +257,7 @@ pub struct DifferenceJson<'a> {
 pub fn run_json(info: &RunInfo) -> RunJson {
     RunJson {
         url: info.url.clone(),
+        started_at: info.started_at.map(crate::text::rfc3339_millis),
         host: info.host.clone(),
         method: info.method.clone(),
         addr: info.addr.map(|a| a.to_string()),
@@ -313,6 +320,8 @@ pub fn sample_json_in<'a>(s: &'a Sample, compare: Option<&'a CompareInfo>) -> Sa
     let t = &s.timers;
     SampleJson {
         round: s.round,
+        t_ms: opt_ms(s.t),
+        at: s.at.map(crate::text::rfc3339_millis),
         mode: s.mode.as_str(),
         dns_ms: opt_ms(s.dns()),
         tcp_ms: opt_ms(s.tcp()),

@@ -1,1 +1,97 @@
-//! (being written)
+//! `--jsonl`: the `--json` document as a stream, one object per line, each
+//! flushed as soon as it is written: a `run` line first, a `sample` line as
+//! each probe finishes, a `summary` line (with the warnings) last. A program
+//! reading the pipe sees every sample while the run goes on, and a killed
+//! run leaves every finished sample behind. The field names are those of
+//! `--json`; `schema/tlsping-jsonl.schema.json` describes each line type.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::probe::{CompareInfo, Observer, RunInfo, Sample};
+use crate::stats::Summary;
+
+use super::json::{run_json, sample_json_in, summary_json_in, SCHEMA};
+
+/// One line: its type first, then the object's own fields.
+#[derive(Serialize)]
+struct Line<'a, T: Serialize> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    body: &'a T,
+}
+
+/// The run line's extra facts: which schema and which build wrote the stream.
+#[derive(Serialize)]
+struct RunLine<'a, T: Serialize> {
+    schema: u32,
+    tlsping_version: &'static str,
+    #[serde(flatten)]
+    run: &'a T,
+}
+
+/// The summary line also carries every warning of the run.
+#[derive(Serialize)]
+struct SummaryLine<'a, T: Serialize> {
+    #[serde(flatten)]
+    summary: &'a T,
+    warnings: &'a [String],
+}
+
+/// Writes one line and flushes it.
+fn write_line<W: Write, T: Serialize>(out: &mut W, kind: &'static str, body: &T) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, &Line { kind, body }).map_err(io::Error::other)?;
+    out.write_all(b"\n")?;
+    out.flush()
+}
+
+pub struct JsonlStream<W: Write> {
+    out: W,
+    compare: Option<CompareInfo>,
+}
+
+impl<W: Write> JsonlStream<W> {
+    /// Writes the run line and flushes it.
+    pub fn start(out: W, info: &RunInfo) -> io::Result<JsonlStream<W>> {
+        let mut stream = JsonlStream {
+            out,
+            compare: info.compare.clone(),
+        };
+        let run = run_json(info);
+        write_line(
+            &mut stream.out,
+            "run",
+            &RunLine {
+                schema: SCHEMA,
+                tlsping_version: env!("CARGO_PKG_VERSION"),
+                run: &run,
+            },
+        )?;
+        Ok(stream)
+    }
+
+    /// Writes the summary line, the last one.
+    pub fn finish(&mut self, summary: &Summary, warnings: &[String]) -> io::Result<()> {
+        let figures = summary_json_in(summary, self.compare.as_ref());
+        write_line(
+            &mut self.out,
+            "summary",
+            &SummaryLine {
+                summary: &figures,
+                warnings,
+            },
+        )
+    }
+}
+
+impl<W: Write> Observer for JsonlStream<W> {
+    fn sample(&mut self, sample: &Sample) -> io::Result<()> {
+        write_line(
+            &mut self.out,
+            "sample",
+            &sample_json_in(sample, self.compare.as_ref()),
+        )
+    }
+}

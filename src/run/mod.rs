@@ -68,6 +68,7 @@ enum Live<W: Write> {
     Csv(render::csv::CsvStream<W>),
     /// JSON is one document written when the run ends: nothing streams.
     JsonAtEnd,
+    Jsonl(render::jsonl::JsonlStream<W>),
 }
 
 /// What watches the rounds: the live output, and the warnings they raise.
@@ -81,6 +82,7 @@ impl<W: Write> Observer for Watch<'_, W> {
     fn sample(&mut self, s: &Sample) -> io::Result<()> {
         match &mut self.live {
             Live::Csv(c) => c.sample(s),
+            Live::Jsonl(j) => j.sample(s),
             _ => Ok(()),
         }
     }
@@ -171,6 +173,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
             None => render::csv::CsvStream::new(stdout.lock()).map(Live::Csv),
         },
         Output::Json => Ok(Live::JsonAtEnd),
+        Output::Jsonl => render::jsonl::JsonlStream::start(stdout.lock(), &info).map(Live::Jsonl),
     };
     let live = match started {
         Ok(live) => live,
@@ -198,6 +201,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
     let printed = match &mut live {
         Live::Human(h) => h.finish().and_then(|_| h.statistics(&info, &summary)),
         Live::Csv(_) => Ok(()),
+        Live::Jsonl(j) => j.finish(&summary, warnings.list()),
         Live::JsonAtEnd => {
             let out = io::BufWriter::new(stdout.lock());
             render::json::write_document(out, &info, &rounds.samples, &summary, warnings.list())

@@ -46,6 +46,11 @@ fn ended_before_rounds(opts: &Options, info: &RunInfo, warnings: &Warnings) -> i
             let out = io::BufWriter::new(stdout.lock());
             render::json::write_document(out, info, &[], &summary, warnings.list())
         }
+        Output::Jsonl => {
+            let summary = stats::summarize(&[], std::time::Duration::ZERO);
+            render::jsonl::JsonlStream::start(stdout.lock(), info)
+                .and_then(|mut j| j.finish(&summary, warnings.list()))
+        }
         Output::Csv => {
             let stream = match &info.compare {
                 Some(c) => {
