@@ -3,72 +3,13 @@
 //! group, HTTP version, resumption, early data); each value is a variant,
 //! a copy of the run's configuration with that one thing changed.
 
-use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+use std::net::{IpAddr, ToSocketAddrs};
 
 use super::config::{Config, HttpVersion, IpVersion, TlsMax};
-use super::types::ProbeError;
+use super::types::Axis;
 
 /// Most variants one run compares (`addr` stops there).
 pub const MAX_VARIANTS: usize = 8;
-
-/// What differs between the variants of a comparison.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Axis {
-    /// IPv4 against IPv6 (`4`, `6`).
-    Ip,
-    /// Every address the name resolves to, or the ones listed.
-    Addr,
-    /// The highest TLS version offered (`1.2`, `1.3`).
-    Tls,
-    /// The key-exchange group offered (OpenSSL names).
-    Group,
-    /// The HTTP version (`1.1`, `2`).
-    Http,
-    /// TLS session resumption across cold probes (`on`, `off`).
-    Resume,
-    /// TLS 1.3 early data on resumed cold probes (`off`, `on`).
-    EarlyData,
-}
-
-impl Axis {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Axis::Ip => "ip",
-            Axis::Addr => "addr",
-            Axis::Tls => "tls",
-            Axis::Group => "group",
-            Axis::Http => "http",
-            Axis::Resume => "resume",
-            Axis::EarlyData => "early-data",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Axis> {
-        Some(match name {
-            "ip" => Axis::Ip,
-            "addr" => Axis::Addr,
-            "tls" => Axis::Tls,
-            "group" => Axis::Group,
-            "http" => Axis::Http,
-            "resume" => Axis::Resume,
-            "early-data" => Axis::EarlyData,
-            _ => return None,
-        })
-    }
-
-    /// The values compared when none are given (`addr`: every address found).
-    pub fn default_values(self) -> &'static [&'static str] {
-        match self {
-            Axis::Ip => &["4", "6"],
-            Axis::Addr => &[],
-            Axis::Tls => &["1.2", "1.3"],
-            Axis::Group => &["X25519", "X25519MLKEM768"],
-            Axis::Http => &["1.1", "2"],
-            Axis::Resume => &["on", "off"],
-            Axis::EarlyData => &["off", "on"],
-        }
-    }
-}
 
 /// `--compare AXIS[=A,B,...]` as checked by the command line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,37 +27,6 @@ pub struct Variant {
     /// The axis value as given (`1.2`, `X25519`, `192.0.2.7`).
     pub value: String,
     pub config: Config,
-}
-
-/// What the run reports about one variant (`run.compare` in JSON).
-#[derive(Clone, Debug, PartialEq)]
-pub struct VariantInfo {
-    pub label: String,
-    pub value: String,
-    /// Why it could not run at all (its preflight failed, or the server
-    /// answered it in another way than the variant asks); `None` when it ran.
-    pub unavailable: Option<ProbeError>,
-    /// The address its preflight settled on.
-    pub addr: Option<SocketAddr>,
-}
-
-/// The comparison a run made, for the header and `run.compare`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CompareInfo {
-    pub axis: Axis,
-    /// Every variant asked for, in order; a sample's `variant` indexes this.
-    pub variants: Vec<VariantInfo>,
-    /// Probes per round once the variants that cannot run are left out.
-    pub probes_per_round: usize,
-}
-
-impl CompareInfo {
-    /// The label of variant `index` (a sample's `variant`).
-    pub fn label(&self, index: u8) -> &str {
-        self.variants
-            .get(usize::from(index))
-            .map_or("?", |v| v.label.as_str())
-    }
 }
 
 /// The label of one value on an axis.

@@ -23,10 +23,7 @@ mod warm;
 
 pub use cancel::Cancel;
 pub use collector::{Collector, BODY_CAP};
-pub use compare::{
-    addresses_of, variant_order, variants, Axis, Compare, CompareInfo, Variant, VariantInfo,
-    MAX_VARIANTS,
-};
+pub use compare::{addresses_of, variant_order, variants, Compare, Variant, MAX_VARIANTS};
 pub use config::{
     Config, EarlyData, HttpVersion, IpVersion, Method, ModeChoice, Order, Target, TlsMax,
 };
@@ -42,8 +39,8 @@ pub use scheduler::{
 };
 pub use trust::{check_sources as check_trust_sources, TrustStore};
 pub use types::{
-    tls_version_label, CurlTimers, ErrorKind, Mode, ProbeError, Proto, RunInfo, Sample,
-    ServerTiming, TcpFacts, TlsFacts,
+    tls_version_label, Axis, CompareInfo, CurlTimers, ErrorKind, Mode, ProbeError, Proto, RunInfo,
+    Sample, ServerTiming, TcpFacts, TlsFacts, VariantInfo,
 };
 
 /// The run's facts for the header line and `run` in JSON.
