@@ -195,6 +195,13 @@ pub struct Args {
     #[arg(long, conflicts_with = "json", help_heading = "Output")]
     pub jsonl: bool,
 
+    /// Print FORMAT for every sample as it finishes, in place of the table: curl's -w
+    /// syntax and units (%{time_connect}, %{http_code}, %{json}, ...) plus %{mode},
+    /// %{round} and %{variant}; @FILE reads the format from a file
+    #[arg(long = "write-out", value_name = "FORMAT",
+          conflicts_with_all = ["json", "csv", "jsonl"], help_heading = "Output")]
+    pub write_out: Option<String>,
+
     /// Never colour the output (NO_COLOR is honoured too)
     #[arg(long = "no-color", help_heading = "Output")]
     pub no_color: bool,
@@ -247,12 +254,14 @@ fn parse_http_version(v: &str) -> Result<HttpVersion, String> {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Output {
     Table,
     Json,
     Csv,
     Jsonl,
+    /// `--write-out`: one formatted line per sample, no table, no statistics.
+    WriteOut(crate::render::write_out::WriteOut),
 }
 
 /// A validated invocation.
@@ -427,7 +436,9 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         Some(v) => Some(compare::parse(v, &fixed, &config)?),
         None => None,
     };
-    let output = if args.json {
+    let output = if let Some(format) = &args.write_out {
+        Output::WriteOut(crate::render::write_out::parse(format).map_err(UsageError)?)
+    } else if args.json {
         Output::Json
     } else if args.jsonl {
         Output::Jsonl

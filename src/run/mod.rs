@@ -69,6 +69,12 @@ enum Live<W: Write> {
     /// JSON is one document written when the run ends: nothing streams.
     JsonAtEnd,
     Jsonl(render::jsonl::JsonlStream<W>),
+    /// `--write-out`: the format, filled in for every sample as it finishes.
+    WriteOut {
+        out: W,
+        format: render::write_out::WriteOut,
+        compare: Option<probe::CompareInfo>,
+    },
 }
 
 /// What watches the rounds: the live output, and the warnings they raise.
@@ -83,6 +89,14 @@ impl<W: Write> Observer for Watch<'_, W> {
         match &mut self.live {
             Live::Csv(c) => c.sample(s),
             Live::Jsonl(j) => j.sample(s),
+            Live::WriteOut {
+                out,
+                format,
+                compare,
+            } => {
+                out.write_all(format.render(s, compare.as_ref()).as_bytes())?;
+                out.flush()
+            }
             _ => Ok(()),
         }
     }
@@ -160,7 +174,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
     let run_start = probe::RunStart::now();
     info.started_at = Some(run_start.wall);
     let stdout = io::stdout();
-    let started: io::Result<Live<_>> = match opts.output {
+    let started: io::Result<Live<_>> = match &opts.output {
         Output::Table => {
             let mut h = Human::new(stdout.lock(), &info, style(&opts));
             h.start(&info).map(|_| Live::Human(h))
@@ -173,6 +187,11 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
             None => render::csv::CsvStream::new(stdout.lock()).map(Live::Csv),
         },
         Output::Json => Ok(Live::JsonAtEnd),
+        Output::WriteOut(format) => Ok(Live::WriteOut {
+            out: stdout.lock(),
+            format: format.clone(),
+            compare: info.compare.clone(),
+        }),
         Output::Jsonl => render::jsonl::JsonlStream::start(stdout.lock(), &info).map(Live::Jsonl),
     };
     let live = match started {
@@ -202,6 +221,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
         Live::Human(h) => h.finish().and_then(|_| h.statistics(&info, &summary)),
         Live::Csv(_) => Ok(()),
         Live::Jsonl(j) => j.finish(&summary, warnings.list()),
+        Live::WriteOut { .. } => Ok(()),
         Live::JsonAtEnd => {
             let out = io::BufWriter::new(stdout.lock());
             render::json::write_document(out, &info, &rounds.samples, &summary, warnings.list())

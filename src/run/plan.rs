@@ -39,8 +39,8 @@ fn version_mismatch(asked: probe::HttpVersion, got: Option<probe::Proto>) -> Opt
 /// certificate problem without reading stderr. Exits 2.
 fn ended_before_rounds(opts: &Options, info: &RunInfo, warnings: &Warnings) -> i32 {
     let stdout = io::stdout();
-    let written = match opts.output {
-        Output::Table => Ok(()),
+    let written = match &opts.output {
+        Output::Table | Output::WriteOut(_) => Ok(()),
         Output::Json => {
             let summary = stats::summarize(&[], std::time::Duration::ZERO);
             let out = io::BufWriter::new(stdout.lock());

@@ -1,0 +1,282 @@
+//! `--write-out` against the system `curl` CLI: the same format, read from
+//! the same file, rendered by curl for its own transfer and by us for real
+//! samples of the engine, on the same test server, must have the same shape:
+//! the same fields, six decimals in every time, a three-digit `http_code`,
+//! `http_version` spelled alike, and the same address.
+
+mod support;
+
+use std::process::Command;
+
+use support::{ca, start, ServerOpts, TestServer};
+use tlsping::probe::{self, Cancel, Mode, ModeChoice, Observer, ProbeEnv, Sample};
+use tlsping::render::write_out;
+
+struct Quiet;
+impl Observer for Quiet {}
+
+/// Every curl variable we support, in curl's order of a transfer, then the
+/// others. `time_posttransfer` came in curl 8.10, so it is asked for only
+/// when this curl knows it.
+fn curl_variables() -> Vec<&'static str> {
+    let mut names = vec![
+        "time_namelookup",
+        "time_connect",
+        "time_appconnect",
+        "time_pretransfer",
+    ];
+    if curl_knows("time_posttransfer") {
+        names.push("time_posttransfer");
+    }
+    names.extend([
+        "time_starttransfer",
+        "time_total",
+        "http_code",
+        "http_version",
+        "remote_ip",
+        "remote_port",
+        "num_connects",
+    ]);
+    names
+}
+
+/// Whether this curl has the variable: it warns about one it has not.
+fn curl_knows(variable: &str) -> bool {
+    let out = Command::new("curl")
+        .args(["-s", "-o", "/dev/null", "-w", &format!("%{{{variable}}}")])
+        .arg("http://127.0.0.1:1/")
+        .output()
+        .expect("running curl");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    !stderr.contains("unknown --write-out variable")
+}
+
+/// The format as a file (both tools read `@file` alike: newlines in the
+/// file are dropped, `\n` is the line end), with a literal `%` and a tab.
+fn format_file(names: &[&str], tag: &str) -> std::path::PathBuf {
+    let vars: Vec<String> = names.iter().map(|n| format!("%{{{n}}}")).collect();
+    let format = format!("100%%\\t{}\n\\n\n", vars.join("|"));
+    let path = std::env::temp_dir().join(format!(
+        "tlsping-write-out-{}-{tag}.txt",
+        std::process::id()
+    ));
+    std::fs::write(&path, format).unwrap();
+    path
+}
+
+fn curl_w(server: &TestServer, h2: bool, format_arg: &str) -> String {
+    let port = server.addr.port();
+    let out = Command::new("curl")
+        .args(["-s", "-o", "/dev/null", "--cacert"])
+        .arg(&ca().pem_path)
+        .args(["--resolve", &format!("localhost:{port}:127.0.0.1")])
+        .arg(if h2 { "--http2" } else { "--http1.1" })
+        .args(["-w", format_arg])
+        .arg(server.url())
+        .output()
+        .expect("running curl");
+    assert!(
+        out.status.success(),
+        "curl failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "curl warned: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Real samples from the engine: two rounds of both modes (cold probes open
+/// a connection each, warm ones reuse theirs).
+fn our_samples(server: &TestServer) -> Vec<Sample> {
+    let cfg = support::engine_config(&server.url(), ModeChoice::Both, 2);
+    let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
+    let pre = probe::preflight(&cfg, &env).expect("preflight");
+    let rounds = probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet);
+    assert!(rounds.stop.is_none(), "stopped: {:?}", rounds.stop);
+    assert!(rounds.samples.iter().all(|s| s.ok()));
+    rounds.samples
+}
+
+/// `12.345678`: digits, a point, six digits.
+fn is_curl_seconds(field: &str) -> bool {
+    let Some((whole, frac)) = field.split_once('.') else {
+        return false;
+    };
+    !whole.is_empty()
+        && whole.bytes().all(|b| b.is_ascii_digit())
+        && frac.len() == 6
+        && frac.bytes().all(|b| b.is_ascii_digit())
+}
+
+fn fields(line: &str) -> Vec<&str> {
+    line.strip_prefix("100%\t")
+        .and_then(|l| l.strip_suffix('\n'))
+        .unwrap_or_else(|| panic!("not the format's frame: {line:?}"))
+        .split('|')
+        .collect()
+}
+
+fn same_shape(h2: bool) {
+    if !support::have("curl") {
+        return;
+    }
+    let server = start(ServerOpts {
+        h2,
+        ..Default::default()
+    });
+    let names = curl_variables();
+    let file = format_file(&names, if h2 { "h2" } else { "h1" });
+    let arg = format!("@{}", file.display());
+    let theirs = curl_w(&server, h2, &arg);
+    let format = write_out::parse(&arg).unwrap();
+    std::fs::remove_file(&file).unwrap();
+
+    eprintln!("curl -w: {theirs:?}");
+    let theirs = fields(&theirs);
+    assert_eq!(theirs.len(), names.len(), "curl: {theirs:?}");
+    let samples = our_samples(&server);
+    let json = write_out::parse_format("%{json}").unwrap();
+    for s in &samples {
+        let rendered = format.render(s, None);
+        eprintln!("ours ({} round {}): {rendered:?}", s.mode.as_str(), s.round);
+        let ours = fields(&rendered);
+        assert_eq!(ours.len(), theirs.len(), "ours {ours:?}, curl {theirs:?}");
+        let doc: serde_json::Value = serde_json::from_str(&json.render(s, None)).unwrap();
+        for ((name, us), them) in names.iter().zip(&ours).zip(&theirs) {
+            let context = format!(
+                "{name} of {} round {}: ours {us}, curl {them}",
+                s.mode.as_str(),
+                s.round
+            );
+            if let Some(timer) = name.strip_prefix("time_") {
+                assert!(is_curl_seconds(them), "{context}");
+                assert!(is_curl_seconds(us), "{context}");
+                // And ours is the sample's own libcurl timer, in seconds.
+                let micros = doc["curl"][format!("{timer}_us")].as_u64().unwrap();
+                let seconds: f64 = us.parse().unwrap();
+                assert_eq!((seconds * 1e6).round() as u64, micros, "{context}");
+                continue;
+            }
+            match *name {
+                "http_code" => {
+                    assert_eq!(them.len(), 3, "{context}");
+                    assert_eq!(us, them, "{context}");
+                }
+                "http_version" => {
+                    assert_eq!(us, them, "{context}");
+                    assert_eq!(*us, if h2 { "2" } else { "1.1" }, "{context}");
+                }
+                "remote_ip" | "remote_port" => assert_eq!(us, them, "{context}"),
+                // curl's one transfer is a new connection, like a cold probe.
+                "num_connects" => match s.mode {
+                    Mode::Cold => assert_eq!(us, them, "{context}"),
+                    Mode::Warm => assert!(us.parse::<u32>().is_ok(), "{context}"),
+                },
+                other => panic!("{other} is not checked"),
+            }
+        }
+    }
+}
+
+#[test]
+fn same_shape_as_curl_w_over_http1() {
+    same_shape(false);
+}
+
+#[test]
+fn same_shape_as_curl_w_over_http2() {
+    same_shape(true);
+}
+
+/// `%{json}` is our sample object where curl's is its own, but both are one
+/// JSON object on one line, so a script can read either line by line.
+#[test]
+fn json_is_one_object_on_one_line_as_in_curl() {
+    if !support::have("curl") {
+        return;
+    }
+    let server = start(ServerOpts::default());
+    let theirs = curl_w(&server, false, "%{json}\\n");
+    let format = write_out::parse_format("%{json}\\n").unwrap();
+    let samples = our_samples(&server);
+    let ours = format.render(&samples[0], None);
+    for line in [&theirs, &ours] {
+        let body = line.strip_suffix('\n').expect("one line");
+        assert!(!body.contains('\n'), "{line}");
+        let value: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert!(value.is_object(), "{line}");
+    }
+}
+
+/// curl warns about an unknown variable and prints nothing for it; we
+/// refuse the format, naming the variable as curl names it.
+#[test]
+fn an_unknown_variable_is_named_as_curl_names_it() {
+    let err = write_out::parse_format("%{http_code} %{nosuch}").unwrap_err();
+    assert!(
+        err.starts_with("unknown --write-out variable: 'nosuch'"),
+        "{err}"
+    );
+    if !support::have("curl") {
+        return;
+    }
+    let out = Command::new("curl")
+        .args(["-s", "-o", "/dev/null", "-w", "%{nosuch}"])
+        .arg("http://127.0.0.1:1/")
+        .output()
+        .expect("running curl");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("unknown --write-out variable: 'nosuch'"),
+        "{stderr}"
+    );
+}
+
+/// Through the binary: one line per sample as it finishes, in place of the
+/// table and the statistics; an unknown variable is a usage error naming it.
+#[test]
+fn the_flag_prints_one_line_per_sample_and_nothing_else() {
+    let server = support::start(support::ServerOpts::default());
+    let ca = support::ca().pem_path.display().to_string();
+    let out = support::tlsping(&[
+        "--cacert",
+        &ca,
+        "-n",
+        "2",
+        "-i",
+        "200ms",
+        "--write-out",
+        "%{round} %{mode} %{http_code} %{num_connects}\\n",
+        &server.url(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
+    let text = support::stdout(&out);
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.sort_unstable();
+    assert_eq!(
+        lines,
+        [
+            "1 cold 200 1",
+            "1 warm 200 1",
+            "2 cold 200 1",
+            "2 warm 200 0"
+        ],
+        "{text}"
+    );
+
+    let out = support::tlsping(&[
+        "--write-out",
+        "%{time_connect} %{time_nonsense}",
+        &server.url(),
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        support::stderr(&out).contains("time_nonsense"),
+        "{}",
+        support::stderr(&out)
+    );
+    assert!(out.stdout.is_empty());
+}
