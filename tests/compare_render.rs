@@ -337,6 +337,39 @@ fn statistics_give_a_block_per_variant_and_a_sentence_per_difference() {
 }
 
 #[test]
+fn each_variant_block_draws_its_distribution_on_one_shared_scale() {
+    let text = render(&info(), &rounds(11), style(Layout::Stacked, 80, "plain"));
+    let blocks: Vec<&str> = text
+        .split("--- example.test statistics: ")
+        .skip(1)
+        .collect();
+    assert_eq!(blocks.len(), 2, "{text}");
+    // The rows, the scale and the legend, right under the per-mode figures.
+    let scale = |block: &str| {
+        let lines: Vec<&str> = block.lines().collect();
+        let legend = lines
+            .iter()
+            .position(|l| l.contains("p25..p75"))
+            .unwrap_or_else(|| panic!("no distribution in\n{block}"));
+        assert!(lines[legend - 3].starts_with("cold  "), "{block}");
+        assert!(lines[legend - 2].starts_with("warm  "), "{block}");
+        assert!(lines[legend - 4].starts_with("  (p95 needs"), "{block}");
+        lines[legend - 1].to_string()
+    };
+    // One axis for both variants, so their boxes can be compared across blocks.
+    assert_eq!(scale(blocks[0]), scale(blocks[1]), "{text}");
+    // Quiet and the narrow layout have none; 3 timed rounds are too few.
+    for (layout, width, variant, n) in [
+        (Layout::Stacked, 80, "quiet", 11),
+        (Layout::Blocks, 60, "plain", 11),
+        (Layout::Wide, 120, "plain", 4),
+    ] {
+        let text = render(&info(), &rounds(n), style(layout, width, variant));
+        assert!(!text.contains("p25..p75"), "{text}");
+    }
+}
+
+#[test]
 fn difference_sentences_wrap_within_narrow_widths() {
     let text = render(&info(), &rounds(11), style(Layout::Blocks, 50, "plain"));
     let section = text.split("--- tls compared").nth(1).unwrap();

@@ -46,7 +46,7 @@ fn line_def(base: &Value, kind: &str, extra: &[(&str, Value)]) -> Value {
         .unwrap();
     let mut names: Vec<Value> = vec![json!("type")];
     names.extend(extra.iter().map(|(k, _)| json!(k)));
-    names.extend(required.drain(..));
+    names.append(required);
     *required = names;
     def
 }

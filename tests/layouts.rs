@@ -211,3 +211,150 @@ fn connection_flags_get_a_header_line_of_their_own() {
         ]
     );
 }
+
+/// Twenty timed rounds after a warmup one: cold 92 to 125 ms with one
+/// 170 ms outlier, warm 31 to 43 ms with one 70 ms outlier, so each mode's
+/// maximum lies beyond its p95.
+fn rounds_with_outliers() -> Vec<Sample> {
+    let mut v = Vec::new();
+    for round in 1..=21u32 {
+        let jitter = round * 37 % 11;
+        // Spread in steps so the boxes have some width; one outlier a mode.
+        let cold_srv = match round {
+            12 => 108_000,
+            _ => 30_000 + jitter * 1_800,
+        };
+        let warm_srv = match round {
+            17 => 70_000,
+            _ => 31_000 + jitter * 1_200,
+        };
+        let mut c = cold(round, 80, 31_000, 31_000 + jitter * 1_500, cold_srv, 250);
+        let mut w = warm(round, 40, warm_srv, 100, round > 1);
+        c.warmup = round == 1;
+        w.warmup = round == 1;
+        v.extend([c, w]);
+    }
+    v
+}
+
+/// The statistics block of `samples` fed through the human output, every
+/// line checked against the width.
+fn statistics_of(samples: &[Sample], style: Style) -> String {
+    let info = info();
+    let mut buf = Vec::new();
+    {
+        let mut h = Human::new(&mut buf, &info, style);
+        let last = samples.iter().map(|s| s.round).max().unwrap_or(0);
+        for round in 1..=last {
+            let of_round: Vec<Sample> = samples
+                .iter()
+                .filter(|s| s.round == round)
+                .cloned()
+                .collect();
+            h.round(round, &of_round).unwrap();
+        }
+        h.finish().unwrap();
+        let summary = summarize(samples, Duration::from_millis(21_000));
+        h.statistics(&info, &summary).unwrap();
+    }
+    let text = String::from_utf8(buf).unwrap();
+    for line in text.lines() {
+        assert!(
+            line.chars().count() <= style.width,
+            "line over {} columns: {line:?}\n{text}",
+            style.width
+        );
+    }
+    text.lines()
+        .skip_while(|l| !l.starts_with("--- "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn plain(layout: Layout, width: usize, unicode: bool) -> Style {
+    Style {
+        layout,
+        width,
+        color: false,
+        quiet: false,
+        verbose: false,
+        unicode,
+    }
+}
+
+#[test]
+fn distribution_rows_show_the_outliers_in_unicode_and_ascii() {
+    let samples = rounds_with_outliers();
+    insta::assert_snapshot!(
+        "distribution_unicode_stacked",
+        statistics_of(&samples, plain(Layout::Stacked, 80, true))
+    );
+    insta::assert_snapshot!(
+        "distribution_ascii_wide",
+        statistics_of(&samples, plain(Layout::Wide, 120, false))
+    );
+    let ascii = statistics_of(&samples, plain(Layout::Wide, 120, false));
+    let picture: Vec<&str> = ascii
+        .lines()
+        .filter(|l| l.starts_with("cold ") || l.starts_with("warm "))
+        .collect();
+    assert_eq!(picture.len(), 2, "{ascii}");
+    assert!(picture.iter().all(|l| l.is_ascii()), "{ascii}");
+    let unicode = statistics_of(&samples, plain(Layout::Wide, 120, true));
+    // Both modes' maxima lie beyond p95: one dot each, apart from the whisker's end.
+    for mode in ["cold", "warm"] {
+        let row = unicode
+            .lines()
+            .find(|l| l.starts_with(&format!("{mode}  ")))
+            .unwrap_or_else(|| panic!("no {mode} row\n{unicode}"));
+        assert!(row.ends_with(" ·"), "{row}");
+        assert!(row.contains("┤ "), "{row}");
+        assert_eq!(row.matches('·').count(), 1, "{row}");
+    }
+}
+
+#[test]
+fn distribution_rows_sit_under_the_per_mode_figures() {
+    let text = statistics_of(&rounds_with_outliers(), plain(Layout::Stacked, 80, true));
+    let lines: Vec<&str> = text.lines().collect();
+    let p95 = lines.iter().position(|l| l.starts_with("p95 ")).unwrap();
+    // Cold lies to the right of warm on the shared axis, which starts at warm's minimum.
+    assert!(lines[p95 + 1].starts_with("cold   "), "{text}");
+    assert!(lines[p95 + 2].starts_with("warm  ├"), "{text}");
+    assert!(lines[p95 + 3].trim_start().starts_with("31.1ms"), "{text}");
+    assert!(lines[p95 + 5].starts_with("handshake overhead"), "{text}");
+}
+
+#[test]
+fn no_distribution_when_quiet_narrow_or_short() {
+    let samples = rounds_with_outliers();
+    let has_picture = |text: &str| text.contains("p25..p75");
+    assert!(has_picture(&statistics_of(
+        &samples,
+        plain(Layout::Wide, 100, true)
+    )));
+    assert!(has_picture(&statistics_of(
+        &samples,
+        plain(Layout::Stacked, 70, false)
+    )));
+    let quiet = Style {
+        quiet: true,
+        ..plain(Layout::Wide, 120, true)
+    };
+    assert!(!has_picture(&statistics_of(&samples, quiet)));
+    assert!(!has_picture(&statistics_of(
+        &samples,
+        plain(Layout::Blocks, 60, true)
+    )));
+    // Rounds 1..=5: a warmup and four timed probes a mode, one short of a row.
+    let short: Vec<Sample> = samples.iter().filter(|s| s.round <= 5).cloned().collect();
+    assert!(!has_picture(&statistics_of(
+        &short,
+        plain(Layout::Wide, 120, true)
+    )));
+    let five: Vec<Sample> = samples.iter().filter(|s| s.round <= 6).cloned().collect();
+    assert!(has_picture(&statistics_of(
+        &five,
+        plain(Layout::Wide, 120, true)
+    )));
+}

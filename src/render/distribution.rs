@@ -1,1 +1,445 @@
-//! (being written)
+//! The distribution picture in the statistics: one box-and-whisker row per
+//! mode on one shared axis, so that cold and warm (and, with `--compare`,
+//! the variants) can be compared by eye, then the axis ends and a legend.
+//!
+//! ```text
+//! cold                           ├──[████│██]─┤                    ·
+//! warm  ├[█│]┤          ·
+//!       31.1ms                                                 176ms
+//!       [█] p25..p75, │ median, ├─┤ min..p95, · max beyond p95
+//! ```
+//!
+//! Without a UTF-8 locale (`Style::unicode` false) the same marks in ASCII:
+//! `|--[####|##]-|  .`
+
+use std::time::Duration;
+
+use crate::stats::descriptive::{median, percentile};
+
+use super::format::ms;
+
+/// A row is drawn from this many timed totals on; fewer make a box of noise.
+pub const MIN_N: usize = 5;
+/// Columns before the axis, for the mode's name.
+pub const LABEL: usize = 6;
+/// The axis is never longer than this, however wide the terminal (a file
+/// or a pipe has no width at all).
+pub const MAX_AXIS: usize = 60;
+/// The shortest axis that still holds both end labels of the scale.
+pub const MIN_AXIS: usize = 20;
+
+/// The six figures a row shows, from one mode's ascending timed totals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Figures {
+    pub min: Duration,
+    pub p25: Duration,
+    /// The statistics' own median (the mean of the two middle values for an
+    /// even count), so the mark sits where the `median` line says.
+    pub median: Duration,
+    pub p75: Duration,
+    pub p95: Duration,
+    pub max: Duration,
+}
+
+impl Figures {
+    /// Nearest-rank quartiles and p95, as the statistics compute them;
+    /// `None` under `MIN_N` totals. `sorted` must be ascending.
+    pub fn of(sorted: &[Duration]) -> Option<Figures> {
+        debug_assert!(sorted.windows(2).all(|w| w[0] <= w[1]), "not sorted");
+        if sorted.len() < MIN_N {
+            return None;
+        }
+        Some(Figures {
+            min: *sorted.first()?,
+            p25: percentile(sorted, 25.0)?,
+            median: median(sorted)?,
+            p75: percentile(sorted, 75.0)?,
+            p95: percentile(sorted, 95.0)?,
+            max: *sorted.last()?,
+        })
+    }
+}
+
+/// The one scale every row of a picture is drawn on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Axis {
+    pub lo: Duration,
+    pub hi: Duration,
+    /// Columns from `lo` (the first) to `hi` (the last).
+    pub columns: usize,
+}
+
+impl Axis {
+    /// From the smallest value of all `series` to the largest, in the
+    /// columns `width` leaves after the label (at most `MAX_AXIS`); `None`
+    /// when there is no value or fewer than `MIN_AXIS` columns.
+    pub fn shared(series: &[&[Duration]], width: usize) -> Option<Axis> {
+        let columns = width.saturating_sub(LABEL).min(MAX_AXIS);
+        if columns < MIN_AXIS {
+            return None;
+        }
+        let lo = series.iter().filter_map(|s| s.iter().min()).min()?;
+        let hi = series.iter().filter_map(|s| s.iter().max()).max()?;
+        Some(Axis {
+            lo: *lo,
+            hi: *hi,
+            columns,
+        })
+    }
+
+    /// The column of `d`, rounded to the nearest; every value is in the
+    /// first column when the axis has no span.
+    pub fn column(&self, d: Duration) -> usize {
+        let span = self.hi.saturating_sub(self.lo).as_nanos() as f64;
+        if span == 0.0 {
+            return 0;
+        }
+        let at = d.saturating_sub(self.lo).as_nanos() as f64 / span;
+        let last = self.columns - 1;
+        ((at * last as f64).round() as usize).min(last)
+    }
+}
+
+/// The characters a row is drawn with.
+struct Glyphs {
+    whisker: char,
+    whisker_start: char,
+    whisker_end: char,
+    box_open: char,
+    box_fill: char,
+    box_close: char,
+    median: char,
+    beyond: char,
+}
+
+const UNICODE: Glyphs = Glyphs {
+    whisker: '─',
+    whisker_start: '├',
+    whisker_end: '┤',
+    box_open: '[',
+    box_fill: '█',
+    box_close: ']',
+    median: '│',
+    beyond: '·',
+};
+
+const ASCII: Glyphs = Glyphs {
+    whisker: '-',
+    whisker_start: '|',
+    whisker_end: '|',
+    box_open: '[',
+    box_fill: '#',
+    box_close: ']',
+    median: '|',
+    beyond: '.',
+};
+
+fn glyphs(unicode: bool) -> &'static Glyphs {
+    if unicode {
+        &UNICODE
+    } else {
+        &ASCII
+    }
+}
+
+/// One row: `name`, then the whiskers from min to p95, the box from p25 to
+/// p75 with the median in it, and a dot at the max when it lies beyond p95.
+/// Where marks share a column the median wins, then the box, then the whisker.
+pub fn row(name: &str, figures: &Figures, axis: &Axis, unicode: bool) -> String {
+    let g = glyphs(unicode);
+    let at = |d| axis.column(d);
+    let (min, p25, mid, p75, p95, max) = (
+        at(figures.min),
+        at(figures.p25),
+        at(figures.median),
+        at(figures.p75),
+        at(figures.p95),
+        at(figures.max),
+    );
+    let mut cells = vec![' '; axis.columns];
+    cells[min..=p95].fill(g.whisker);
+    cells[min] = g.whisker_start;
+    cells[p95] = g.whisker_end;
+    cells[p25..=p75].fill(g.box_fill);
+    cells[p25] = g.box_open;
+    cells[p75] = g.box_close;
+    cells[mid] = g.median;
+    if max > p95 {
+        cells[max] = g.beyond;
+    }
+    let name: String = name.chars().take(LABEL - 1).collect();
+    let plot: String = cells.into_iter().collect();
+    format!("{name:<LABEL$}{}", plot.trim_end())
+}
+
+/// The axis ends under the rows: `lo` at the first column, `hi` ending at
+/// the last; only `lo` when the axis has no span or no room for both.
+pub fn scale(axis: &Axis) -> String {
+    let lo = format!("{}ms", ms(axis.lo));
+    let hi = format!("{}ms", ms(axis.hi));
+    let room = axis.columns.saturating_sub(lo.len() + hi.len());
+    if axis.hi == axis.lo || room == 0 {
+        return format!("{:LABEL$}{lo}", "");
+    }
+    format!("{:LABEL$}{lo}{:room$}{hi}", "", "")
+}
+
+/// What the marks mean, wrapped between items to the axis; the dot only
+/// when a row has one.
+pub fn legend(unicode: bool, beyond: bool, columns: usize) -> Vec<String> {
+    let mut items = if unicode {
+        vec!["[█] p25..p75", "│ median", "├─┤ min..p95"]
+    } else {
+        vec!["[#] p25..p75", "| median", "|-| min..p95"]
+    };
+    if beyond {
+        items.push(if unicode {
+            "· max beyond p95"
+        } else {
+            ". max beyond p95"
+        });
+    }
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for item in items {
+        if !line.is_empty() && line.chars().count() + 2 + item.chars().count() > columns {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push_str(", ");
+        }
+        line.push_str(item);
+    }
+    lines.push(line);
+    lines
+        .into_iter()
+        .map(|l| format!("{:LABEL$}{l}", ""))
+        .collect()
+}
+
+/// The picture of `series` (a name and its ascending totals each) on
+/// `axis`: a row each, the scale, the legend. Empty when a series has
+/// fewer than `MIN_N` totals: all rows or none, so none is compared with
+/// a mode that is missing.
+pub fn picture(series: &[(&str, &[Duration])], axis: &Axis, unicode: bool) -> Vec<String> {
+    let Some(figures) = series
+        .iter()
+        .map(|(_, sorted)| Figures::of(sorted))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return Vec::new();
+    };
+    if figures.is_empty() {
+        return Vec::new();
+    }
+    let mut lines: Vec<String> = series
+        .iter()
+        .zip(&figures)
+        .map(|((name, _), f)| row(name, f, axis, unicode))
+        .collect();
+    lines.push(scale(axis));
+    let beyond = figures
+        .iter()
+        .any(|f| axis.column(f.max) > axis.column(f.p95));
+    lines.extend(legend(unicode, beyond, axis.columns));
+    lines
+}
+
+/// `picture` on an axis spanning `series` themselves, in `width` columns:
+/// empty when a series is short or the width too small.
+pub fn picture_in(series: &[(&str, &[Duration])], width: usize, unicode: bool) -> Vec<String> {
+    let values: Vec<&[Duration]> = series.iter().map(|(_, s)| *s).collect();
+    match Axis::shared(&values, width) {
+        Some(axis) => picture(series, &axis, unicode),
+        None => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(v: &[u64]) -> Vec<Duration> {
+        v.iter().map(|&x| Duration::from_millis(x)).collect()
+    }
+
+    /// An axis from 0 to `hi` ms over `columns`, so that 1 ms is one column
+    /// when `columns` is `hi + 1`.
+    fn axis(hi: u64, columns: usize) -> Axis {
+        Axis {
+            lo: Duration::ZERO,
+            hi: Duration::from_millis(hi),
+            columns,
+        }
+    }
+
+    fn plot(line: &str) -> &str {
+        &line[LABEL..]
+    }
+
+    /// Twenty totals: 0..=18 ms by ones, then 40 ms. Nearest rank: p25 is
+    /// the 5th (4), p75 the 15th (14), p95 the 19th (18); the median is
+    /// the mean of the 10th and 11th (9 and 10 → 9.5, column 10 rounded).
+    fn twenty_with_an_outlier() -> Vec<Duration> {
+        let mut v: Vec<u64> = (0..=18).collect();
+        v.push(40);
+        ms(&v)
+    }
+
+    #[test]
+    fn figures_follow_the_statistics_rules() {
+        let f = Figures::of(&twenty_with_an_outlier()).unwrap();
+        assert_eq!(f.min, Duration::ZERO);
+        assert_eq!(f.p25, Duration::from_millis(4));
+        assert_eq!(f.median, Duration::from_micros(9_500));
+        assert_eq!(f.p75, Duration::from_millis(14));
+        assert_eq!(f.p95, Duration::from_millis(18));
+        assert_eq!(f.max, Duration::from_millis(40));
+    }
+
+    #[test]
+    fn marks_sit_in_their_columns() {
+        let v = twenty_with_an_outlier();
+        let f = Figures::of(&v).unwrap();
+        let line = row("cold", &f, &axis(40, 41), true);
+        assert!(line.starts_with("cold  ├"), "{line}");
+        let cells: Vec<char> = plot(&line).chars().collect();
+        assert_eq!(cells[0], '├');
+        assert!(cells[1..4].iter().all(|&c| c == '─'), "{line}");
+        assert_eq!(cells[4], '[');
+        assert_eq!(cells[10], '│', "median 9.5 rounds to column 10");
+        assert!(cells[5..10].iter().all(|&c| c == '█'), "{line}");
+        assert!(cells[11..14].iter().all(|&c| c == '█'), "{line}");
+        assert_eq!(cells[14], ']');
+        assert!(cells[15..18].iter().all(|&c| c == '─'), "{line}");
+        assert_eq!(cells[18], '┤');
+        assert!(cells[19..40].iter().all(|&c| c == ' '), "{line}");
+        assert_eq!(cells[40], '·');
+        assert_eq!(cells.len(), 41);
+    }
+
+    #[test]
+    fn ascii_draws_the_same_marks_in_the_same_places() {
+        let f = Figures::of(&twenty_with_an_outlier()).unwrap();
+        let unicode = row("cold", &f, &axis(40, 41), true);
+        let ascii = row("cold", &f, &axis(40, 41), false);
+        assert!(ascii.is_ascii(), "{ascii}");
+        assert_eq!(
+            ascii,
+            format!("cold  |---[#####|###]---|{}.", " ".repeat(21))
+        );
+        assert_eq!(unicode.chars().count(), ascii.chars().count());
+        let map = |c| match c {
+            '├' | '┤' | '│' => '|',
+            '─' => '-',
+            '█' => '#',
+            '·' => '.',
+            c => c,
+        };
+        assert_eq!(unicode.chars().map(map).collect::<String>(), ascii);
+    }
+
+    #[test]
+    fn a_max_at_p95_draws_no_dot() {
+        // Under 20 totals the nearest-rank p95 is the maximum itself.
+        let f = Figures::of(&ms(&[2, 4, 6, 8, 20])).unwrap();
+        assert_eq!(f.p95, f.max);
+        let line = row("warm", &f, &axis(20, 21), true);
+        assert_eq!(line, format!("warm    ├─[█│█]{}┤", "─".repeat(11)));
+        assert!(!line.contains('·'));
+    }
+
+    #[test]
+    fn fewer_than_five_totals_draw_nothing() {
+        let four = ms(&[1, 2, 3, 4]);
+        let five = ms(&[1, 2, 3, 4, 5]);
+        assert_eq!(Figures::of(&four), None);
+        assert!(picture_in(&[("cold", &four)], 80, true).is_empty());
+        // One short mode hides both: the rows are there to be compared.
+        assert!(picture_in(&[("cold", &five), ("warm", &four)], 80, true).is_empty());
+        assert!(!picture_in(&[("cold", &five), ("warm", &five)], 80, true).is_empty());
+        assert!(picture_in(&[], 80, true).is_empty());
+    }
+
+    #[test]
+    fn all_equal_values_are_one_mark_and_one_label() {
+        let same = ms(&[7, 7, 7, 7, 7, 7]);
+        let lines = picture_in(&[("cold", &same), ("warm", &same)], 80, true);
+        assert_eq!(
+            lines,
+            [
+                "cold  │",
+                "warm  │",
+                "      7.00ms",
+                "      [█] p25..p75, │ median, ├─┤ min..p95",
+            ]
+        );
+    }
+
+    #[test]
+    fn cold_and_warm_share_one_axis() {
+        let cold = ms(&[50, 60, 70, 80, 100]);
+        let warm = ms(&[10, 12, 14, 16, 20]);
+        let lines = picture_in(&[("cold", &cold), ("warm", &warm)], 66, true);
+        let axis = Axis::shared(&[&cold, &warm], 66).unwrap();
+        assert_eq!(
+            (axis.lo, axis.hi, axis.columns),
+            (Duration::from_millis(10), Duration::from_millis(100), 60)
+        );
+        // Warm ends (20 ms) at column round(10/90 × 59) = 7, cold starts
+        // (50 ms) at round(40/90 × 59) = 26.
+        assert_eq!(plot(&lines[1]).chars().count(), 8, "{}", lines[1]);
+        assert_eq!(plot(&lines[0]).chars().position(|c| c == '├'), Some(26));
+        assert_eq!(plot(&lines[0]).chars().count(), 60);
+        assert_eq!(
+            lines[2],
+            format!("      10.0ms{}100ms", " ".repeat(60 - 6 - 5))
+        );
+    }
+
+    #[test]
+    fn every_line_fits_the_width_and_a_tiny_width_draws_nothing() {
+        let v = twenty_with_an_outlier();
+        for width in 0..200 {
+            let lines = picture_in(&[("cold", &v), ("warm", &v)], width, width % 2 == 0);
+            if width < LABEL + MIN_AXIS {
+                assert!(lines.is_empty(), "width {width}: {lines:?}");
+                continue;
+            }
+            assert!(!lines.is_empty(), "width {width}");
+            for line in &lines {
+                assert!(line.chars().count() <= width, "width {width}: {line:?}");
+                assert!(line.chars().count() <= LABEL + MAX_AXIS, "{line:?}");
+            }
+        }
+        // A file or a pipe: no width at all, the longest axis.
+        let lines = picture_in(&[("cold", &v)], usize::MAX, true);
+        assert_eq!(plot(&lines[0]).chars().count(), MAX_AXIS);
+    }
+
+    #[test]
+    fn the_legend_wraps_between_items_on_a_short_axis() {
+        assert_eq!(
+            legend(false, true, 60),
+            ["      [#] p25..p75, | median, |-| min..p95, . max beyond p95"]
+        );
+        assert_eq!(
+            legend(true, true, 30),
+            [
+                "      [█] p25..p75, │ median",
+                "      ├─┤ min..p95, · max beyond p95"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_scale_keeps_only_its_start_when_both_ends_do_not_fit() {
+        let a = Axis {
+            lo: Duration::from_secs(99_000),
+            hi: Duration::from_secs(99_999),
+            columns: MIN_AXIS,
+        };
+        // 10 + 10 characters: no room for a gap between them.
+        assert_eq!(scale(&a), "      99000000ms");
+    }
+}

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::probe::{ModeChoice, Proto, RunInfo};
+use crate::probe::{Mode, ModeChoice, Proto, RunInfo};
 use crate::stats::{share_percent, ModeSummary, Summary, P95_MIN_N};
 
 use super::format::{cell, ms, printable, secs, signed_ms};
@@ -21,6 +21,23 @@ fn gain(ms: Option<f64>) -> String {
         .unwrap_or_else(|| "-".into())
 }
 
+/// The modes the statistics have a column for, in the order they are shown.
+pub fn shown_modes(choice: ModeChoice) -> Vec<Mode> {
+    match choice {
+        ModeChoice::Both => vec![Mode::Cold, Mode::Warm],
+        ModeChoice::Cold => vec![Mode::Cold],
+        ModeChoice::Warm => vec![Mode::Warm],
+    }
+}
+
+/// The figures of `mode`.
+pub fn mode_summary(summary: &Summary, mode: Mode) -> &ModeSummary {
+    match mode {
+        Mode::Cold => &summary.cold,
+        Mode::Warm => &summary.warm,
+    }
+}
+
 fn row(label: &str, cols: &[String]) -> String {
     let mut line = format!("{label:<LABEL$}");
     for c in cols {
@@ -29,7 +46,9 @@ fn row(label: &str, cols: &[String]) -> String {
     line.trim_end().to_string()
 }
 
-pub fn statistics(info: &RunInfo, summary: &Summary) -> Vec<String> {
+/// The statistics block; `picture` (the distribution rows, possibly none)
+/// goes under the per-mode figures.
+pub fn statistics(info: &RunInfo, summary: &Summary, picture: &[String]) -> Vec<String> {
     let title = if info.calibration {
         format!(
             "--- {} statistics (calibration: the client floor) ---",
@@ -38,11 +57,16 @@ pub fn statistics(info: &RunInfo, summary: &Summary) -> Vec<String> {
     } else {
         format!("--- {} statistics ---", info.host)
     };
-    titled_statistics(info, summary, title)
+    titled_statistics(info, summary, title, picture)
 }
 
 /// The statistics block under `title` (with `--compare`, one variant's).
-pub fn titled_statistics(info: &RunInfo, summary: &Summary, title: String) -> Vec<String> {
+pub fn titled_statistics(
+    info: &RunInfo,
+    summary: &Summary,
+    title: String,
+    picture: &[String],
+) -> Vec<String> {
     let mut out = vec![title];
     let warmup = if summary.warmup_excluded > 0 {
         format!(" (warmup {} excluded)", summary.warmup_excluded)
@@ -54,11 +78,10 @@ pub fn titled_statistics(info: &RunInfo, summary: &Summary, title: String) -> Ve
         summary.rounds,
         secs(summary.elapsed)
     ));
-    let modes: Vec<(&str, &ModeSummary)> = match info.mode {
-        ModeChoice::Both => vec![("cold", &summary.cold), ("warm", &summary.warm)],
-        ModeChoice::Cold => vec![("cold", &summary.cold)],
-        ModeChoice::Warm => vec![("warm", &summary.warm)],
-    };
+    let modes: Vec<(&str, &ModeSummary)> = shown_modes(info.mode)
+        .into_iter()
+        .map(|mode| (mode.as_str(), mode_summary(summary, mode)))
+        .collect();
     let each =
         |f: &dyn Fn(&ModeSummary) -> String| modes.iter().map(|(_, m)| f(m)).collect::<Vec<_>>();
     out.push(row(
@@ -86,6 +109,7 @@ pub fn titled_statistics(info: &RunInfo, summary: &Summary, title: String) -> Ve
     if modes.iter().any(|(_, m)| m.timing.n < P95_MIN_N) {
         out.push(format!("  (p95 needs n >= {P95_MIN_N})"));
     }
+    out.extend_from_slice(picture);
     if info.mode != ModeChoice::Warm {
         let h = &summary.handshake;
         let stages = if info.https { "dns+tcp+tls" } else { "dns+tcp" };
