@@ -202,6 +202,11 @@ pub struct Args {
           conflicts_with_all = ["json", "csv", "jsonl"], help_heading = "Output")]
     pub write_out: Option<String>,
 
+    /// Also write a picture of the run to FILE when it ends (SVG: a stacked bar per probe,
+    /// the cold and warm distributions), whatever the output format
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub svg: Option<std::path::PathBuf>,
+
     /// Never colour the output (NO_COLOR is honoured too)
     #[arg(long = "no-color", help_heading = "Output")]
     pub no_color: bool,
@@ -276,6 +281,8 @@ pub struct Options {
     pub warnings: Vec<String>,
     /// `--compare`: the axis and its values.
     pub compare: Option<crate::probe::Compare>,
+    /// `--svg`: where the picture of the run goes.
+    pub svg: Option<std::path::PathBuf>,
 }
 
 /// What the command line asks for.
@@ -432,6 +439,16 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
             ));
         }
     }
+    if let Some(path) = &args.svg {
+        // Found out now, not after the whole run.
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        if dir.is_some_and(|d| !d.is_dir()) || path.is_dir() {
+            return Err(UsageError(format!(
+                "--svg {}: not a file in an existing directory",
+                path.display()
+            )));
+        }
+    }
     let compare = match &args.compare {
         Some(v) => Some(compare::parse(v, &fixed, &config)?),
         None => None,
@@ -455,6 +472,7 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         verbose: args.verbose,
         warnings,
         compare,
+        svg: args.svg,
     })))
 }
 

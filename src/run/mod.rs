@@ -112,6 +112,13 @@ impl<W: Write> Observer for Watch<'_, W> {
     }
 }
 
+/// `--svg`: the picture of the run, written when it ends.
+fn write_svg(path: &std::path::Path, info: &probe::RunInfo, samples: &[Sample]) -> io::Result<()> {
+    let mut out = io::BufWriter::new(std::fs::File::create(path)?);
+    render::svg::write_svg(&mut out, info, samples)?;
+    out.flush()
+}
+
 fn output_failed(e: &dyn std::fmt::Display) -> i32 {
     eprintln!("tlsping: could not write the output: {e}");
     EXIT_FAILED
@@ -229,6 +236,15 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
     };
     if let Err(e) = printed {
         return output_failed(&e);
+    }
+    if let Some(path) = &opts.svg {
+        if let Err(e) = write_svg(path, &info, &rounds.samples) {
+            eprintln!(
+                "tlsping: could not write the picture to {}: {e}",
+                path.display()
+            );
+            return EXIT_FAILED;
+        }
     }
     exit_code(stats::judge(&rounds.samples))
 }

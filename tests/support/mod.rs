@@ -109,9 +109,14 @@ pub fn have(tool: &str) -> bool {
             std::env::var("CI").as_deref() != Ok("true"),
             "`{tool}` is missing, and CI must have it (.ci/run installs it)"
         );
-        // On stderr: libtest captures stdout of passing tests, and a skip
-        // must be seen.
-        eprintln!("skipped: this test needs `{tool}`, which is not installed");
+        // Straight to the process's stderr: libtest captures what the print
+        // macros write (eprintln! included) for passing tests, and a skip
+        // must be seen. A direct write is not captured.
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: this test needs `{tool}`, which is not installed"
+        );
     }
     found
 }
