@@ -357,3 +357,57 @@ fn early_data_variants_send_it_or_never_do() {
         .count();
     assert_eq!(accepted, 2, "{seen:#?}");
 }
+
+#[test]
+fn the_first_slot_of_a_round_goes_to_every_variant_and_mode_in_turn() {
+    // Two variants, both modes: over four rounds each (variant, mode) pair
+    // opens one round, so no lane's cold probe always runs after the gap.
+    let server = start(ServerOpts::default());
+    let doc = run(&["--compare", "resume", "-n", "4", &server.url()]);
+    let mut firsts = Vec::new();
+    for round in 1..=4u64 {
+        let s = samples(&doc)
+            .iter()
+            .find(|s| s["round"] == round)
+            .expect("a sample of every round");
+        firsts.push(format!("{} {}", s["variant"], s["mode"]));
+    }
+    let mut distinct = firsts.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 4, "{firsts:?}");
+}
+
+#[test]
+fn a_tls13_variant_answered_with_tls12_cannot_run() {
+    let server = start(ServerOpts {
+        tls12: true,
+        ..Default::default()
+    });
+    let ca = cacert();
+    let (doc, out) = json_output(&[
+        "--json",
+        "--cacert",
+        &ca,
+        "-w",
+        "5s",
+        "-i",
+        "200ms",
+        "--compare",
+        "tls",
+        "-m",
+        "cold",
+        "-n",
+        "2",
+        &server.url(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(err.matches("TLS1.3 cannot run").count(), 1, "{err}");
+    let variants = doc["run"]["compare"]["variants"].as_array().unwrap();
+    assert_eq!(variants[1]["available"], false, "{variants:#?}");
+    assert!(of(&doc, "TLS1.3").is_empty());
+    assert!(of(&doc, "TLS1.2")
+        .iter()
+        .all(|s| s["tls_version"] == "TLS1.2"));
+}

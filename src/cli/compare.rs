@@ -13,6 +13,7 @@ pub struct Fixed {
     pub curves: bool,
     pub http_version: bool,
     pub early_data: bool,
+    pub resume: bool,
     pub addresses: bool,
 }
 
@@ -28,6 +29,11 @@ pub fn parse(v: &str, fixed: &Fixed, config: &Config) -> Result<Compare, UsageEr
             "--compare '{name}' is not one of ip, addr, tls, group, http, resume, early-data"
         ))
     })?;
+    if list.is_some_and(|l| l.trim().trim_matches(',').is_empty()) {
+        return Err(UsageError(format!(
+            "--compare {name}= lists no values (drop the '=' for the defaults)"
+        )));
+    }
     let mut values: Vec<String> = match list {
         Some(l) => l
             .split(',')
@@ -69,6 +75,7 @@ pub fn parse(v: &str, fixed: &Fixed, config: &Config) -> Result<Compare, UsageEr
         Axis::Group if fixed.curves => return conflict("--curves"),
         Axis::Http if fixed.http_version => return conflict("--http-version"),
         Axis::EarlyData if fixed.early_data => return conflict("--early-data"),
+        Axis::Resume if fixed.resume => return conflict("--resume"),
         Axis::Addr if fixed.addresses => return conflict("--resolve/--connect-to"),
         _ => {}
     }
@@ -98,13 +105,29 @@ pub fn parse(v: &str, fixed: &Fixed, config: &Config) -> Result<Compare, UsageEr
                 .to_string();
         }
     }
-    if !config.target.https && matches!(axis, Axis::Tls | Axis::Group | Axis::EarlyData) {
+    if !config.target.https
+        && matches!(
+            axis,
+            Axis::Tls | Axis::Group | Axis::EarlyData | Axis::Resume
+        )
+    {
         return Err(UsageError(format!(
             "{flag} compares TLS handshakes, and {} is plain http://",
             config.target.url()
         )));
     }
+    if axis == Axis::Resume && config.mode == ModeChoice::Warm {
+        return Err(UsageError(format!(
+            "{flag}: resumption happens on cold probes (a kept connection makes no \
+             handshake); use -m cold or -m both"
+        )));
+    }
     if axis == Axis::EarlyData && values.iter().any(|v| v == "on") {
+        if let Some(m) = super::connection::unsafe_to_replay(config) {
+            return Err(UsageError(format!(
+                "{flag}: early data can be replayed, and {m} is not safe to repeat"
+            )));
+        }
         if config.tls_max == Some(TlsMax::V1_2) {
             return Err(UsageError(format!(
                 "{flag}: early data is a TLS 1.3 feature; drop --tls-max 1.2"
@@ -156,6 +179,7 @@ mod tests {
             curves: false,
             http_version: false,
             early_data: false,
+            resume: false,
             addresses: false,
         }
     }
@@ -203,5 +227,18 @@ mod tests {
         let mut off = cfg();
         off.resume = false;
         assert!(parse("early-data", &free(), &off).is_err());
+        let resume_given = Fixed {
+            resume: true,
+            ..free()
+        };
+        assert!(parse("resume", &resume_given, &cfg()).is_err());
+        let mut warm = cfg();
+        warm.mode = ModeChoice::Warm;
+        assert!(parse("resume", &free(), &warm).is_err());
+        assert!(parse("resume", &free(), &plain).is_err());
+        assert!(parse("addr=", &free(), &cfg()).is_err());
+        let mut post = cfg();
+        post.method = Some("POST".into());
+        assert!(parse("early-data", &free(), &post).is_err());
     }
 }

@@ -158,6 +158,16 @@ fn check_file(flag: &str, path: &std::path::Path) -> Result<(), UsageError> {
     }
 }
 
+/// The method, when it is not one a server may safely see twice (early data
+/// can be replayed by anyone on the path): `None` for HEAD (the default),
+/// GET, OPTIONS.
+pub fn unsafe_to_replay(config: &Config) -> Option<&str> {
+    config
+        .method
+        .as_deref()
+        .filter(|m| !matches!(*m, "HEAD" | "GET" | "OPTIONS"))
+}
+
 /// What the connection flags asked for, before they are applied.
 pub struct ConnectionArgs {
     pub tls_max: Option<TlsMax>,
@@ -220,6 +230,11 @@ pub fn apply(a: ConnectionArgs, config: &mut Config) -> Result<(), UsageError> {
             return Err(UsageError(
                 "--early-data rides on a resumed session; drop --resume off".into(),
             ));
+        }
+        if let Some(m) = unsafe_to_replay(config) {
+            return Err(UsageError(format!(
+                "--early-data: early data can be replayed, and {m} is not safe to repeat"
+            )));
         }
         if config.mode == ModeChoice::Warm {
             return Err(UsageError(

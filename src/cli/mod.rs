@@ -135,8 +135,8 @@ pub struct Args {
     pub cacert: Option<std::path::PathBuf>,
 
     /// TLS session resumption across cold probes: on (default) or off (every cold handshake is full)
-    #[arg(long, value_name = "on|off", value_enum, default_value_t = Switch::On, help_heading = "Request")]
-    pub resume: Switch,
+    #[arg(long, value_name = "on|off", value_enum, help_heading = "Request")]
+    pub resume: Option<Switch>,
 
     /// Highest TLS version offered: 1.2 or 1.3 (the lowest is always 1.2)
     #[arg(long = "tls-max", value_name = "V", value_parser = connection::parse_tls_max,
@@ -399,7 +399,7 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         .map(|h| parse_header(h))
         .collect::<Result<_, _>>()
         .map_err(UsageError)?;
-    config.resume = args.resume == Switch::On;
+    config.resume = args.resume != Some(Switch::Off);
     config.ca_file = args.cacert;
     let fixed = compare::Fixed {
         ip_family: args.ipv4 || args.ipv6 || args.calibrate,
@@ -407,6 +407,7 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         curves: args.curves.is_some(),
         http_version: args.http_version.is_some(),
         early_data: args.early_data,
+        resume: args.resume.is_some(),
         addresses: !args.resolve.is_empty() || !args.connect_to.is_empty() || args.calibrate,
     };
     connection::apply(

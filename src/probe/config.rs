@@ -206,10 +206,44 @@ pub struct Config {
 }
 
 impl Config {
-    /// The host's address comes from the command line (`--resolve`,
-    /// `--connect-to`), so there is no lookup of ours to time.
+    /// The target's address comes from the command line: a `--resolve` or
+    /// `--connect-to` entry for its host and port, so there is no lookup of
+    /// ours to time. (An entry for another host changes nothing here.)
     pub fn dns_overridden(&self) -> bool {
-        !self.resolve.is_empty() || !self.connect_to.is_empty()
+        let host = self.target.host.to_ascii_lowercase();
+        let url_host = self.target.url_host().to_ascii_lowercase();
+        let port = self.target.port.to_string();
+        let is_target = |h: &str, p: &str, any_ok: bool| {
+            let h = h.to_ascii_lowercase();
+            let host_ok = (any_ok && h.is_empty()) || h == host || h == url_host;
+            let port_ok = (any_ok && p.is_empty()) || p == port;
+            host_ok && port_ok
+        };
+        let head = |entry: &str| -> Option<(String, String)> {
+            let entry = entry.trim_start_matches('+');
+            // A bracketed IPv6 host carries colons of its own.
+            let (h, rest) = match entry.strip_prefix('[') {
+                Some(inner) => {
+                    let (h, rest) = inner.split_once(']')?;
+                    (format!("[{h}]"), rest.strip_prefix(':')?.to_string())
+                }
+                None => {
+                    let (h, rest) = entry.split_once(':')?;
+                    (h.to_string(), rest.to_string())
+                }
+            };
+            let p = rest.split(':').next()?.to_string();
+            Some((h, p))
+        };
+        self.resolve
+            .iter()
+            .filter_map(|e| head(e))
+            .any(|(h, p)| is_target(&h, &p, false))
+            || self
+                .connect_to
+                .iter()
+                .filter_map(|e| head(e))
+                .any(|(h, p)| is_target(&h, &p, true))
     }
 }
 
@@ -248,6 +282,23 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_entries_for_the_target_replace_our_lookup() {
+        let mut c = Config::new(crate::cli::parse_target("https://example.test:8443/").unwrap());
+        assert!(!c.dns_overridden());
+        c.resolve = vec!["other.test:8443:127.0.0.1".into()];
+        assert!(!c.dns_overridden());
+        c.resolve = vec!["example.test:443:127.0.0.1".into()];
+        assert!(!c.dns_overridden());
+        c.resolve = vec!["+EXAMPLE.test:8443:127.0.0.1".into()];
+        assert!(c.dns_overridden());
+        c.resolve.clear();
+        c.connect_to = vec!["::127.0.0.1:9000".into()];
+        assert!(c.dns_overridden(), "an empty host and port match any");
+        c.connect_to = vec!["other.test::127.0.0.1:9000".into()];
+        assert!(!c.dns_overridden());
+    }
 
     fn target(path: &str) -> Target {
         Target {

@@ -218,12 +218,17 @@ pub fn run_lanes(
         }
         let first = samples.len();
         let mut probe_ended: Option<Instant> = None;
+        // The cold/warm order flips once per full rotation of the lanes, not
+        // every round: with an even number of lanes, flipping every round
+        // would give the same lane's cold probe the first slot every time.
+        let lanes_n = running.len() as u32;
+        let modes_round = (round - 1) / lanes_n.max(1) + 1;
         'probes: for lane_index in super::compare::variant_order(running.len(), round) {
             let lane = &mut running[lane_index];
             if lane.stopped {
                 continue;
             }
-            for mode in round_modes(base.mode, base.order, round) {
+            for mode in round_modes(base.mode, base.order, modes_round) {
                 // Each probe starts a quarter interval after the previous one
                 // ended (not after our output of it).
                 if let Some(ended) = probe_ended {

@@ -226,6 +226,19 @@ fn plan_compare(
                 kind: probe::ErrorKind::Error,
                 text: why.clone(),
             });
+            // Every variant asked for, including those not tried.
+            infos.push(info);
+            infos.extend(variants[index + 1..].iter().map(|v| probe::VariantInfo {
+                label: v.label.clone(),
+                value: v.value.clone(),
+                unavailable: None,
+                addr: None,
+            }));
+            run.compare = Some(probe::CompareInfo {
+                axis: cmp.axis,
+                variants: infos,
+                probes_per_round: 0,
+            });
             return Err(ended_before_rounds(opts, &run, warnings));
         }
         let mismatch = version_mismatch(v.config.http_version, pre.proto).map(|_| {
@@ -244,6 +257,27 @@ fn plan_compare(
             info.unavailable = Some(e);
             infos.push(info);
             continue;
+        }
+        // A TLS version ceiling is no promise: a server that speaks only
+        // TLS 1.2 answers the 1.3 variant with 1.2, which would compare 1.2
+        // with itself under two names.
+        if let (Some(max), Some(tls)) = (v.config.tls_max, pre.tls) {
+            let want = match max {
+                probe::TlsMax::V1_2 => "TLSv1.2",
+                probe::TlsMax::V1_3 => "TLSv1.3",
+            };
+            if tls.version != want {
+                let text = format!("the server negotiated {}", tls.version_label());
+                warnings.warn(format!("--compare {axis}: {} cannot run: {text}", v.label));
+                let e = ProbeError {
+                    kind: probe::ErrorKind::Error,
+                    text,
+                };
+                first_error.get_or_insert_with(|| e.clone());
+                info.unavailable = Some(e);
+                infos.push(info);
+                continue;
+            }
         }
         info.addr = pre.addr;
         lanes.push(Lane {
