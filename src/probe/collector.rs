@@ -28,8 +28,10 @@ pub struct Collector {
     pub(super) tls: Option<TlsFacts>,
     /// The server's leaf certificate, examined once the transfer is over.
     pub(super) leaf: Option<openssl::x509::X509>,
-    /// Requests libcurl sent during this `perform` (boxed: libcurl keeps its address).
-    pub(super) requests_sent: Box<AtomicU32>,
+    /// Requests libcurl sent during this `perform`. Shared, not boxed:
+    /// libcurl writes through a pointer to it, and a heap value of its own
+    /// keeps that pointer clear of every `&mut` to the handler.
+    pub(super) requests_sent: Arc<AtomicU32>,
     /// The TLS facts of this transfer's handshake were taken (or there was none).
     tls_taken: bool,
     pub(super) body_bytes: u64,
@@ -59,7 +61,7 @@ impl Collector {
             cancel,
             tls: None,
             leaf: None,
-            requests_sent: Box::default(),
+            requests_sent: Arc::default(),
             tls_taken: false,
             body_bytes: 0,
             body_overflow: false,
@@ -74,11 +76,11 @@ impl Collector {
         }
     }
 
-    /// The counter libcurl's pre-request callback increments. It is boxed and
-    /// never replaced (only `reset`), so its address is stable for as long as
-    /// this handler lives.
-    pub(super) fn requests_counter(&self) -> *const AtomicU32 {
-        &*self.requests_sent
+    /// The counter libcurl's pre-request callback increments: never
+    /// replaced (only `reset`), so its address is stable; the caller keeps
+    /// this reference as long as libcurl may write to it.
+    pub(super) fn requests_counter(&self) -> Arc<AtomicU32> {
+        Arc::clone(&self.requests_sent)
     }
 
     /// Body bytes read by the last transfer (never more than `BODY_CAP`).

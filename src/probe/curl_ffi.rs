@@ -780,8 +780,8 @@ extern "C" fn count_request(
 ///
 /// # Safety
 /// libcurl keeps the pointer: `counter` must stay at its address, alive, for
-/// as long as `easy` exists (`ProbeHandle` boxes it inside the handler it
-/// owns and never hands the handler out mutably).
+/// as long as `easy` exists (`ProbeHandle` holds a reference to the shared
+/// counter and drops it only after the easy handle).
 pub(crate) unsafe fn count_requests<H>(
     easy: &Easy2<H>,
     counter: *const std::sync::atomic::AtomicU32,

@@ -50,6 +50,9 @@ pub struct ProbeHandle<'s> {
     // Private, and no `&mut` to it or its handler ever leaves this file:
     // libcurl holds pointers into the handler (see `new`).
     easy: Easy2<Collector>,
+    /// The request counter libcurl writes through; dropped after `easy`
+    /// (fields drop in order), so it outlives the handle that points at it.
+    _counter: std::sync::Arc<std::sync::atomic::AtomicU32>,
     /// `--early-data`: samples say what became of it.
     early_data: bool,
     _share: PhantomData<&'s SessionShare>,
@@ -73,10 +76,10 @@ impl<'s> ProbeHandle<'s> {
         // as the handle does.
         easy.get_mut().live = LiveHandle::of(&easy);
         let counter = easy.get_ref().requests_counter();
-        // SAFETY: the counter is boxed inside the handler `easy` owns; this
-        // type never replaces the handler nor exposes it mutably, so the
-        // counter stays put and alive until the handle is cleaned up.
-        unsafe { curl_ffi::count_requests(&easy, counter)? };
+        // SAFETY: the counter is a heap value of its own that this handle
+        // keeps a reference to in `_counter`, dropped after `easy`; so it
+        // stays put and alive until libcurl's handle is cleaned up.
+        unsafe { curl_ffi::count_requests(&easy, std::sync::Arc::as_ptr(&counter))? };
         if let Some(share) = share {
             // SAFETY: `'s` borrows the share for this handle's whole life.
             unsafe { curl_ffi::attach_share(&easy, share)? };
@@ -187,6 +190,7 @@ impl<'s> ProbeHandle<'s> {
         }
         Ok(ProbeHandle {
             easy,
+            _counter: counter,
             early_data: cfg.early_data,
             _share: PhantomData,
         })
