@@ -18,14 +18,19 @@ fn cacert() -> String {
     ca().pem_path.to_str().expect("UTF-8 path").to_string()
 }
 
-/// `tlsping --json --cacert <ca> -w 5s -i 200ms <args>`, which must exit 0.
-fn run(args: &[&str]) -> Value {
+/// `tlsping --json --cacert <ca> -w 5s -i 200ms <args>`, which must exit 0:
+/// the document and what went to stderr.
+fn run_with_stderr(args: &[&str]) -> (Value, String) {
     let ca = cacert();
     let mut all = vec!["--json", "--cacert", &ca, "-w", "5s", "-i", "200ms"];
     all.extend_from_slice(args);
     let (doc, out) = json_output(&all);
     assert_eq!(out.status.code(), Some(0), "{args:?}\n{}", stderr(&out));
-    doc
+    (doc, stderr(&out))
+}
+
+fn run(args: &[&str]) -> Value {
+    run_with_stderr(args).0
 }
 
 fn samples(doc: &Value) -> &Vec<Value> {
@@ -205,25 +210,8 @@ fn group_variants_negotiate_the_group_named() {
 fn a_variant_that_cannot_run_is_reported_and_the_others_go_on() {
     // HTTP/1.1 only: the HTTP/2 variant's preflight gets HTTP/1.1 back.
     let server = start(ServerOpts::default());
-    let ca = cacert();
-    let (doc, out) = json_output(&[
-        "--json",
-        "--cacert",
-        &ca,
-        "-w",
-        "5s",
-        "-i",
-        "200ms",
-        "--compare",
-        "http",
-        "-m",
-        "cold",
-        "-n",
-        "2",
-        &server.url(),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let err = stderr(&out);
+    let (doc, err) =
+        run_with_stderr(&["--compare", "http", "-m", "cold", "-n", "2", &server.url()]);
     assert_eq!(err.matches("HTTP/2 cannot run").count(), 1, "{err}");
     let variants = doc["run"]["compare"]["variants"].as_array().unwrap();
     assert_eq!(variants[0]["available"], true, "{variants:#?}");
@@ -384,25 +372,7 @@ fn a_tls13_variant_answered_with_tls12_cannot_run() {
         tls12: true,
         ..Default::default()
     });
-    let ca = cacert();
-    let (doc, out) = json_output(&[
-        "--json",
-        "--cacert",
-        &ca,
-        "-w",
-        "5s",
-        "-i",
-        "200ms",
-        "--compare",
-        "tls",
-        "-m",
-        "cold",
-        "-n",
-        "2",
-        &server.url(),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let err = stderr(&out);
+    let (doc, err) = run_with_stderr(&["--compare", "tls", "-m", "cold", "-n", "2", &server.url()]);
     assert_eq!(err.matches("TLS1.3 cannot run").count(), 1, "{err}");
     let variants = doc["run"]["compare"]["variants"].as_array().unwrap();
     assert_eq!(variants[1]["available"], false, "{variants:#?}");

@@ -96,15 +96,7 @@ fn render(info: &RunInfo, samples: &[Sample], style: Style) -> String {
     {
         let mut h = Human::new(&mut buf, info, style);
         h.start(info).unwrap();
-        let last = samples.iter().map(|s| s.round).max().unwrap_or(0);
-        for round in 1..=last {
-            let of_round: Vec<Sample> = samples
-                .iter()
-                .filter(|s| s.round == round)
-                .cloned()
-                .collect();
-            h.round(round, &of_round).unwrap();
-        }
+        synthetic::feed_rounds(&mut h, samples);
         h.finish().unwrap();
         let summary = summarize_compared(samples, Duration::from_millis(3400), variants);
         h.statistics(info, &summary).unwrap();
@@ -392,14 +384,7 @@ fn labels_from_the_command_line_are_shown_not_obeyed() {
 }
 
 fn validate(doc: &Value) {
-    let schema: Value =
-        serde_json::from_str(include_str!("../schema/tlsping.schema.json")).unwrap();
-    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(doc)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "schema violations: {errors:#?}");
+    synthetic::assert_valid_document(doc);
 }
 
 fn json(info: &RunInfo, samples: &[Sample], summary: &Summary) -> Value {

@@ -59,14 +59,7 @@ fn render(layout: Layout, width: usize, variant: &str, case: &str) -> String {
     {
         let mut h = Human::new(&mut buf, &info, style);
         h.start(&info).unwrap();
-        for round in 1..=4 {
-            let of_round: Vec<Sample> = samples
-                .iter()
-                .filter(|s| s.round == round)
-                .cloned()
-                .collect();
-            h.round(round, &of_round).unwrap();
-        }
+        synthetic::feed_rounds(&mut h, &samples);
         h.finish().unwrap();
         let summary = summarize(&samples, Duration::from_millis(3400));
         h.statistics(&info, &summary).unwrap();
@@ -244,15 +237,7 @@ fn statistics_of(samples: &[Sample], style: Style) -> String {
     let mut buf = Vec::new();
     {
         let mut h = Human::new(&mut buf, &info, style);
-        let last = samples.iter().map(|s| s.round).max().unwrap_or(0);
-        for round in 1..=last {
-            let of_round: Vec<Sample> = samples
-                .iter()
-                .filter(|s| s.round == round)
-                .cloned()
-                .collect();
-            h.round(round, &of_round).unwrap();
-        }
+        synthetic::feed_rounds(&mut h, samples);
         h.finish().unwrap();
         let summary = summarize(samples, Duration::from_millis(21_000));
         h.statistics(&info, &summary).unwrap();

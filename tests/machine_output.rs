@@ -38,14 +38,7 @@ fn three_h2_rounds() -> (Value, std::process::Output) {
 }
 
 fn validate(doc: &Value) {
-    let schema: Value =
-        serde_json::from_str(include_str!("../schema/tlsping.schema.json")).unwrap();
-    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(doc)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "schema violations: {errors:#?}");
+    synthetic::assert_valid_document(doc);
 }
 
 #[test]

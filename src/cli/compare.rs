@@ -1,7 +1,7 @@
 //! `--compare AXIS[=A,B,...]`: which axis, which values, and whether the
 //! rest of the command line leaves that axis free to vary.
 
-use crate::probe::{Axis, Compare, Config, ModeChoice, TlsMax, MAX_VARIANTS};
+use crate::probe::{Axis, Compare, Config, ModeChoice, MAX_VARIANTS};
 
 use super::connection::parse_curves;
 use super::UsageError;
@@ -123,25 +123,8 @@ pub fn parse(v: &str, fixed: &Fixed, config: &Config) -> Result<Compare, UsageEr
         )));
     }
     if axis == Axis::EarlyData && values.iter().any(|v| v == "on") {
-        if let Some(m) = super::connection::unsafe_to_replay(config) {
-            return Err(UsageError(format!(
-                "{flag}: early data can be replayed, and {m} is not safe to repeat"
-            )));
-        }
-        if config.tls_max == Some(TlsMax::V1_2) {
-            return Err(UsageError(format!(
-                "{flag}: early data is a TLS 1.3 feature; drop --tls-max 1.2"
-            )));
-        }
-        if !config.resume {
-            return Err(UsageError(format!(
-                "{flag}: early data rides on a resumed session; drop --resume off"
-            )));
-        }
-        if config.mode == ModeChoice::Warm {
-            return Err(UsageError(format!(
-                "{flag}: early data applies to cold probes; use -m cold or -m both"
-            )));
+        if let Some(why) = super::connection::early_data_refusal(config) {
+            return Err(UsageError(format!("{flag}: {why}")));
         }
     }
     if axis == Axis::Addr && values.is_empty() {

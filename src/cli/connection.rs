@@ -158,14 +158,34 @@ fn check_file(flag: &str, path: &std::path::Path) -> Result<(), UsageError> {
     }
 }
 
-/// The method, when it is not one a server may safely see twice (early data
-/// can be replayed by anyone on the path): `None` for HEAD (the default),
-/// GET, OPTIONS.
-pub fn unsafe_to_replay(config: &Config) -> Option<&str> {
-    config
+/// Why early data cannot be sent with the rest of `config`, or `None`: the
+/// one rule for `--early-data` and `--compare early-data`.
+pub fn early_data_refusal(config: &Config) -> Option<String> {
+    // Anyone on the path can replay early data: only methods a server may
+    // safely see twice (HEAD, the default, GET, OPTIONS).
+    if let Some(m) = config
         .method
         .as_deref()
         .filter(|m| !matches!(*m, "HEAD" | "GET" | "OPTIONS"))
+    {
+        return Some(format!(
+            "early data can be replayed, and {m} is not safe to repeat"
+        ));
+    }
+    if config.tls_max == Some(TlsMax::V1_2) {
+        return Some("early data is a TLS 1.3 feature; drop --tls-max 1.2".into());
+    }
+    if !config.resume {
+        return Some("early data rides on a resumed session; drop --resume off".into());
+    }
+    if config.mode == ModeChoice::Warm {
+        return Some(
+            "early data applies to cold probes (a kept connection sends no handshake); \
+             use -m cold or -m both"
+                .into(),
+        );
+    }
+    None
 }
 
 /// What the connection flags asked for, before they are applied.
@@ -220,31 +240,12 @@ pub fn apply(a: ConnectionArgs, config: &mut Config) -> Result<(), UsageError> {
     if let Some(key) = &a.key {
         check_file("--key", key)?;
     }
+    config.tls_max = a.tls_max;
     if a.early_data {
-        if a.tls_max == Some(TlsMax::V1_2) {
-            return Err(UsageError(
-                "--early-data is a TLS 1.3 feature; drop --tls-max 1.2".into(),
-            ));
-        }
-        if !config.resume {
-            return Err(UsageError(
-                "--early-data rides on a resumed session; drop --resume off".into(),
-            ));
-        }
-        if let Some(m) = unsafe_to_replay(config) {
-            return Err(UsageError(format!(
-                "--early-data: early data can be replayed, and {m} is not safe to repeat"
-            )));
-        }
-        if config.mode == ModeChoice::Warm {
-            return Err(UsageError(
-                "--early-data applies to cold probes (a kept connection sends no handshake); \
-                 use -m cold or -m both"
-                    .into(),
-            ));
+        if let Some(why) = early_data_refusal(config) {
+            return Err(UsageError(format!("--early-data: {why}")));
         }
     }
-    config.tls_max = a.tls_max;
     config.resolve = a.resolve;
     if !a.connect_to.is_empty() {
         // The entries say where to connect: pinning the preflight's address

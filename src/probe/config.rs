@@ -61,6 +61,14 @@ impl TlsMax {
             TlsMax::V1_3 => "1.3",
         }
     }
+
+    /// The version as OpenSSL names it (`SSL_get_version`, `TlsFacts::version`).
+    pub fn openssl_name(self) -> &'static str {
+        match self {
+            TlsMax::V1_2 => "TLSv1.2",
+            TlsMax::V1_3 => "TLSv1.3",
+        }
+    }
 }
 
 /// Whether a cold probe's request went out as TLS 1.3 early data (0-RTT),

@@ -180,30 +180,9 @@ pub(super) fn failed_before_transfer(
     wall: Option<Duration>,
 ) -> Sample {
     Sample {
-        round,
-        mode,
-        t: None,
-        at: None,
-        variant: 0,
-        warmup: false,
-        own_dns: None,
         wall_total: wall,
-        timers: Default::default(),
-        status: 0,
-        proto: None,
-        tls: None,
-        retries: 0,
-        bytes: 0,
-        addr: None,
-        body_overflow: false,
-        retry_after: None,
-        https,
         error: Some(Box::new(err)),
-        tls_setup: None,
-        tls_finish: None,
-        tcp_info: None,
-        server_timing: Box::default(),
-        early_data: None,
+        ..Sample::new(round, mode, https)
     }
 }
 

@@ -223,6 +223,37 @@ fn diff(later: u32, earlier: u32) -> Option<Duration> {
 }
 
 impl Sample {
+    /// A probe of `mode` in `round` before anything is known about it: no
+    /// timers, no response, no error. Every other constructor starts here.
+    pub fn new(round: u32, mode: Mode, https: bool) -> Sample {
+        Sample {
+            round,
+            mode,
+            t: None,
+            at: None,
+            variant: 0,
+            warmup: false,
+            own_dns: None,
+            wall_total: None,
+            timers: CurlTimers::default(),
+            status: 0,
+            proto: None,
+            tls: None,
+            retries: 0,
+            bytes: 0,
+            addr: None,
+            body_overflow: false,
+            retry_after: None,
+            https,
+            error: None,
+            tls_setup: None,
+            tls_finish: None,
+            tcp_info: None,
+            server_timing: Box::default(),
+            early_data: None,
+        }
+    }
+
     /// A safety valve this answer trips, which stops the run: the server
     /// asked clients to slow down or back off.
     pub fn valve(&self) -> Option<String> {

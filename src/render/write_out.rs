@@ -277,13 +277,6 @@ mod tests {
     /// A cold HTTP/2 sample with timers that show every digit.
     fn sample() -> Sample {
         Sample {
-            round: 3,
-            mode: Mode::Cold,
-            t: None,
-            at: None,
-            variant: 0,
-            warmup: false,
-            own_dns: None,
             wall_total: Some(std::time::Duration::from_micros(61_234_600)),
             timers: CurlTimers {
                 namelookup_us: 12,
@@ -297,19 +290,8 @@ mod tests {
             },
             status: 200,
             proto: Some(Proto::H2),
-            tls: None,
-            retries: 0,
-            bytes: 0,
             addr: Some(SocketAddr::from(([192, 0, 2, 10], 8443))),
-            body_overflow: false,
-            retry_after: None,
-            https: true,
-            error: None,
-            tls_setup: None,
-            tls_finish: None,
-            tcp_info: None,
-            server_timing: Box::default(),
-            early_data: None,
+            ..Sample::new(3, Mode::Cold, true)
         }
     }
 

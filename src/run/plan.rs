@@ -150,6 +150,54 @@ fn plan_one(opts: &Options, env: &ProbeEnv, warnings: &mut Warnings) -> Result<P
     })
 }
 
+/// What a variant's preflight says about it.
+enum Checked {
+    Runs(probe::Preflight),
+    /// Why it cannot run at all, for the warning, and as the error to report.
+    CannotRun(String, ProbeError),
+    /// The server asked clients to back off (the run ends).
+    BackOff(probe::Preflight, String),
+}
+
+/// A variant's preflight, and whether the server answered it the way the
+/// variant asks: its HTTP version, and its TLS version (a `--tls-max` is
+/// only a ceiling, so a TLS 1.2-only server would answer the 1.3 variant
+/// with 1.2 and compare 1.2 with itself under two names).
+fn check_variant(v: &probe::Variant, env: &ProbeEnv) -> Checked {
+    let pre = match probe::preflight(&v.config, env) {
+        Ok(pre) => pre,
+        Err(e) => {
+            let why = format!("its preflight failed: {}", failed_text(&v.config, &e));
+            return Checked::CannotRun(why, e);
+        }
+    };
+    if let Some(why) = pre.stop.clone() {
+        return Checked::BackOff(pre, why);
+    }
+    let http = version_mismatch(v.config.http_version, pre.proto).map(|_| {
+        format!(
+            "the server answered over {}",
+            pre.proto.map_or("no HTTP", |p| p.as_str())
+        )
+    });
+    let tls = match (v.config.tls_max, pre.tls) {
+        (Some(max), Some(tls)) if tls.version != max.openssl_name() => {
+            Some(format!("the server negotiated {}", tls.version_label()))
+        }
+        _ => None,
+    };
+    match http.or(tls) {
+        Some(text) => Checked::CannotRun(
+            text.clone(),
+            ProbeError {
+                kind: probe::ErrorKind::Error,
+                text,
+            },
+        ),
+        None => Checked::Runs(pre),
+    }
+}
+
 /// `--compare`: a preflight per variant. A variant whose preflight fails, or
 /// that the server answers in another way than it asks (HTTP/1.1 to an
 /// HTTP/2 variant), cannot run: it is reported once and the others go on.
@@ -194,91 +242,44 @@ fn plan_compare(
     let mut lanes = Vec::new();
     let mut first: Option<(probe::Preflight, RunInfo)> = None;
     let mut first_error: Option<ProbeError> = None;
+    let info_of = |v: &probe::Variant| probe::VariantInfo {
+        label: v.label.clone(),
+        value: v.value.clone(),
+        unavailable: None,
+        addr: None,
+    };
     for (index, v) in variants.iter().enumerate() {
-        let mut info = probe::VariantInfo {
-            label: v.label.clone(),
-            value: v.value.clone(),
-            unavailable: None,
-            addr: None,
-        };
-        let pre = match probe::preflight(&v.config, env) {
-            Ok(pre) => pre,
-            Err(e) => {
+        let mut info = info_of(v);
+        let pre = match check_variant(v, env) {
+            Checked::Runs(pre) => pre,
+            Checked::CannotRun(why, e) => {
+                warnings.warn(format!("--compare {axis}: {} cannot run: {why}", v.label));
+                first_error.get_or_insert_with(|| e.clone());
+                info.unavailable = Some(e);
+                infos.push(info);
+                continue;
+            }
+            Checked::BackOff(pre, why) => {
+                // The server asked clients to back off: that holds for every variant.
                 warnings.warn(format!(
-                    "--compare {axis}: {} cannot run: its preflight failed: {}",
-                    v.label,
-                    failed_text(&v.config, &e)
+                    "preflight of {}: {why}; no rounds were run",
+                    v.label
                 ));
-                first_error.get_or_insert_with(|| e.clone());
-                info.unavailable = Some(e);
-                infos.push(info);
-                continue;
+                let mut run = probe::run_info(cfg, &pre);
+                run.preflight_error = Some(ProbeError {
+                    kind: probe::ErrorKind::Error,
+                    text: why,
+                });
+                // Every variant asked for, including those not tried.
+                infos.extend(variants[index..].iter().map(info_of));
+                run.compare = Some(probe::CompareInfo {
+                    axis: cmp.axis,
+                    variants: infos,
+                    probes_per_round: 0,
+                });
+                return Err(ended_before_rounds(opts, &run, warnings));
             }
         };
-        if let Some(why) = &pre.stop {
-            // The server asked clients to back off: that holds for every variant.
-            warnings.warn(format!(
-                "preflight of {}: {why}; no rounds were run",
-                v.label
-            ));
-            let mut run = probe::run_info(cfg, &pre);
-            run.preflight_error = Some(ProbeError {
-                kind: probe::ErrorKind::Error,
-                text: why.clone(),
-            });
-            // Every variant asked for, including those not tried.
-            infos.push(info);
-            infos.extend(variants[index + 1..].iter().map(|v| probe::VariantInfo {
-                label: v.label.clone(),
-                value: v.value.clone(),
-                unavailable: None,
-                addr: None,
-            }));
-            run.compare = Some(probe::CompareInfo {
-                axis: cmp.axis,
-                variants: infos,
-                probes_per_round: 0,
-            });
-            return Err(ended_before_rounds(opts, &run, warnings));
-        }
-        let mismatch = version_mismatch(v.config.http_version, pre.proto).map(|_| {
-            format!(
-                "the server answered over {}",
-                pre.proto.map_or("no HTTP", |p| p.as_str())
-            )
-        });
-        if let Some(text) = mismatch {
-            warnings.warn(format!("--compare {axis}: {} cannot run: {text}", v.label));
-            let e = ProbeError {
-                kind: probe::ErrorKind::Error,
-                text,
-            };
-            first_error.get_or_insert_with(|| e.clone());
-            info.unavailable = Some(e);
-            infos.push(info);
-            continue;
-        }
-        // A TLS version ceiling is no promise: a server that speaks only
-        // TLS 1.2 answers the 1.3 variant with 1.2, which would compare 1.2
-        // with itself under two names.
-        if let (Some(max), Some(tls)) = (v.config.tls_max, pre.tls) {
-            let want = match max {
-                probe::TlsMax::V1_2 => "TLSv1.2",
-                probe::TlsMax::V1_3 => "TLSv1.3",
-            };
-            if tls.version != want {
-                let text = format!("the server negotiated {}", tls.version_label());
-                warnings.warn(format!("--compare {axis}: {} cannot run: {text}", v.label));
-                let e = ProbeError {
-                    kind: probe::ErrorKind::Error,
-                    text,
-                };
-                first_error.get_or_insert_with(|| e.clone());
-                info.unavailable = Some(e);
-                infos.push(info);
-                continue;
-            }
-        }
         info.addr = pre.addr;
         lanes.push(Lane {
             variant: index as u8,

@@ -15,30 +15,10 @@ use tlsping::probe::{
 
 fn base(round: u32, mode: Mode) -> Sample {
     Sample {
-        round,
-        mode,
-        t: None,
-        at: None,
-        variant: 0,
-        warmup: false,
-        own_dns: None,
-        wall_total: None,
-        timers: CurlTimers::default(),
         status: 200,
         proto: Some(Proto::H2),
-        tls: None,
-        retries: 0,
-        bytes: 0,
         addr: Some(SocketAddr::from(([192, 0, 2, 10], 443))),
-        body_overflow: false,
-        retry_after: None,
-        https: true,
-        error: None,
-        tls_setup: None,
-        tls_finish: None,
-        tcp_info: None,
-        server_timing: Box::default(),
-        early_data: None,
+        ..Sample::new(round, mode, true)
     }
 }
 
@@ -187,4 +167,31 @@ pub fn run_info() -> RunInfo {
         calibration: false,
         preflight_error: None,
     }
+}
+
+/// Feeds `samples` to the human output round by round, as the scheduler
+/// does (every round from 1 to the last one present).
+pub fn feed_rounds<W: std::io::Write>(h: &mut tlsping::render::Human<W>, samples: &[Sample]) {
+    use tlsping::probe::Observer as _;
+    let last = samples.iter().map(|s| s.round).max().unwrap_or(0);
+    for round in 1..=last {
+        let of_round: Vec<Sample> = samples
+            .iter()
+            .filter(|s| s.round == round)
+            .cloned()
+            .collect();
+        h.round(round, &of_round).unwrap();
+    }
+}
+
+/// Asserts that `doc` is a valid `--json` document (the committed schema).
+pub fn assert_valid_document(doc: &serde_json::Value) {
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../schema/tlsping.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "schema violations: {errors:#?}");
 }
