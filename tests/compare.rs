@@ -12,11 +12,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 use support::server::HandshakeSeen;
-use support::{ca, json_output, start, stderr, ServerOpts, TestServer};
+use support::{json_output, start, stderr, ServerOpts, TestServer};
 
-fn cacert() -> String {
-    ca().pem_path.to_str().expect("UTF-8 path").to_string()
-}
+use support::cacert;
 
 /// `tlsping --json --cacert <ca> -w 5s -i 200ms <args>`, which must exit 0:
 /// the document and what went to stderr.

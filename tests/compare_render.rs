@@ -24,10 +24,8 @@ use tlsping::stats::{summarize, summarize_compared, Summary};
 
 fn variant(label: &str, value: &str) -> VariantInfo {
     VariantInfo {
-        label: label.into(),
-        value: value.into(),
-        unavailable: None,
         addr: Some(([192, 0, 2, 10], 443).into()),
+        ..VariantInfo::new(label, value)
     }
 }
 

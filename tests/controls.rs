@@ -30,12 +30,7 @@ use support::{ca, start, stderr, stdout, tlsping, ServerOpts};
 
 // ---------------------------------------------------------------- helpers
 
-fn cacert() -> String {
-    ca().pem_path
-        .to_str()
-        .expect("the CA path is UTF-8")
-        .to_string()
-}
+use support::cacert;
 
 fn show(out: &Output) -> String {
     format!(

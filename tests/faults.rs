@@ -15,14 +15,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use support::faults::{bad_leaf, closed_port, start_faulty, BadLeaf, Fault, FaultOpts};
-use support::{ca, start, stderr, stdout, tlsping, CertKind, ServerOpts};
+use support::{start, stderr, stdout, tlsping, CertKind, ServerOpts};
 
-fn cacert() -> String {
-    ca().pem_path
-        .to_str()
-        .expect("the CA path is UTF-8")
-        .to_string()
-}
+use support::cacert;
 
 /// `tlsping -4 --cacert <ca> <args...>`.
 fn run(args: &[&str]) -> Output {

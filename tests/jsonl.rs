@@ -9,7 +9,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
-use support::{ca, command, start, ServerOpts};
+use support::{command, start, ServerOpts};
 
 const DOCUMENT_SCHEMA: &str = include_str!("../schema/tlsping.schema.json");
 const LINES_SCHEMA_PATH: &str = concat!(
@@ -96,7 +96,7 @@ fn the_line_schema_is_the_document_schema_in_parts() {
 #[test]
 fn lines_stream_while_the_run_goes_on_and_each_validates() {
     let server = start(ServerOpts::default());
-    let ca = ca().pem_path.display().to_string();
+    let ca = support::cacert();
     let started = Instant::now();
     let mut child = command(&[
         "--jsonl",
@@ -215,7 +215,7 @@ fn a_run_that_ends_before_round_one_still_writes_its_run_and_summary_lines() {
 #[test]
 fn csv_rows_end_with_when_each_probe_started() {
     let server = start(ServerOpts::default());
-    let ca = ca().pem_path.display().to_string();
+    let ca = support::cacert();
     let out = command(&[
         "--csv",
         "--cacert",

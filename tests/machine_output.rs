@@ -9,11 +9,9 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
-use support::{ca, start, stderr, stdout, tlsping, ServerOpts};
+use support::{start, stderr, stdout, tlsping, ServerOpts};
 
-fn cacert() -> String {
-    ca().pem_path.to_str().unwrap().to_string()
-}
+use support::cacert;
 
 fn json_run(args: &[&str]) -> (Value, std::process::Output) {
     support::json_output(args)

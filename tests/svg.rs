@@ -269,12 +269,7 @@ fn a_cold_only_run_has_one_lane() {
 #[test]
 fn a_comparison_has_a_lane_per_mode_and_variant() {
     let mut info = info();
-    let variant = |label: &str, value: &str| VariantInfo {
-        label: label.into(),
-        value: value.into(),
-        unavailable: None,
-        addr: None,
-    };
+    let variant = VariantInfo::new;
     info.compare = Some(CompareInfo {
         axis: Axis::Tls,
         variants: vec![variant("TLS1.2", "1.2"), variant("TLS1.3", "1.3")],
@@ -455,7 +450,7 @@ fn a_browser_draws_it() {
 #[test]
 fn the_flag_writes_the_picture_of_the_run() {
     let server = support::start(support::ServerOpts::default());
-    let ca = support::ca().pem_path.display().to_string();
+    let ca = support::cacert();
     let dir = std::env::temp_dir().join(format!("tlsping-svg-flag-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("run.svg");

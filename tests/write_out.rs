@@ -240,7 +240,7 @@ fn an_unknown_variable_is_named_as_curl_names_it() {
 #[test]
 fn the_flag_prints_one_line_per_sample_and_nothing_else() {
     let server = support::start(support::ServerOpts::default());
-    let ca = support::ca().pem_path.display().to_string();
+    let ca = support::cacert();
     let out = support::tlsping(&[
         "--cacert",
         &ca,

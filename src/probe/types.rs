@@ -510,6 +510,19 @@ pub struct VariantInfo {
     pub addr: Option<SocketAddr>,
 }
 
+impl VariantInfo {
+    /// A variant by its label and axis value, before its preflight says
+    /// whether it runs and where.
+    pub fn new(label: impl Into<String>, value: impl Into<String>) -> VariantInfo {
+        VariantInfo {
+            label: label.into(),
+            value: value.into(),
+            unavailable: None,
+            addr: None,
+        }
+    }
+}
+
 /// The comparison a run made, for the header and `run.compare`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompareInfo {

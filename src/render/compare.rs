@@ -266,12 +266,7 @@ mod tests {
     use crate::probe::{Axis, ErrorKind, Mode, ProbeError, VariantInfo};
 
     fn tls_compare() -> CompareInfo {
-        let variant = |label: &str, value: &str| VariantInfo {
-            label: label.into(),
-            value: value.into(),
-            unavailable: None,
-            addr: None,
-        };
+        let variant = VariantInfo::new;
         CompareInfo {
             axis: Axis::Tls,
             variants: vec![variant("TLS1.2", "1.2"), variant("TLS1.3", "1.3")],

@@ -319,12 +319,7 @@ mod tests {
     }
 
     fn two_versions() -> CompareInfo {
-        let variant = |label: &str, value: &str| VariantInfo {
-            label: label.into(),
-            value: value.into(),
-            unavailable: None,
-            addr: None,
-        };
+        let variant = VariantInfo::new;
         CompareInfo {
             axis: Axis::Http,
             variants: vec![variant("HTTP/1.1", "1.1"), variant("HTTP/2", "2")],

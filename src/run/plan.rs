@@ -242,12 +242,7 @@ fn plan_compare(
     let mut lanes = Vec::new();
     let mut first: Option<(probe::Preflight, RunInfo)> = None;
     let mut first_error: Option<ProbeError> = None;
-    let info_of = |v: &probe::Variant| probe::VariantInfo {
-        label: v.label.clone(),
-        value: v.value.clone(),
-        unavailable: None,
-        addr: None,
-    };
+    let info_of = |v: &probe::Variant| probe::VariantInfo::new(&v.label, &v.value);
     for (index, v) in variants.iter().enumerate() {
         let mut info = info_of(v);
         let pre = match check_variant(v, env) {

@@ -30,6 +30,14 @@ pub fn command(args: &[&str]) -> Command {
     cmd
 }
 
+/// The test CA's PEM file, as a `--cacert` argument.
+pub fn cacert() -> String {
+    ca().pem_path
+        .to_str()
+        .expect("the CA path is UTF-8")
+        .to_string()
+}
+
 /// Runs the real binary to completion.
 pub fn tlsping(args: &[&str]) -> Output {
     command(args).output().expect("running tlsping")
