@@ -82,7 +82,12 @@ fn every_flag_and_alias_sets_what_it_names() {
             o.config.headers == ["X-A: 1", "X-B: 2"]
         }),
         (vec!["--json"], |o| o.output == Output::Json),
-        (vec!["--csv"], |o| o.output == Output::Csv),
+        (vec!["--csv"], |o| {
+            o.output == Output::Csv { time_first: false }
+        }),
+        (vec!["--csv", "--csv-time-first"], |o| {
+            o.output == Output::Csv { time_first: true }
+        }),
         (vec!["--no-color"], |o| o.no_color),
         (vec!["-q"], |o| o.quiet),
         (vec!["--quiet"], |o| o.quiet),
@@ -174,6 +179,7 @@ fn usage_errors_exit_3_with_one_line_and_a_pointer_to_help() {
         (&["-X", "GE T", "a.test"], "not a valid HTTP method"),
         (&["-w", "0s", "a.test"], "at least 1ms"),
         (&["-w", "0.5ms", "a.test"], "at least 1ms"),
+        (&["--csv-time-first", "a.test"], "provided: --csv"),
     ];
     for (args, needle) in cases {
         let text = refuse(args);
@@ -238,6 +244,7 @@ fn usage_errors_make_no_connection() {
         vec!["-m", "lukewarm", u],
         vec!["--order", "random", u],
         vec!["-X", "GE T", u],
+        vec!["--csv-time-first", u],
         vec![with_port.as_str()],
         vec![creds.as_str()],
     ] {

@@ -230,6 +230,45 @@ fn csv_has_the_original_columns_first_and_one_row_per_sample() {
 }
 
 #[test]
+fn csv_time_first_opens_with_round_time_and_mode() {
+    let server = start(ServerOpts::default());
+    let out = tlsping(&[
+        "--csv",
+        "--csv-time-first",
+        "-n",
+        "2",
+        "-i",
+        "200ms",
+        "--cacert",
+        &cacert(),
+        &server.url(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let first = text.lines().next().unwrap();
+    assert!(first.starts_with("round,t_ms,at,mode,warmup,"), "{first}");
+    assert!(
+        first.ends_with(",early_data"),
+        "the time columns moved, not copied: {first}"
+    );
+    let mut rdr = csv::Reader::from_reader(text.as_bytes());
+    let width = rdr.headers().unwrap().len();
+    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 4, "two rounds, cold and warm: {text}");
+    for r in &rows {
+        assert_eq!(r.len(), width, "{r:?}");
+        let t: f64 = r[1].parse().unwrap_or_else(|_| panic!("t_ms {:?}", &r[1]));
+        assert!(t >= 0.0, "{r:?}");
+        assert!(
+            humantime::parse_rfc3339(&r[2]).is_ok(),
+            "at is RFC 3339: {:?}",
+            &r[2]
+        );
+        assert!(["cold", "warm"].contains(&&r[3]), "{r:?}");
+    }
+}
+
+#[test]
 fn csv_rows_arrive_as_samples_finish() {
     // A long interval: the first rows must be readable while the run is still going.
     let server = start(ServerOpts::default());

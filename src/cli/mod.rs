@@ -191,6 +191,11 @@ pub struct Args {
     #[arg(long, conflicts_with = "jsonl", help_heading = "Output")]
     pub csv: bool,
 
+    /// With --csv: put t_ms and at right after round, so a spreadsheet opens with
+    /// round, time, mode (the default keeps every column of the original in its place)
+    #[arg(long = "csv-time-first", requires = "csv", help_heading = "Output")]
+    pub csv_time_first: bool,
+
     /// JSON lines, streamed: a run line, one line per sample as it finishes, a summary line
     #[arg(long, conflicts_with = "json", help_heading = "Output")]
     pub jsonl: bool,
@@ -263,7 +268,11 @@ fn parse_http_version(v: &str) -> Result<HttpVersion, String> {
 pub enum Output {
     Table,
     Json,
-    Csv,
+    /// `--csv`; `time_first` (`--csv-time-first`) moves `t_ms` and `at` to
+    /// just after `round`.
+    Csv {
+        time_first: bool,
+    },
     Jsonl,
     /// `--write-out`: one formatted line per sample, no table, no statistics.
     WriteOut(crate::render::write_out::WriteOut),
@@ -461,7 +470,9 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
     } else if args.jsonl {
         Output::Jsonl
     } else if args.csv {
-        Output::Csv
+        Output::Csv {
+            time_first: args.csv_time_first,
+        }
     } else {
         Output::Table
     };
@@ -491,12 +502,29 @@ where
             }
             _ => {
                 let text = e.render().to_string();
-                let first = text
-                    .lines()
+                let mut lines = text.lines();
+                let first = lines
                     .next()
                     .unwrap_or("invalid usage")
                     .trim_start_matches("error: ");
-                Err((EXIT_USAGE, usage_line(first)))
+                // A flag that needs another (`--key`, `--csv-time-first`): clap
+                // lists what is missing on the indented lines below, and the one
+                // line we print has to name it.
+                let missing: Vec<&str> =
+                    if e.kind() == clap::error::ErrorKind::MissingRequiredArgument {
+                        lines
+                            .take_while(|l| l.starts_with(' '))
+                            .map(str::trim)
+                            .collect()
+                    } else {
+                        Vec::new()
+                    };
+                if missing.is_empty() {
+                    Err((EXIT_USAGE, usage_line(first)))
+                } else {
+                    let msg = format!("{} {}", first, missing.join(", "));
+                    Err((EXIT_USAGE, usage_line(&msg)))
+                }
             }
         },
     }

@@ -23,6 +23,13 @@ pub trait Observer {
     }
     /// Something a person should be told while the run goes on.
     fn notice(&mut self, _notice: &Notice) {}
+    /// A round's samples, handed over for good once `round` has seen them.
+    /// What comes back is kept in `Rounds::samples`. The default keeps them
+    /// all; the run itself keeps a compact record of each instead (see
+    /// `stats::History`), so a long run does not hold every full sample.
+    fn keep(&mut self, samples: Vec<Sample>) -> Vec<Sample> {
+        samples
+    }
 }
 
 /// What the rounds noticed, as data; the caller words and prints it. (A
@@ -48,6 +55,7 @@ pub enum EarlyStop {
 }
 
 pub struct Rounds {
+    /// The samples the observer gave back to keep (`Observer::keep`).
     pub samples: Vec<Sample>,
     pub elapsed: Duration,
     pub stop: Option<EarlyStop>,
@@ -216,7 +224,7 @@ pub fn run_lanes(
             stop = Some(EarlyStop::Interrupted);
             break;
         }
-        let first = samples.len();
+        let mut this_round = Vec::new();
         let mut probe_ended: Option<Instant> = None;
         // The cold/warm order flips once per full rotation of the lanes, not
         // every round: with an even number of lanes, flipping every round
@@ -273,7 +281,7 @@ pub fn run_lanes(
                         h2: sample.proto == Some(Proto::H2),
                     });
                 }
-                samples.push(sample);
+                this_round.push(sample);
                 if let Err(e) = written {
                     stop = Some(EarlyStop::Output(e.to_string()));
                 } else if canceled || cancel.is_canceled() {
@@ -307,9 +315,10 @@ pub fn run_lanes(
                 "every variant had {MAX_CONSECUTIVE_FAILURES} probes fail in a row: stopping"
             )));
         }
-        if let Err(e) = observer.round(round, &samples[first..]) {
+        if let Err(e) = observer.round(round, &this_round) {
             stop.get_or_insert(EarlyStop::Output(e.to_string()));
         }
+        samples.extend(observer.keep(this_round));
         if stop.is_some() {
             break 'rounds;
         }

@@ -74,6 +74,24 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [ErrorKind; 14] = [
+        ErrorKind::Timeout,
+        ErrorKind::ConnRefused,
+        ErrorKind::ConnReset,
+        ErrorKind::DnsFail,
+        ErrorKind::Unreachable,
+        ErrorKind::CertExpired,
+        ErrorKind::CertName,
+        ErrorKind::CertUnknownCa,
+        ErrorKind::CertInvalid,
+        ErrorKind::TlsError,
+        ErrorKind::ConnClosed,
+        ErrorKind::BodyError,
+        ErrorKind::Canceled,
+        ErrorKind::Error,
+    ];
+
     /// Stable machine-readable name (`error_kind`).
     pub fn slug(self) -> &'static str {
         match self {

@@ -102,14 +102,25 @@ pub fn neutralise(text: &str) -> String {
 /// With `--compare`, the last column: the label of the sample's variant.
 pub const COMPARE_COLUMN: &str = "variant";
 
-/// Every column name, in order; `compared` adds the `variant` column.
-fn column_names(compared: bool) -> impl Iterator<Item = &'static str> {
-    COLUMNS
+/// Every column name, in order: the one place the header's order is decided.
+/// `compared` adds the `variant` column; `time_first` (`--csv-time-first`)
+/// moves the time columns from the end to just after `round`.
+fn column_names(compared: bool, time_first: bool) -> impl Iterator<Item = &'static str> {
+    let none: &[&str] = &[];
+    let (early, late) = if time_first {
+        (&TIME_COLUMNS[..], none)
+    } else {
+        (none, &TIME_COLUMNS[..])
+    };
+    let (round, rest) = COLUMNS.split_at(1);
+    round
         .iter()
+        .chain(early)
+        .chain(rest)
         .chain(CURL_COLUMNS.iter())
         .chain(ATTRIBUTION_COLUMNS.iter())
         .chain(CONNECTION_COLUMNS.iter())
-        .chain(TIME_COLUMNS.iter())
+        .chain(late)
         .copied()
         .chain(compared.then_some(COMPARE_COLUMN))
 }
@@ -122,30 +133,40 @@ pub struct CsvStream<W: Write> {
     scratch: String,
     /// `--compare`: the variants' labels by index, for the `variant` column.
     labels: Option<Vec<String>>,
+    /// `--csv-time-first`: `t_ms` and `at` follow `round` instead of ending the row.
+    time_first: bool,
 }
 
 impl<W: Write> CsvStream<W> {
     /// Writes the header row at once, so an empty run still yields a valid file.
     pub fn new(out: W) -> io::Result<CsvStream<W>> {
-        CsvStream::start(out, None)
+        CsvStream::new_with(out, None, false)
     }
 
     /// As `new`, for a `--compare` run: a last column, `variant`, holds the
     /// label of each sample's variant (`labels` by variant index).
     pub fn new_compared(out: W, labels: Vec<String>) -> io::Result<CsvStream<W>> {
-        CsvStream::start(out, Some(labels))
+        CsvStream::new_with(out, Some(labels), false)
     }
 
-    fn start(out: W, labels: Option<Vec<String>>) -> io::Result<CsvStream<W>> {
+    /// Either of the above, chosen by `labels` (`Some` for `--compare`), and
+    /// with `time_first` the `--csv-time-first` order: `round`, `t_ms`, `at`,
+    /// `mode`, and every other column in its usual order.
+    pub fn new_with(
+        out: W,
+        labels: Option<Vec<String>>,
+        time_first: bool,
+    ) -> io::Result<CsvStream<W>> {
         let mut out = csv::WriterBuilder::new()
             .terminator(csv::Terminator::CRLF)
             .from_writer(out);
-        out.write_record(column_names(labels.is_some()))?;
+        out.write_record(column_names(labels.is_some(), time_first))?;
         out.flush()?;
         Ok(CsvStream {
             out: Box::new(out),
             scratch: String::with_capacity(64),
             labels,
+            time_first,
         })
     }
 
@@ -171,8 +192,19 @@ impl<W: Write> CsvStream<W> {
         self.out.write_field(&self.scratch)
     }
 
+    /// The two time cells, `t_ms` then `at`.
+    fn times(&mut self, s: &Sample) -> csv::Result<()> {
+        self.stage(s.t)?;
+        let at = s.at.map(crate::text::rfc3339_millis);
+        self.text(at.as_deref())
+    }
+
+    /// One sample's cells, in `column_names` order.
     fn write_row(&mut self, s: &Sample) -> csv::Result<()> {
         self.int(s.round)?;
+        if self.time_first {
+            self.times(s)?;
+        }
         self.text(Some(s.mode.as_str()))?;
         self.boolean(s.warmup)?;
         for d in [
@@ -235,9 +267,9 @@ impl<W: Write> CsvStream<W> {
             self.text(Some(&cell))?;
         }
         self.text(s.early_data.map(|e| e.as_str()))?;
-        self.stage(s.t)?;
-        let at = s.at.map(crate::text::rfc3339_millis);
-        self.text(at.as_deref())?;
+        if !self.time_first {
+            self.times(s)?;
+        }
         if let Some(labels) = &self.labels {
             let label = labels.get(usize::from(s.variant)).map(|l| neutralise(l));
             self.out.write_field(label.as_deref().unwrap_or(""))?;
@@ -251,7 +283,7 @@ impl<W: Write> CsvStream<W> {
     /// `preflight`, the preflight's status and its error; every other cell empty.
     pub fn preflight_row(&mut self, info: &RunInfo) -> io::Result<()> {
         let error = info.preflight_error.as_ref();
-        let row: Vec<String> = column_names(self.labels.is_some())
+        let row: Vec<String> = column_names(self.labels.is_some(), self.time_first)
             .map(|name| match name {
                 "round" => "0".to_string(),
                 "mode" => "preflight".to_string(),
@@ -311,5 +343,123 @@ mod tests {
             desc: None,
         }];
         assert_eq!(server_timing_cell(&formula), "'-x");
+    }
+
+    /// The header and rows a stream writes for `samples`, read back.
+    fn read_back(
+        labels: Option<Vec<String>>,
+        time_first: bool,
+        samples: &[Sample],
+        preflight: Option<&RunInfo>,
+    ) -> (csv::StringRecord, Vec<csv::StringRecord>) {
+        let mut buf = Vec::new();
+        {
+            let mut w = CsvStream::new_with(&mut buf, labels, time_first).unwrap();
+            for s in samples {
+                w.sample(s).unwrap();
+            }
+            if let Some(info) = preflight {
+                w.preflight_row(info).unwrap();
+            }
+        }
+        let mut rdr = csv::Reader::from_reader(buf.as_slice());
+        let header = rdr.headers().unwrap().clone();
+        let rows = rdr.records().map(|r| r.unwrap()).collect();
+        (header, rows)
+    }
+
+    fn timed_samples() -> Vec<Sample> {
+        use crate::stats::synthetic;
+        use std::time::{SystemTime, UNIX_EPOCH};
+        let mut cold = synthetic::cold(1, 40, 100, 3000, 1000, 50);
+        cold.t = Some(Duration::from_millis(12));
+        cold.at = Some(UNIX_EPOCH + Duration::from_millis(1_800_000_000_123));
+        let mut warm = synthetic::warm(1, 30, 1000, 10, true);
+        warm.t = Some(Duration::from_micros(1_250_500));
+        warm.at = Some(SystemTime::UNIX_EPOCH + Duration::from_millis(1_800_000_001_361));
+        vec![cold, warm]
+    }
+
+    #[test]
+    fn default_order_keeps_time_at_the_end() {
+        let (header, rows) = read_back(None, false, &timed_samples(), None);
+        let names: Vec<&str> = header.iter().collect();
+        assert_eq!(names[..3], ["round", "mode", "warmup"]);
+        assert_eq!(names[names.len() - 2..], ["t_ms", "at"]);
+        assert_eq!(names.len(), COLUMNS.len() + 17);
+        for r in &rows {
+            assert_eq!(r.len(), names.len());
+        }
+        assert_eq!(&rows[0][names.len() - 2], "12.000");
+        assert_eq!(&rows[0][names.len() - 1], "2027-01-15T08:00:00.123Z");
+
+        let (header, _) = read_back(Some(vec!["a".into()]), false, &[], None);
+        let names: Vec<&str> = header.iter().collect();
+        assert_eq!(names[names.len() - 3..], ["t_ms", "at", "variant"]);
+    }
+
+    #[test]
+    fn time_first_puts_t_ms_and_at_after_round_in_header_and_rows() {
+        let samples = timed_samples();
+        let (plain, _) = read_back(None, false, &samples, None);
+        let (header, rows) = read_back(None, true, &samples, None);
+        let names: Vec<&str> = header.iter().collect();
+        assert_eq!(names[..5], ["round", "t_ms", "at", "mode", "warmup"]);
+        assert_eq!(names.len(), plain.len());
+        // The same columns, t_ms and at moved, every other one in its usual order.
+        let rest: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|n| *n != "t_ms" && *n != "at")
+            .collect();
+        let plain_rest: Vec<&str> = plain
+            .iter()
+            .filter(|n| *n != "t_ms" && *n != "at")
+            .collect();
+        assert_eq!(rest, plain_rest);
+        assert_eq!(rows.len(), 2);
+        for r in &rows {
+            assert_eq!(r.len(), names.len(), "{r:?}");
+            assert_eq!(&r[0], "1");
+        }
+        assert_eq!(
+            (&rows[0][1], &rows[0][2]),
+            ("12.000", "2027-01-15T08:00:00.123Z")
+        );
+        assert_eq!(
+            (&rows[1][1], &rows[1][2]),
+            ("1250.500", "2027-01-15T08:00:01.361Z")
+        );
+        assert_eq!((&rows[0][3], &rows[1][3]), ("cold", "warm"));
+        // Every other cell is where the header says, as in the default order.
+        let (_, plain_rows) = read_back(None, false, &samples, None);
+        for (r, p) in rows.iter().zip(&plain_rows) {
+            for (i, name) in names.iter().enumerate() {
+                let j = plain.iter().position(|h| h == *name).unwrap();
+                assert_eq!(&r[i], &p[j], "{name}");
+            }
+        }
+        // With --compare, variant stays the last column.
+        let labels = Some(vec!["v4".to_string()]);
+        let (header, rows) = read_back(labels, true, &samples, None);
+        assert_eq!(header.get(header.len() - 1), Some("variant"));
+        assert_eq!(header.get(header.len() - 2), Some("early_data"));
+        assert!(rows
+            .iter()
+            .all(|r| r.len() == header.len() && &r[r.len() - 1] == "v4"));
+    }
+
+    #[test]
+    fn time_first_preflight_row_fills_cells_by_name() {
+        let mut info = crate::stats::synthetic::run_info();
+        info.preflight_status = 503;
+        let (header, rows) = read_back(None, true, &[], Some(&info));
+        assert_eq!(rows.len(), 1);
+        let row = &rows[0];
+        assert_eq!(row.len(), header.len());
+        let cell = |name: &str| &row[header.iter().position(|h| h == name).unwrap()];
+        assert_eq!((cell("round"), cell("mode")), ("0", "preflight"));
+        assert_eq!(cell("status"), "503");
+        assert_eq!((cell("t_ms"), cell("at")), ("", ""));
     }
 }

@@ -14,7 +14,7 @@
 
 use std::time::Duration;
 
-use crate::stats::descriptive::{median, percentile};
+use crate::stats::descriptive::{median, percentile, Description};
 
 use super::format::ms;
 
@@ -60,6 +60,26 @@ impl Figures {
     }
 }
 
+impl Figures {
+    /// The same figures from a mode's statistics, which compute them by the
+    /// same rules; `None` under `MIN_N` totals. The statistics leave `p95`
+    /// out below `P95_MIN_N` totals, where the nearest rank of p95 is the
+    /// last one (ceil(0.95 n) = n for n < 20): the maximum.
+    pub fn of_description(d: &Description) -> Option<Figures> {
+        if d.n < MIN_N {
+            return None;
+        }
+        Some(Figures {
+            min: d.min?,
+            p25: d.p25?,
+            median: d.median?,
+            p75: d.p75?,
+            p95: d.p95.or(d.max)?,
+            max: d.max?,
+        })
+    }
+}
+
 /// The one scale every row of a picture is drawn on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Axis {
@@ -83,6 +103,20 @@ impl Axis {
         Some(Axis {
             lo: *lo,
             hi: *hi,
+            columns,
+        })
+    }
+
+    /// From the smallest minimum of `figures` to the largest maximum, in
+    /// the columns `width` leaves (see `shared`).
+    pub fn spanning(figures: &[Figures], width: usize) -> Option<Axis> {
+        let columns = width.saturating_sub(LABEL).min(MAX_AXIS);
+        if columns < MIN_AXIS {
+            return None;
+        }
+        Some(Axis {
+            lo: figures.iter().map(|f| f.min).min()?,
+            hi: figures.iter().map(|f| f.max).max()?,
             columns,
         })
     }
@@ -222,20 +256,25 @@ pub fn legend(unicode: bool, beyond: bool, columns: usize) -> Vec<String> {
 /// fewer than `MIN_N` totals: all rows or none, so none is compared with
 /// a mode that is missing.
 pub fn picture(series: &[(&str, &[Duration])], axis: &Axis, unicode: bool) -> Vec<String> {
-    let Some(figures) = series
+    let Some(rows) = series
         .iter()
-        .map(|(_, sorted)| Figures::of(sorted))
+        .map(|(name, sorted)| Some((*name, Figures::of(sorted)?)))
         .collect::<Option<Vec<_>>>()
     else {
         return Vec::new();
     };
-    if figures.is_empty() {
+    picture_of(&rows, axis, unicode)
+}
+
+/// The picture of rows already reduced to their figures.
+pub fn picture_of(rows: &[(&str, Figures)], axis: &Axis, unicode: bool) -> Vec<String> {
+    if rows.is_empty() {
         return Vec::new();
     }
-    let mut lines: Vec<String> = series
+    let figures: Vec<Figures> = rows.iter().map(|(_, f)| *f).collect();
+    let mut lines: Vec<String> = rows
         .iter()
-        .zip(&figures)
-        .map(|((name, _), f)| row(name, f, axis, unicode))
+        .map(|(name, f)| row(name, f, axis, unicode))
         .collect();
     lines.push(scale(axis));
     let beyond = figures

@@ -3,12 +3,11 @@
 
 use std::collections::HashMap;
 use std::io::{self, Write};
-use std::time::Duration;
 
 use crate::probe::{CompareInfo, Mode, ModeChoice, Observer, RunInfo, Sample};
 use crate::stats::{timed, Comparison, RunningMedian, Summary};
 
-use super::distribution::{self, Axis};
+use super::distribution::{self, Axis, Figures};
 use super::layout::{Layout, Style};
 use super::paint::{Line, Paint};
 use super::rows::{title, RowFormat, Slow};
@@ -25,8 +24,6 @@ pub struct Human<W: Write> {
     /// Running median totals by variant and mode: with `--compare` a
     /// variant is slow against its own earlier rounds, not against another.
     medians: HashMap<(u8, Mode), RunningMedian>,
-    /// Every timed total by variant and mode, for the distribution picture.
-    totals: HashMap<(u8, Mode), Vec<Duration>>,
     /// Blocks layout with both modes: warm lines wait until the cold block is done.
     pending_warm: Vec<Line>,
 }
@@ -38,7 +35,6 @@ impl<W: Write> Human<W> {
             rows: RowFormat::new(info, style),
             style,
             medians: HashMap::new(),
-            totals: HashMap::new(),
             pending_warm: Vec::new(),
         }
     }
@@ -71,7 +67,6 @@ impl<W: Write> Human<W> {
         if timed(s) {
             if let Some(t) = s.total() {
                 running.push(t);
-                self.totals.entry((s.variant, s.mode)).or_default().push(t);
             }
         }
         slow
@@ -97,10 +92,7 @@ impl<W: Write> Human<W> {
         if let (Some(cmp), Some(comparison)) = (&info.compare, &summary.comparison) {
             return self.compared_statistics(info, cmp, comparison);
         }
-        let picture = self
-            .pictures(info, &[(0, summary)])
-            .pop()
-            .unwrap_or_default();
+        let picture = self.pictures(info, &[summary]).pop().unwrap_or_default();
         let mut lines = super::summary::statistics(info, summary, &picture);
         if self.style.verbose {
             lines.extend(super::summary::verbose_extras(info, summary));
@@ -109,59 +101,36 @@ impl<W: Write> Human<W> {
         self.out.flush()
     }
 
-    /// Each shown mode's timed totals of `variant`, named and sorted, when
-    /// every mode has enough of them for a row and they are the very totals
-    /// `summary` counted (so the picture never disagrees with the figures).
-    fn distribution_series(
-        &self,
-        info: &RunInfo,
-        variant: u8,
-        summary: &Summary,
-    ) -> Option<Vec<(&'static str, Vec<Duration>)>> {
-        super::summary::shown_modes(info.mode)
-            .into_iter()
-            .map(|mode| {
-                let mut totals = self.totals.get(&(variant, mode)).cloned()?;
-                let n = super::summary::mode_summary(summary, mode).timing.n;
-                if totals.len() != n || n < distribution::MIN_N {
-                    return None;
-                }
-                totals.sort_unstable();
-                Some((mode.as_str(), totals))
-            })
-            .collect()
-    }
-
-    /// The distribution picture of each statistics block (`(variant,
-    /// summary)`), all on one axis so blocks compare too; empty for a block
-    /// without one. Never quiet, never in the narrow blocks layout.
-    fn pictures(&self, info: &RunInfo, blocks: &[(u8, &Summary)]) -> Vec<Vec<String>> {
+    /// The distribution picture of each statistics block, all on one axis
+    /// so blocks compare too; empty for a block without one (a shown mode
+    /// has too few timed totals). Drawn from the very figures the block
+    /// prints, so the picture never disagrees with them. Never quiet, never
+    /// in the narrow blocks layout.
+    fn pictures(&self, info: &RunInfo, blocks: &[&Summary]) -> Vec<Vec<String>> {
         let none = || vec![Vec::new(); blocks.len()];
         if self.style.quiet || self.style.layout == Layout::Blocks {
             return none();
         }
-        let series: Vec<_> = blocks
+        let rows: Vec<Option<Vec<(&str, Figures)>>> = blocks
             .iter()
-            .map(|(variant, summary)| self.distribution_series(info, *variant, summary))
+            .map(|summary| {
+                super::summary::shown_modes(info.mode)
+                    .into_iter()
+                    .map(|mode| {
+                        let timing = &super::summary::mode_summary(summary, mode).timing;
+                        Some((mode.as_str(), Figures::of_description(timing)?))
+                    })
+                    .collect()
+            })
             .collect();
-        let values: Vec<&[Duration]> = series
-            .iter()
-            .flatten()
-            .flatten()
-            .map(|(_, totals)| totals.as_slice())
-            .collect();
-        let Some(axis) = Axis::shared(&values, self.style.width) else {
+        let all: Vec<Figures> = rows.iter().flatten().flatten().map(|(_, f)| *f).collect();
+        let Some(axis) = Axis::spanning(&all, self.style.width) else {
             return none();
         };
-        series
-            .iter()
-            .map(|named| {
-                let Some(named) = named else {
-                    return Vec::new();
-                };
-                let named: Vec<(&str, &[Duration])> =
-                    named.iter().map(|(n, t)| (*n, t.as_slice())).collect();
-                distribution::picture(&named, &axis, self.style.unicode)
+        rows.iter()
+            .map(|named| match named {
+                Some(named) => distribution::picture_of(named, &axis, self.style.unicode),
+                None => Vec::new(),
             })
             .collect()
     }
@@ -186,7 +155,8 @@ impl<W: Write> Human<W> {
     ) -> io::Result<()> {
         let blocks: Vec<(u8, &Summary)> =
             comparison.summaries.iter().map(|(v, s)| (*v, s)).collect();
-        let pictures = self.pictures(info, &blocks);
+        let summaries: Vec<&Summary> = blocks.iter().map(|(_, s)| *s).collect();
+        let pictures = self.pictures(info, &summaries);
         for ((variant, summary), picture) in blocks.into_iter().zip(pictures) {
             let title = super::compare::variant_title(info, cmp.label(variant));
             let mut lines = super::summary::titled_statistics(info, summary, title, &picture);

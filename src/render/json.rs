@@ -456,7 +456,7 @@ fn figures_json(s: &Summary) -> SummaryJson<'_> {
         paired_gain_ci_ms: s.paired_gain_ci_ms.map(|(lo, hi)| [round3(lo), round3(hi)]),
         paired_gain_n: s.paired_rounds,
         handshake_overhead_ci_ms: s.handshake_overhead_ci.map(|(lo, hi)| [ms(lo), ms(hi)]),
-        handshake_overhead_n: s.handshake.sums.len(),
+        handshake_overhead_n: s.handshake.n,
         tls_resumed: s.tls_resumed,
         cold_samples: s.cold_handshakes,
         elapsed_ms: ms(s.elapsed),

@@ -247,7 +247,7 @@ pub fn summary_extras(info: &RunInfo, summary: &Summary) -> Vec<String> {
         });
     }
     if info.mode != ModeChoice::Warm {
-        let n = summary.handshake.sums.len();
+        let n = summary.handshake.n;
         out.push(match summary.handshake_overhead_ci {
             Some((lo, hi)) => format!(
                 "overhead 95% CI    = {}ms .. {}ms (n = {n})",

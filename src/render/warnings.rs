@@ -26,6 +26,26 @@ impl Warnings {
     }
 }
 
+/// The warning for `Server-Timing` metric names the statistics did not
+/// follow (`stats::ServerTimings::untracked`), if there were any.
+pub fn untracked_metrics(names: &[String]) -> Option<String> {
+    if names.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "Server-Timing: the server used more than {} metric names; the statistics follow the \
+         first {} and leave out {}{}",
+        crate::stats::MAX_TRACKED_METRICS,
+        crate::stats::MAX_TRACKED_METRICS,
+        names.join(", "),
+        if names.len() >= crate::stats::MAX_TRACKED_METRICS {
+            " and maybe more"
+        } else {
+            ""
+        }
+    ))
+}
+
 /// What a notice from the rounds says to a person (`info` names the variants).
 pub fn notice_text(notice: &Notice, info: &RunInfo) -> String {
     match *notice {
@@ -55,5 +75,22 @@ pub fn notice_text(notice: &Notice, info: &RunInfo) -> String {
              its connection cannot be reused and warm will open a new one every round",
             cap_bytes / 1024
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn untracked_metric_names_are_named_in_the_warning() {
+        assert_eq!(untracked_metrics(&[]), None);
+        let text = untracked_metrics(&["cdn".into(), "edge".into()]).unwrap();
+        assert!(text.contains("more than 64 metric names"), "{text}");
+        assert!(text.ends_with("leave out cdn, edge"), "{text}");
+        let many: Vec<String> = (0..64).map(|i| format!("m{i}")).collect();
+        assert!(untracked_metrics(&many)
+            .unwrap()
+            .ends_with("and maybe more"));
     }
 }

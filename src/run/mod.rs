@@ -77,11 +77,15 @@ enum Live<W: Write> {
     },
 }
 
-/// What watches the rounds: the live output, and the warnings they raise.
+/// What watches the rounds: the live output, the warnings they raise, and
+/// what the statistics keep of each sample once it has been shown.
 struct Watch<'w, W: Write> {
     live: Live<W>,
     warnings: &'w mut Warnings,
     info: &'w probe::RunInfo,
+    history: stats::History,
+    /// The output needs every full sample at the end (`--json`, `--svg`).
+    keep_full: bool,
 }
 
 impl<W: Write> Observer for Watch<'_, W> {
@@ -109,6 +113,16 @@ impl<W: Write> Observer for Watch<'_, W> {
     fn notice(&mut self, notice: &Notice) {
         self.warnings
             .warn(render::warnings::notice_text(notice, self.info));
+    }
+    fn keep(&mut self, samples: Vec<Sample>) -> Vec<Sample> {
+        for s in &samples {
+            self.history.push(s);
+        }
+        if self.keep_full {
+            samples
+        } else {
+            Vec::new()
+        }
     }
 }
 
@@ -186,13 +200,13 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
             let mut h = Human::new(stdout.lock(), &info, style(&opts));
             h.start(&info).map(|_| Live::Human(h))
         }
-        Output::Csv => match &info.compare {
-            Some(c) => {
-                let labels = c.variants.iter().map(|v| v.label.clone()).collect();
-                render::csv::CsvStream::new_compared(stdout.lock(), labels).map(Live::Csv)
-            }
-            None => render::csv::CsvStream::new(stdout.lock()).map(Live::Csv),
-        },
+        Output::Csv { time_first } => {
+            let labels = info
+                .compare
+                .as_ref()
+                .map(|c| c.variants.iter().map(|v| v.label.clone()).collect());
+            render::csv::CsvStream::new_with(stdout.lock(), labels, *time_first).map(Live::Csv)
+        }
         Output::Json => Ok(Live::JsonAtEnd),
         Output::WriteOut(format) => Ok(Live::WriteOut {
             out: stdout.lock(),
@@ -205,24 +219,30 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
         Ok(live) => live,
         Err(e) => return output_failed(&e),
     };
+    let keep_full = matches!(opts.output, Output::Json) || opts.svg.is_some();
     let mut watch = Watch {
         live,
         warnings: &mut warnings,
         info: &info,
+        history: stats::History::new(),
+        keep_full,
     };
     let rounds = probe::run_lanes(cfg, &lanes, &env, run_start, &mut watch);
-    let mut live = watch.live;
+    let (mut live, history) = (watch.live, watch.history);
     match &rounds.stop {
         Some(EarlyStop::Output(e)) => return output_failed(e),
         Some(EarlyStop::Valve(why)) => warnings.warn(why.clone()),
         _ => {}
     }
     let summary = match &info.compare {
-        Some(c) => stats::summarize_compared(&rounds.samples, rounds.elapsed, c.variants.len()),
-        None => stats::summarize(&rounds.samples, rounds.elapsed),
+        Some(c) => stats::summarize_compared_kept(&history, rounds.elapsed, c.variants.len()),
+        None => stats::summarize_kept(&history, None, rounds.elapsed),
     };
-    if stats::large_residual(&rounds.samples).is_some() {
+    if stats::has_large_residual(&history) {
         warnings.warn("'other' is above 20% of total on some samples: time no stage accounts for");
+    }
+    if let Some(text) = render::warnings::untracked_metrics(history.server_timing.untracked()) {
+        warnings.warn(text);
     }
     let printed = match &mut live {
         Live::Human(h) => h.finish().and_then(|_| h.statistics(&info, &summary)),
@@ -246,12 +266,37 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
             return EXIT_FAILED;
         }
     }
-    exit_code(stats::judge(&rounds.samples))
+    exit_code(stats::judge_kept(&history))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_round_is_kept_as_records_and_in_full_only_for_json_and_svg() {
+        use crate::stats::synthetic;
+        let info = synthetic::run_info();
+        let mut warnings = Warnings::new();
+        for keep_full in [false, true] {
+            let mut watch = Watch::<Vec<u8>> {
+                live: Live::JsonAtEnd,
+                warnings: &mut warnings,
+                info: &info,
+                history: stats::History::new(),
+                keep_full,
+            };
+            let round = vec![
+                synthetic::cold(1, 40, 100, 3000, 1000, 50),
+                synthetic::warm(1, 30, 1000, 10, true),
+            ];
+            let back = watch.keep(round.clone());
+            assert_eq!(back, if keep_full { round } else { Vec::new() });
+            assert_eq!(watch.history.len(), 2);
+            let rounds: Vec<u32> = watch.history.iter().map(|r| r.round()).collect();
+            assert_eq!(rounds, [1, 1]);
+        }
+    }
 
     #[test]
     fn exit_codes_follow_the_verdict() {

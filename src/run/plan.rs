@@ -51,15 +51,13 @@ fn ended_before_rounds(opts: &Options, info: &RunInfo, warnings: &Warnings) -> i
             render::jsonl::JsonlStream::start(stdout.lock(), info)
                 .and_then(|mut j| j.finish(&summary, warnings.list()))
         }
-        Output::Csv => {
-            let stream = match &info.compare {
-                Some(c) => {
-                    let labels = c.variants.iter().map(|v| v.label.clone()).collect();
-                    render::csv::CsvStream::new_compared(stdout.lock(), labels)
-                }
-                None => render::csv::CsvStream::new(stdout.lock()),
-            };
-            stream.and_then(|mut c| c.preflight_row(info))
+        Output::Csv { time_first } => {
+            let labels = info
+                .compare
+                .as_ref()
+                .map(|c| c.variants.iter().map(|v| v.label.clone()).collect());
+            render::csv::CsvStream::new_with(stdout.lock(), labels, *time_first)
+                .and_then(|mut c| c.preflight_row(info))
         }
     };
     match written {

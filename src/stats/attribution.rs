@@ -4,10 +4,10 @@
 
 use std::time::Duration;
 
-use crate::probe::{Mode, Sample};
+use crate::probe::Mode;
 
-use super::descriptive::{median, median_f64};
-use super::summary::timed;
+use super::descriptive::{median_us_ms, middle};
+use super::record::{exact, median_of, History, Record};
 
 /// One `Server-Timing` metric over the run: the median of its `dur`.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,77 +48,62 @@ pub struct Attribution {
 
 use crate::text::millis as ms;
 
-pub fn attribute(samples: &[Sample]) -> Attribution {
-    let mut a = Attribution::default();
-    let (mut tls, mut setup, mut after) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut finish, mut wire) = (Vec::new(), Vec::new());
-    let (mut rtt, mut min_rtt, mut server) = (Vec::new(), Vec::new(), Vec::new());
-    let mut metrics: Vec<(String, Vec<f64>)> = Vec::new();
-    for s in samples.iter().filter(|s| timed(s)) {
-        if s.mode == Mode::Cold {
-            if let (Some(t), Some(u), Some(r)) = (s.tls(), s.tls_setup(), s.tls_after_setup()) {
-                tls.push(t);
-                setup.push(u);
-                after.push(r);
-            }
-            if let (Some(f), Some(w)) = (s.tls_finish(), s.tls_network_server()) {
-                finish.push(f);
-                wire.push(w);
-            }
-        }
-        if let Some(t) = s.tcp_info {
-            rtt.push(Duration::from_micros(u64::from(t.rtt_us)));
-            if let Some(m) = t.min_rtt_us {
-                min_rtt.push(Duration::from_micros(u64::from(m)));
-            }
-        }
-        if let Some(us) = s.server_time_us() {
-            server.push(us as f64 / 1000.0);
-        }
-        for m in s.server_timing.iter() {
-            let Some(dur) = m.dur_ms else { continue };
-            match metrics.iter_mut().find(|(name, _)| *name == m.name) {
-                Some((_, durs)) => durs.push(dur),
-                None => metrics.push((m.name.clone(), vec![dur])),
-            }
-        }
+/// The attribution of `samples` (see `attribute_kept`).
+#[cfg(test)]
+pub fn attribute(samples: &[crate::probe::Sample]) -> Attribution {
+    attribute_kept(&History::of(samples), None)
+}
+
+/// The attribution over the kept records of one variant (`None`: all),
+/// one median at a time so that only one value list is held at once.
+pub fn attribute_kept(history: &History, variant: Option<u8>) -> Attribution {
+    let timed = history.of_variant(variant).filter(|r| r.timed());
+    let cold = timed.clone().filter(|r| r.mode() == Mode::Cold);
+    // The set-up split is over samples that have the set-up; the finish
+    // split over those that also have the finish.
+    let with_setup = cold
+        .clone()
+        .filter(|r| r.tls_us().is_some() && r.tls_setup_us().is_some());
+    let with_finish =
+        cold.filter(|r| r.tls_finish_us().is_some() && r.tls_after_setup_us().is_some());
+    let (tls, tls_setup_n) = median_of(with_setup.clone(), Record::tls_us);
+    let (rtt, rtt_n) = median_of(timed.clone(), Record::rtt_us);
+    let mut server: Vec<i64> = exact(timed.clone().filter_map(Record::server_time_us));
+    server.sort_unstable();
+    let server_time_n = server.len();
+    let server_time_ms = middle(&server).map(|(a, b)| (a as f64 + b as f64) / 2.0 / 1000.0);
+    drop(server);
+    Attribution {
+        tls,
+        tls_setup: median_of(with_setup.clone(), Record::tls_setup_us).0,
+        tls_after_setup: median_of(with_setup, Record::tls_after_setup_us).0,
+        tls_finish: median_of(with_finish.clone(), Record::tls_finish_us).0,
+        tls_network_server: median_of(with_finish, Record::tls_network_server_us).0,
+        tls_setup_n,
+        rtt,
+        min_rtt: median_of(timed, Record::min_rtt_us).0,
+        rtt_n,
+        server_time_ms,
+        server_time_n,
+        retransmitted: history
+            .of_variant(variant)
+            .filter(|r| !r.warmup() && r.retransmitted())
+            .count(),
+        server_timing: history
+            .server_timing
+            .metrics(variant)
+            .into_iter()
+            .filter_map(|(name, mut durs)| {
+                let n = durs.len();
+                durs.sort_unstable();
+                median_us_ms(&durs).map(|median_ms| ServerMetric {
+                    name: name.to_string(),
+                    median_ms,
+                    n,
+                })
+            })
+            .collect(),
     }
-    a.retransmitted = samples
-        .iter()
-        .filter(|s| !s.warmup && s.retransmitted())
-        .count();
-    for v in [
-        &mut tls,
-        &mut setup,
-        &mut after,
-        &mut finish,
-        &mut wire,
-        &mut rtt,
-        &mut min_rtt,
-    ] {
-        v.sort_unstable();
-    }
-    a.tls_setup_n = setup.len();
-    a.tls = median(&tls);
-    a.tls_setup = median(&setup);
-    a.tls_after_setup = median(&after);
-    a.tls_finish = median(&finish);
-    a.tls_network_server = median(&wire);
-    a.rtt_n = rtt.len();
-    a.rtt = median(&rtt);
-    a.min_rtt = median(&min_rtt);
-    server.sort_by(|x, y| x.total_cmp(y));
-    a.server_time_n = server.len();
-    a.server_time_ms = median_f64(&server);
-    a.server_timing = metrics
-        .into_iter()
-        .filter_map(|(name, mut durs)| {
-            let n = durs.len();
-            durs.sort_by(|x, y| x.total_cmp(y));
-            median_f64(&durs).map(|median_ms| ServerMetric { name, median_ms, n })
-        })
-        .collect();
-    a
 }
 
 /// A share of `tls` as a whole percentage, for the statistics line.
@@ -129,7 +114,7 @@ pub fn share_percent(part: Duration, whole: Duration) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::{ServerTiming, TcpFacts};
+    use crate::probe::{Sample, ServerTiming, TcpFacts};
     use crate::stats::synthetic;
 
     fn with_timing(mut s: Sample, metrics: &[(&str, Option<f64>)]) -> Sample {

@@ -2,14 +2,14 @@
 //! the baseline, paired round by round so that what changes between rounds
 //! (the path, the server's load) falls out of the difference.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::probe::{Mode, Sample};
 use crate::text::millis as ms;
 
 use super::descriptive::median_f64;
-use super::summary::{summarize, timed, Summary};
+use super::record::{micros, History};
+use super::summary::{by_round, pair_by_round, summarize_kept, Summary};
 
 /// The stages compared for cold probes, in the order they are reported.
 pub const COLD_STAGES: [&str; 5] = ["dns", "tcp", "tls", "srv", "total"];
@@ -43,48 +43,35 @@ pub struct Comparison {
     pub differences: Vec<Difference>,
 }
 
-/// The value of `stage` in a sample, when measured.
-fn stage_value(s: &Sample, stage: &str) -> Option<Duration> {
-    match stage {
-        "dns" => s.dns(),
-        "tcp" => s.tcp(),
-        "tls" => s.tls(),
-        "srv" => s.srv(),
-        "total" => s.total(),
-        _ => None,
-    }
-}
-
-/// The timed samples of one variant and mode, by round.
-fn by_round(samples: &[Sample], variant: u8, mode: Mode) -> HashMap<u32, &Sample> {
-    samples
-        .iter()
-        .filter(|s| s.variant == variant && s.mode == mode && timed(s))
-        .map(|s| (s.round, s))
-        .collect()
+/// (round, value of `stage`) of the timed records of one variant and mode
+/// that measured it.
+fn stage_by_round<'a>(
+    history: &'a History,
+    variant: u8,
+    mode: Mode,
+    stage: &'a str,
+) -> impl Iterator<Item = (u32, u32)> + Clone + 'a {
+    history
+        .of_variant(Some(variant))
+        .filter(move |r| r.mode() == mode && r.timed())
+        .filter_map(move |r| Some((r.round(), r.stage_us(stage)?)))
 }
 
 /// The difference of `variant` against `against` on each stage with pairs.
-fn differences(samples: &[Sample], variant: u8, against: u8) -> Vec<Difference> {
+fn differences(history: &History, variant: u8, against: u8) -> Vec<Difference> {
     let mut out = Vec::new();
     for (mode, stages) in [
         (Mode::Cold, &COLD_STAGES[..]),
         (Mode::Warm, &WARM_STAGES[..]),
     ] {
-        let base = by_round(samples, against, mode);
-        let other = by_round(samples, variant, mode);
         for &stage in stages {
-            let mut diffs: Vec<f64> = other
-                .iter()
-                .filter_map(|(round, s)| {
-                    let b = base.get(round)?;
-                    Some(ms(stage_value(s, stage)?) - ms(stage_value(b, stage)?))
-                })
-                .collect();
+            let base = by_round(stage_by_round(history, against, mode, stage));
+            let other = stage_by_round(history, variant, mode, stage);
+            let mut diffs = pair_by_round(&base, other, |b, o| ms(micros(o)) - ms(micros(b)));
             if diffs.is_empty() {
                 continue;
             }
-            diffs.sort_by(|a, b| a.total_cmp(b));
+            diffs.sort_unstable_by(|a, b| a.total_cmp(b));
             out.push(Difference {
                 variant,
                 against,
@@ -100,24 +87,21 @@ fn differences(samples: &[Sample], variant: u8, against: u8) -> Vec<Difference> 
 }
 
 /// Per-variant summaries and paired differences over `variants` variants
-/// (a sample's `variant` indexes them). The baseline is the lowest-index
+/// (a record's `variant` indexes them). The baseline is the lowest-index
 /// variant that has samples.
-pub fn compare(samples: &[Sample], elapsed: Duration, variants: usize) -> Comparison {
+pub fn compare(history: &History, elapsed: Duration, variants: usize) -> Comparison {
     let present: Vec<u8> = (0..variants.min(usize::from(u8::MAX) + 1))
         .map(|v| v as u8)
-        .filter(|&v| samples.iter().any(|s| s.variant == v))
+        .filter(|&v| history.iter().any(|r| r.variant() == v))
         .collect();
     let summaries = present
         .iter()
-        .map(|&v| {
-            let own: Vec<Sample> = samples.iter().filter(|s| s.variant == v).cloned().collect();
-            (v, summarize(&own, elapsed))
-        })
+        .map(|&v| (v, summarize_kept(history, Some(v), elapsed)))
         .collect();
     let differences = match present.split_first() {
         Some((&baseline, rest)) => rest
             .iter()
-            .flat_map(|&v| differences(samples, v, baseline))
+            .flat_map(|&v| differences(history, v, baseline))
             .collect(),
         None => Vec::new(),
     };
@@ -129,14 +113,23 @@ pub fn compare(samples: &[Sample], elapsed: Duration, variants: usize) -> Compar
 
 /// The overall summary, as `summarize` gives it, plus the comparison.
 pub fn summarize_compared(samples: &[Sample], elapsed: Duration, variants: usize) -> Summary {
-    let mut summary = summarize(samples, elapsed);
-    summary.comparison = Some(compare(samples, elapsed, variants));
+    summarize_compared_kept(&History::of(samples), elapsed, variants)
+}
+
+/// `summarize_compared` over kept records.
+pub fn summarize_compared_kept(history: &History, elapsed: Duration, variants: usize) -> Summary {
+    let mut summary = summarize_kept(history, None, elapsed);
+    summary.comparison = Some(compare(history, elapsed, variants));
     summary
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn compare(samples: &[Sample], elapsed: Duration, variants: usize) -> Comparison {
+        super::compare(&History::of(samples), elapsed, variants)
+    }
     use crate::probe::ErrorKind;
 
     use super::super::synthetic::{cold, failed, warm};
@@ -285,7 +278,7 @@ mod tests {
     #[test]
     fn the_compared_summary_keeps_the_overall_figures() {
         let samples = two_variants(4);
-        let plain = summarize(&samples, Duration::ZERO);
+        let plain = crate::stats::summarize(&samples, Duration::ZERO);
         let compared = summarize_compared(&samples, Duration::ZERO, 2);
         assert_eq!(plain.comparison, None);
         assert_eq!(compared.cold, plain.cold);

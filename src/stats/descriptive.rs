@@ -3,27 +3,41 @@
 
 use std::time::Duration;
 
+use super::record::micros;
+
 /// p95 is only reported from this many samples on; below it is just the maximum.
 pub const P95_MIN_N: usize = 20;
 
-/// The middle value of ascending `sorted`, or `halfway` between the two
-/// middle ones: the one median rule, for every value type.
-fn middle<T: Copy>(sorted: &[T], halfway: impl Fn(T, T) -> T) -> Option<T> {
+/// The middle value of ascending `sorted` twice, or the two middle ones:
+/// the one median rule, for every value type (their mean is the median).
+pub(super) fn middle<T: Copy>(sorted: &[T]) -> Option<(T, T)> {
     let n = sorted.len();
     match n {
         0 => None,
-        _ if n % 2 == 1 => Some(sorted[n / 2]),
-        _ => Some(halfway(sorted[n / 2 - 1], sorted[n / 2])),
+        _ if n % 2 == 1 => Some((sorted[n / 2], sorted[n / 2])),
+        _ => Some((sorted[n / 2 - 1], sorted[n / 2])),
     }
 }
 
 /// The middle value, or the mean of the two middle ones. `sorted` must be ascending.
 pub fn median(sorted: &[Duration]) -> Option<Duration> {
-    middle(sorted, |a, b| (a + b) / 2)
+    middle(sorted).map(|(a, b)| (a + b) / 2)
+}
+
+/// `median` of ascending whole microseconds (what `Record` keeps), as a
+/// `Duration` so that the mean of two middle values keeps its half.
+pub fn median_us<T: Copy + Into<u64>>(sorted: &[T]) -> Option<Duration> {
+    let us = |v: T| Duration::from_micros(v.into());
+    middle(sorted).map(|(a, b)| (us(a) + us(b)) / 2)
+}
+
+/// `median` of ascending whole microseconds in 64 bits (`Server-Timing`), in milliseconds.
+pub fn median_us_ms(sorted: &[u64]) -> Option<f64> {
+    middle(sorted).map(|(a, b)| (a as f64 + b as f64) / 2.0 / 1000.0)
 }
 
 /// Nearest rank: rank = ceil(p/100 × n), clamped to 1..=n. No interpolation.
-pub fn percentile(sorted: &[Duration], p: f64) -> Option<Duration> {
+pub fn percentile<T: Copy>(sorted: &[T], p: f64) -> Option<T> {
     let n = sorted.len();
     if n == 0 {
         return None;
@@ -40,26 +54,35 @@ pub fn mean(values: &[Duration]) -> Option<Duration> {
     Some(Duration::from_nanos((sum / values.len() as u128) as u64))
 }
 
+/// The mean of whole microseconds, to the nanosecond.
+fn mean_us(values: &[u32]) -> Option<Duration> {
+    if values.is_empty() {
+        return None;
+    }
+    let sum: u128 = values.iter().map(|&v| u128::from(v) * 1000).sum();
+    Some(Duration::from_nanos((sum / values.len() as u128) as u64))
+}
+
 /// Population standard deviation, in two passes (mean first, then squared
 /// deviations from it), so a small spread on large values is not lost.
 pub fn mdev(values: &[Duration]) -> Option<Duration> {
-    let n = values.len();
+    spread(values.iter().map(|d| d.as_secs_f64()))
+}
+
+fn spread(values: impl Iterator<Item = f64> + Clone) -> Option<Duration> {
+    let n = values.clone().count();
     if n == 0 {
         return None;
     }
-    let mean = values.iter().map(|d| d.as_secs_f64()).sum::<f64>() / n as f64;
-    let var = values
-        .iter()
-        .map(|d| (d.as_secs_f64() - mean).powi(2))
-        .sum::<f64>()
-        / n as f64;
+    let mean = values.clone().sum::<f64>() / n as f64;
+    let var = values.map(|v| (v - mean).powi(2)).sum::<f64>() / n as f64;
     Some(Duration::from_secs_f64(var.sqrt()))
 }
 
 /// Median of signed values (milliseconds), same rule as `median`. `sorted`
 /// must be ascending (`total_cmp`).
 pub fn median_f64(sorted: &[f64]) -> Option<f64> {
-    middle(sorted, |a, b| (a + b) / 2.0)
+    middle(sorted).map(|(a, b)| (a + b) / 2.0)
 }
 
 /// The figures of one mode's timing sample set.
@@ -67,29 +90,32 @@ pub fn median_f64(sorted: &[f64]) -> Option<f64> {
 pub struct Description {
     pub n: usize,
     pub min: Option<Duration>,
+    /// Nearest-rank quartiles, for the distribution picture.
+    pub p25: Option<Duration>,
     pub mean: Option<Duration>,
     pub median: Option<Duration>,
+    pub p75: Option<Duration>,
     pub max: Option<Duration>,
     pub mdev: Option<Duration>,
     /// `None` below `P95_MIN_N` samples.
     pub p95: Option<Duration>,
 }
 
-pub fn describe(mut values: Vec<Duration>) -> Description {
+/// The figures of whole-microsecond values (sorted here).
+pub fn describe(mut values: Vec<u32>) -> Description {
     values.sort_unstable();
     let n = values.len();
+    let at = |p| percentile(&values, p).map(micros);
     Description {
         n,
-        min: values.first().copied(),
-        mean: mean(&values),
-        median: median(&values),
-        max: values.last().copied(),
-        mdev: mdev(&values),
-        p95: if n >= P95_MIN_N {
-            percentile(&values, 95.0)
-        } else {
-            None
-        },
+        min: values.first().copied().map(micros),
+        p25: at(25.0),
+        mean: mean_us(&values),
+        median: median_us(&values),
+        p75: at(75.0),
+        max: values.last().copied().map(micros),
+        mdev: spread(values.iter().map(|&v| f64::from(v) / 1e6)),
+        p95: if n >= P95_MIN_N { at(95.0) } else { None },
     }
 }
 
@@ -99,6 +125,11 @@ mod tests {
 
     fn ms(v: &[u64]) -> Vec<Duration> {
         v.iter().map(|&x| Duration::from_millis(x)).collect()
+    }
+
+    /// Milliseconds as the whole microseconds `describe` takes.
+    fn ms_us(v: &[u32]) -> Vec<u32> {
+        v.iter().map(|&x| x * 1000).collect()
     }
 
     #[test]
@@ -143,17 +174,27 @@ mod tests {
 
     #[test]
     fn p95_only_from_twenty_samples() {
-        assert_eq!(describe(ms(&(1..=19).collect::<Vec<_>>())).p95, None);
-        assert_eq!(
-            describe(ms(&(1..=20).collect::<Vec<_>>())).p95,
-            Some(Duration::from_millis(19))
-        );
-        let d = describe(ms(&[3, 1, 2]));
+        assert_eq!(describe(ms_us(&(1..=19).collect::<Vec<_>>())).p95, None);
+        let twenty = describe(ms_us(&(1..=20).collect::<Vec<_>>()));
+        assert_eq!(twenty.p95, Some(Duration::from_millis(19)));
+        // Nearest rank: ceil(0.25 × 20) = 5, ceil(0.75 × 20) = 15.
+        assert_eq!(twenty.p25, Some(Duration::from_millis(5)));
+        assert_eq!(twenty.p75, Some(Duration::from_millis(15)));
+        let d = describe(ms_us(&[3, 1, 2]));
         assert_eq!(
             (d.min, d.max, d.median),
             (Some(ms(&[1])[0]), Some(ms(&[3])[0]), Some(ms(&[2])[0]))
         );
         assert_eq!(d.mean, Some(Duration::from_millis(2)));
+    }
+
+    #[test]
+    fn microsecond_median_keeps_the_half_and_mean_the_nanoseconds() {
+        // Two middle values 1 µs apart: the median is 1.5 µs, not 1 µs.
+        assert_eq!(median_us(&[1u32, 2]), Some(Duration::from_nanos(1500)));
+        let d = describe(vec![1, 1, 2]);
+        assert_eq!(d.mean, Some(Duration::from_nanos(1333)));
+        assert_eq!(median_us_ms(&[1500, 2500]), Some(2.0));
     }
 
     #[test]

@@ -1,18 +1,30 @@
 //! A running median in O(log n) per sample: two heaps split at the middle.
 //! Used for live highlighting, so marking each row does not re-sort every
-//! total seen so far. (The samples themselves are all kept for the
-//! statistics at the end, so a `-n 0` run's memory still grows per sample.)
+//! total seen so far. Values are kept as whole microseconds (4 bytes each),
+//! like the statistics' own records.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Duration;
 
+use super::record::micros;
+
+/// Each heap grows by this many values at a time.
+const GROW: usize = 4096;
+
+/// Room for the next value or two, reserved `GROW` at a time.
+fn room<T: Ord>(heap: &mut BinaryHeap<T>) {
+    if heap.len() + 2 > heap.capacity() {
+        heap.reserve_exact(GROW);
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct RunningMedian {
-    /// The lower half, largest on top.
-    low: BinaryHeap<Duration>,
+    /// The lower half, largest on top (microseconds).
+    low: BinaryHeap<u32>,
     /// The upper half, smallest on top.
-    high: BinaryHeap<Reverse<Duration>>,
+    high: BinaryHeap<Reverse<u32>>,
 }
 
 impl RunningMedian {
@@ -29,6 +41,11 @@ impl RunningMedian {
     }
 
     pub fn push(&mut self, v: Duration) {
+        let v = super::record::us(v);
+        // Grow by a fixed step rather than doubling, so a long run holds
+        // about 4 bytes per value, not up to 8.
+        room(&mut self.low);
+        room(&mut self.high);
         match self.low.peek() {
             Some(&top) if v > top => self.high.push(Reverse(v)),
             _ => self.low.push(v),
@@ -45,12 +62,12 @@ impl RunningMedian {
 
     /// Same rule as the statistics: the middle value or the mean of the two middle ones.
     pub fn median(&self) -> Option<Duration> {
-        let lo = *self.low.peek()?;
+        let lo = micros(*self.low.peek()?);
         if self.low.len() > self.high.len() {
             Some(lo)
         } else {
             let Reverse(hi) = *self.high.peek()?;
-            Some((lo + hi) / 2)
+            Some((lo + micros(hi)) / 2)
         }
     }
 }

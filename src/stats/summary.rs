@@ -1,12 +1,12 @@
 //! The run's statistics, following the sample rules: which samples count for
 //! timings, loss, handshake overhead and the two gain figures.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
-use crate::probe::{ErrorKind, Mode, Sample};
+use crate::probe::{Mode, Sample};
 
-use super::descriptive::{describe, median, median_f64, Description};
+use super::descriptive::{describe, median_f64, median_us, Description};
+use super::record::{exact, median_of, micros, History, Record};
 
 /// A residual above this share of total is worth a warning.
 pub const RESIDUAL_WARN_SHARE: f64 = 0.20;
@@ -30,8 +30,8 @@ pub struct Handshake {
     pub tls: Option<Duration>,
     /// Timed cold samples left out because a stage was not measured.
     pub excluded: usize,
-    /// The per-sample sums the median came from, sorted.
-    pub sums: Vec<Duration>,
+    /// The per-sample sums the median came from.
+    pub n: usize,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -64,30 +64,19 @@ pub struct Summary {
     pub comparison: Option<super::compare::Comparison>,
 }
 
-fn canceled(s: &Sample) -> bool {
-    s.error
-        .as_ref()
-        .is_some_and(|e| e.kind == ErrorKind::Canceled)
-}
-
 /// Counts for timing statistics: a response, not warmup, a measured total,
 /// and for warm a connection that was actually reused.
+/// (The rule itself is `Record::timed`, so samples and records never differ.)
 pub fn timed(s: &Sample) -> bool {
-    s.ok() && !s.warmup && s.total().is_some() && (s.mode == Mode::Cold || s.reused())
+    Record::of(s).timed()
 }
 
-fn mode_summary(samples: &[Sample], mode: Mode) -> ModeSummary {
-    let counted: Vec<&Sample> = samples
-        .iter()
-        .filter(|s| s.mode == mode && !s.warmup && !canceled(s))
-        .collect();
-    let sent = counted.len();
-    let ok = counted.iter().filter(|s| s.ok()).count();
-    let totals = samples
-        .iter()
-        .filter(|s| s.mode == mode && timed(s))
-        .filter_map(|s| s.total())
-        .collect();
+fn mode_summary<'a>(records: impl Iterator<Item = &'a Record> + Clone, mode: Mode) -> ModeSummary {
+    let of_mode = records.filter(|r| r.mode() == mode);
+    let counted = of_mode.clone().filter(|r| !r.warmup() && !r.canceled());
+    let sent = counted.clone().count();
+    let ok = counted.filter(|r| r.ok()).count();
+    let totals = exact(of_mode.filter(|r| r.timed()).filter_map(Record::total_us));
     ModeSummary {
         sent,
         ok,
@@ -96,122 +85,176 @@ fn mode_summary(samples: &[Sample], mode: Mode) -> ModeSummary {
     }
 }
 
-fn handshake(samples: &[Sample]) -> Handshake {
-    let mut h = Handshake::default();
-    let (mut dns, mut tcp, mut tls) = (Vec::new(), Vec::new(), Vec::new());
-    for s in samples.iter().filter(|s| s.mode == Mode::Cold && timed(s)) {
-        let tls_stage = if s.https {
-            s.tls()
-        } else {
-            Some(Duration::ZERO)
-        };
-        match (s.dns(), s.tcp(), tls_stage) {
-            (Some(d), Some(t), Some(l)) => {
-                h.sums.push(d + t + l);
-                dns.push(d);
-                tcp.push(t);
-                tls.push(l);
-            }
-            _ => h.excluded += 1,
-        }
-    }
-    for v in [&mut h.sums, &mut dns, &mut tcp, &mut tls] {
-        v.sort_unstable();
-    }
-    h.overhead = median(&h.sums);
-    h.dns = median(&dns);
-    h.tcp = median(&tcp);
-    h.tls = if samples.iter().any(|s| s.https) {
-        median(&tls)
-    } else {
-        None
+/// The handshake figures, and the 95% interval of the overhead median.
+fn handshake<'a>(
+    records: impl Iterator<Item = &'a Record> + Clone,
+) -> (Handshake, Option<(Duration, Duration)>) {
+    let cold = records
+        .clone()
+        .filter(|r| r.mode() == Mode::Cold && r.timed());
+    // A stage of a sample that has all three (tls counts as 0 for http://).
+    let stage = |r: &Record| {
+        let tls = if r.https() { r.tls_us() } else { Some(0) };
+        Some((r.dns_us()?, r.tcp_us()?, tls?))
     };
-    h
+    let complete = cold.clone().filter(|r| stage(r).is_some());
+    let mut sums: Vec<u64> = exact(
+        complete
+            .clone()
+            .filter_map(|r| stage(r).map(|(d, t, l)| u64::from(d) + u64::from(t) + u64::from(l))),
+    );
+    sums.sort_unstable();
+    let whole = Duration::from_micros;
+    let overhead = median_us(&sums);
+    let overhead_ci = super::ci::median_ci(&sums).map(|(lo, hi)| (whole(lo), whole(hi)));
+    let n = sums.len();
+    drop(sums);
+    let any_https = records.clone().any(|r| r.https());
+    let h = Handshake {
+        overhead,
+        dns: median_of(complete.clone(), |r| stage(r).map(|s| s.0)).0,
+        tcp: median_of(complete.clone(), |r| stage(r).map(|s| s.1)).0,
+        tls: if any_https {
+            median_of(complete, |r| stage(r).map(|s| s.2)).0
+        } else {
+            None
+        },
+        excluded: cold.count() - n,
+        n,
+    };
+    (h, overhead_ci)
 }
 
 use crate::text::millis as ms;
 
-fn paired_differences(samples: &[Sample]) -> Vec<f64> {
-    let mut by_round: HashMap<u32, (Option<Duration>, Option<Duration>)> = HashMap::new();
-    for s in samples.iter().filter(|s| timed(s)) {
-        let entry = by_round.entry(s.round).or_default();
-        match s.mode {
-            Mode::Cold => entry.0 = s.total(),
-            Mode::Warm => entry.1 = s.total(),
-        }
-    }
-    let mut rounds: Vec<_> = by_round.into_iter().collect();
-    rounds.sort_by_key(|(r, _)| *r);
-    rounds
-        .into_iter()
-        .filter_map(|(_, pair)| match pair {
-            (Some(c), Some(w)) => Some(ms(c) - ms(w)),
-            _ => None,
-        })
-        .collect()
+/// Per-round (cold − warm) totals in milliseconds, over rounds where both
+/// modes were timed, ascending.
+fn paired_differences<'a>(records: impl Iterator<Item = &'a Record> + Clone) -> Vec<f64> {
+    let timed = |mode: Mode| {
+        records
+            .clone()
+            .filter(move |r| r.mode() == mode && r.timed())
+            .filter_map(|r| Some((r.round(), r.total_us()?)))
+    };
+    let cold = by_round(timed(Mode::Cold));
+    let mut diffs = pair_by_round(&cold, timed(Mode::Warm), |c, w| {
+        ms(micros(c)) - ms(micros(w))
+    });
+    diffs.sort_unstable_by(|a, b| a.total_cmp(b));
+    diffs
 }
 
+/// (round, value) pairs sorted by round, in a list of exactly their size
+/// (a long run's statistics hold one such list beside the records).
+pub(super) fn by_round(pairs: impl Iterator<Item = (u32, u32)> + Clone) -> Vec<(u32, u32)> {
+    let mut v = exact(pairs);
+    // In place: a stable sort would borrow half the list again. (Of two
+    // values in one round, which a run never makes, either may be taken.)
+    v.sort_unstable_by_key(|&(round, _)| round);
+    v
+}
+
+/// `f(x, y)` for every `(round, y)` of `ys` whose round has an `x` in
+/// `xs` (sorted by round). `ys` may come in any order; each gives at most
+/// one value.
+pub(super) fn pair_by_round(
+    xs: &[(u32, u32)],
+    ys: impl Iterator<Item = (u32, u32)>,
+    f: impl Fn(u32, u32) -> f64,
+) -> Vec<f64> {
+    let mut out = Vec::with_capacity(xs.len());
+    for (round, y) in ys {
+        let end = xs.partition_point(|&(r, _)| r <= round);
+        if let Some(&(r, x)) = end.checked_sub(1).map(|i| &xs[i]) {
+            if r == round {
+                out.push(f(x, y));
+            }
+        }
+    }
+    out
+}
+
+/// The statistics of `samples` (see `summarize_kept`).
 pub fn summarize(samples: &[Sample], elapsed: Duration) -> Summary {
-    let cold = mode_summary(samples, Mode::Cold);
-    let warm = mode_summary(samples, Mode::Warm);
+    summarize_kept(&History::of(samples), None, elapsed)
+}
+
+/// The statistics of the kept records of one variant (`None`: all).
+pub fn summarize_kept(history: &History, variant: Option<u8>, elapsed: Duration) -> Summary {
+    let records = history.of_variant(variant);
+    let cold = mode_summary(records.clone(), Mode::Cold);
+    let warm = mode_summary(records.clone(), Mode::Warm);
     let keepalive_gain_ms = match (cold.timing.median, warm.timing.median) {
         (Some(c), Some(w)) => Some(ms(c) - ms(w)),
         _ => None,
     };
-    let mut diffs = paired_differences(samples);
-    diffs.sort_by(|a, b| a.total_cmp(b));
+    let diffs = paired_differences(records.clone());
     let paired_rounds = diffs.len();
     let paired_gain_ci_ms = super::ci::median_ci(&diffs);
-    let handshake = handshake(samples);
-    let handshake_overhead_ci = super::ci::median_ci(&handshake.sums);
-    let mut rounds: Vec<u32> = samples
-        .iter()
-        .filter(|s| !s.warmup)
-        .map(|s| s.round)
-        .collect();
-    rounds.dedup();
-    let mut warmup_rounds: Vec<u32> = samples
-        .iter()
-        .filter(|s| s.warmup)
-        .map(|s| s.round)
-        .collect();
-    warmup_rounds.dedup();
-    let cold_handshakes: Vec<&Sample> = samples
-        .iter()
-        .filter(|s| s.mode == Mode::Cold && !s.warmup && s.tls.is_some())
-        .collect();
+    let paired_gain_ms = median_f64(&diffs);
+    drop(diffs);
+    let (handshake, handshake_overhead_ci) = handshake(records.clone());
+    let (rounds, warmup_excluded) = distinct_rounds(records.clone());
+    let cold_handshakes = records
+        .clone()
+        .filter(|r| r.mode() == Mode::Cold && !r.warmup() && r.handshake());
     Summary {
-        rounds: rounds.len(),
-        warmup_excluded: warmup_rounds.len(),
-        new_conn: samples.iter().filter(|s| !s.warmup && s.new_conn()).count(),
+        rounds,
+        warmup_excluded,
+        new_conn: records
+            .clone()
+            .filter(|r| !r.warmup() && r.new_conn())
+            .count(),
         handshake,
         keepalive_gain_ms,
-        paired_gain_ms: median_f64(&diffs),
+        paired_gain_ms,
         paired_rounds,
         paired_gain_ci_ms,
         handshake_overhead_ci,
-        tls_resumed: cold_handshakes
-            .iter()
-            .filter(|s| s.tls.is_some_and(|t| t.resumed))
-            .count(),
-        cold_handshakes: cold_handshakes.len(),
+        tls_resumed: cold_handshakes.clone().filter(|r| r.resumed()).count(),
+        cold_handshakes: cold_handshakes.count(),
         cold,
         warm,
         elapsed,
-        attribution: super::attribution::attribute(samples),
+        attribution: super::attribution::attribute_kept(history, variant),
         comparison: None,
     }
 }
 
-/// The first timed sample whose unexplained residual is above 20% of its total.
-pub fn large_residual(samples: &[Sample]) -> Option<&Sample> {
-    samples
-        .iter()
-        .filter(|s| timed(s))
-        .find(|s| match (s.other(), s.total()) {
-            (Some(o), Some(t)) if !t.is_zero() => {
-                o.as_secs_f64() > RESIDUAL_WARN_SHARE * t.as_secs_f64()
+/// Rounds that count and warmup rounds, each counted once however many
+/// probes it had (records come in round order, so a round is one run).
+fn distinct_rounds<'a>(records: impl Iterator<Item = &'a Record>) -> (usize, usize) {
+    let (mut rounds, mut warmup) = (0, 0);
+    let (mut last, mut last_warm) = (None, None);
+    for r in records {
+        let seen = if r.warmup() {
+            &mut last_warm
+        } else {
+            &mut last
+        };
+        if *seen != Some(r.round()) {
+            *seen = Some(r.round());
+            if r.warmup() {
+                warmup += 1;
+            } else {
+                rounds += 1;
             }
+        }
+    }
+    (rounds, warmup)
+}
+
+/// Some timed sample's unexplained residual is above 20% of its total.
+pub fn large_residual(samples: &[Sample]) -> bool {
+    has_large_residual(&History::of(samples))
+}
+
+pub fn has_large_residual(history: &History) -> bool {
+    history
+        .iter()
+        .filter(|r| r.timed())
+        .any(|r| match (r.other_us(), r.total_us()) {
+            (Some(o), Some(t)) if t > 0 => f64::from(o) > RESIDUAL_WARN_SHARE * f64::from(t),
             _ => false,
         })
 }
@@ -229,11 +272,18 @@ pub enum Verdict {
 /// Judged on the samples that are not warmup, or on the warmup samples when
 /// they are all there is. Interrupted probes are not the server's failure.
 pub fn judge(samples: &[Sample]) -> Verdict {
-    let real: Vec<&Sample> = samples.iter().filter(|s| !canceled(s)).collect();
-    let main: Vec<&Sample> = real.iter().copied().filter(|s| !s.warmup).collect();
-    let judged = if main.is_empty() { real } else { main };
-    let ok = judged.iter().filter(|s| s.ok()).count();
-    match (judged.len(), ok) {
+    judge_kept(&History::of(samples))
+}
+
+pub fn judge_kept(history: &History) -> Verdict {
+    let real = history.iter().filter(|r| !r.canceled());
+    let main = real.clone().filter(|r| !r.warmup());
+    let (n, ok) = if main.clone().next().is_some() {
+        (main.clone().count(), main.filter(|r| r.ok()).count())
+    } else {
+        (real.clone().count(), real.filter(|r| r.ok()).count())
+    };
+    match (n, ok) {
         (0, _) => Verdict::Nothing,
         (n, ok) if ok == n => Verdict::AllOk,
         (_, 0) => Verdict::AllFailed,

@@ -130,7 +130,7 @@ fn judgement_follows_the_exit_code_rules() {
 
 #[test]
 fn large_residual_is_found() {
-    assert!(large_residual(&three_rounds()).is_none());
+    assert!(!large_residual(&three_rounds()));
     let samples = vec![cold(2, 100, 100, 100, 100, 1000)];
-    assert!(large_residual(&samples).is_some());
+    assert!(large_residual(&samples));
 }
