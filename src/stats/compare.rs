@@ -9,7 +9,7 @@ use crate::text::millis as ms;
 
 use super::descriptive::median_f64;
 use super::record::{micros, History};
-use super::summary::{by_round, pair_by_round, summarize_kept, Summary};
+use super::summary::{join_by_round, summarize_kept, Summary};
 
 /// The stages compared for cold probes, in the order they are reported.
 pub const COLD_STAGES: [&str; 5] = ["dns", "tcp", "tls", "srv", "total"];
@@ -44,7 +44,7 @@ pub struct Comparison {
 }
 
 /// (round, value of `stage`) of the timed records of one variant and mode
-/// that measured it.
+/// that measured it, in round order.
 fn stage_by_round<'a>(
     history: &'a History,
     variant: u8,
@@ -65,9 +65,12 @@ fn differences(history: &History, variant: u8, against: u8) -> Vec<Difference> {
         (Mode::Warm, &WARM_STAGES[..]),
     ] {
         for &stage in stages {
-            let base = by_round(stage_by_round(history, against, mode, stage));
+            let base = stage_by_round(history, against, mode, stage);
             let other = stage_by_round(history, variant, mode, stage);
-            let mut diffs = pair_by_round(&base, other, |b, o| ms(micros(o)) - ms(micros(b)));
+            let mut diffs = Vec::new();
+            join_by_round(base, other, |b, o| {
+                diffs.push(ms(micros(o)) - ms(micros(b)))
+            });
             if diffs.is_empty() {
                 continue;
             }
@@ -284,5 +287,25 @@ mod tests {
         assert_eq!(compared.cold, plain.cold);
         assert_eq!(compared.handshake, plain.handshake);
         assert!(compared.comparison.is_some());
+    }
+
+    #[test]
+    fn the_overall_paired_gain_counts_each_round_once_with_its_last_probes() {
+        // Four rounds of two variants: one paired difference per round, the
+        // round's last cold (variant 0: 70.1 ms) less its last warm
+        // (variant 1: 4.05 ms + round µs), not one per variant.
+        let s = summarize_compared(&two_variants(4), Duration::ZERO, 2);
+        assert_eq!((s.rounds, s.paired_rounds), (4, 4));
+        let cold_total = 100 + 5 + 24_000 + 50_000 + 5_000; // round 4's tcp
+        let warm_total = 50 + 4_000 + 4;
+        let expected = f64::from(cold_total - warm_total) / 1000.0;
+        // Rounds 2..=5: tcp grows 1 ms a round, warm 1 µs: the median is
+        // between rounds 3 and 4.
+        let at = |round: u32| {
+            f64::from(100 + 5 + 20_000 + round * 1000 + 50_000 + 5_000 - (4_050 + round)) / 1000.0
+        };
+        assert_eq!(at(4), expected);
+        let median = (at(3) + at(4)) / 2.0;
+        assert!((s.paired_gain_ms.unwrap() - median).abs() < 1e-9, "{s:#?}");
     }
 }

@@ -83,7 +83,13 @@ fn some(v: u32) -> Option<u32> {
 
 /// The variant, mode and error kind of `s` in one byte (see `VARIANT_BITS`).
 fn tag(s: &Sample) -> u8 {
-    debug_assert!(usize::from(s.variant) < crate::probe::MAX_VARIANTS);
+    // Never more variants than the tag holds (`--compare` stops at
+    // MAX_VARIANTS); were that ever to change, fail rather than mix them up.
+    assert!(
+        usize::from(s.variant) < crate::probe::MAX_VARIANTS,
+        "variant {} does not fit the record",
+        s.variant
+    );
     // `ALL` lists the kinds in declaration order, so the cast is the index.
     let kind = s.error.as_ref().map_or(0, |e| e.kind as u8 + 1);
     let warm = if s.mode == Mode::Warm { WARM_BIT } else { 0 };
@@ -294,8 +300,9 @@ struct Series {
     /// Index into `ServerTimings::names`.
     name: u16,
     variant: u8,
-    /// The number of the first sample that carried it (for "first seen" order).
-    first: usize,
+    /// Where it was first seen: the sample's number and the metric's place
+    /// in that sample's header (for "first seen" order).
+    first: (usize, usize),
     /// Durations in whole microseconds, the way every other stage is kept;
     /// the rare one beyond 32 bits (over 71 minutes) in `long`.
     us: Vec<u32>,
@@ -320,7 +327,7 @@ fn dur_us(ms: f64) -> u64 {
 
 impl ServerTimings {
     fn add(&mut self, seq: usize, variant: u8, metrics: &[ServerTiming]) {
-        for m in metrics {
+        for (place, m) in metrics.iter().enumerate() {
             let Some(dur) = m.dur_ms else { continue };
             let name = match self.names.iter().position(|n| *n == m.name) {
                 Some(i) => i,
@@ -348,7 +355,7 @@ impl ServerTimings {
                     self.series.push(Series {
                         name,
                         variant,
-                        first: seq,
+                        first: (seq, place),
                         us: Vec::new(),
                         long: Vec::new(),
                     });
@@ -366,7 +373,7 @@ impl ServerTimings {
     /// Each metric of `variant` (all variants: `None`) with its durations,
     /// in the order the names were first seen.
     pub fn metrics(&self, variant: Option<u8>) -> Vec<(&str, Vec<u64>)> {
-        let mut order: Vec<(usize, u16)> = Vec::new();
+        let mut order: Vec<((usize, usize), u16)> = Vec::new();
         for s in &self.series {
             if variant.is_some_and(|v| v != s.variant) {
                 continue;
@@ -376,7 +383,7 @@ impl ServerTimings {
                 None => order.push((s.first, s.name)),
             }
         }
-        order.sort_by_key(|&(first, name)| (first, name));
+        order.sort_unstable_by_key(|&(first, _)| first);
         order
             .into_iter()
             .map(|(_, name)| {
@@ -428,17 +435,29 @@ impl History {
         History::default()
     }
 
-    /// Records of `samples`, in their order.
+    /// Records of `samples`, in round order (samples of one round keep
+    /// their order), as a run would have pushed them.
     pub fn of(samples: &[Sample]) -> History {
+        let mut in_order: Vec<&Sample> = samples.iter().collect();
+        in_order.sort_by_key(|s| s.round);
         let mut h = History::new();
-        for s in samples {
+        for s in in_order {
             h.push(s);
         }
         h
     }
 
+    /// Keeps `s`. Samples must come in round order, as the rounds produce
+    /// them: the statistics pair a round's probes by walking the records.
     pub fn push(&mut self, s: &Sample) {
         let record = Record::of(s);
+        debug_assert!(
+            self.blocks
+                .last()
+                .and_then(|b| b.last())
+                .is_none_or(|r| r.round() <= s.round),
+            "samples out of round order"
+        );
         if record.timed() {
             self.server_timing
                 .add(self.len, s.variant, &s.server_timing);
@@ -587,6 +606,46 @@ mod tests {
             2 * BLOCK * std::mem::size_of::<Record>()
                 + h.blocks.capacity() * std::mem::size_of::<Vec<Record>>()
         );
+    }
+
+    #[test]
+    fn server_timing_order_is_first_seen_per_variant_and_overall() {
+        let with = |variant: u8, round: u32, names: &[&str]| {
+            let mut s = synthetic::warm(round, 100, 1000, 10, true);
+            s.variant = variant;
+            s.server_timing = names
+                .iter()
+                .map(|n| ServerTiming {
+                    name: n.to_string(),
+                    dur_ms: Some(1.0),
+                    desc: None,
+                })
+                .collect();
+            s
+        };
+        // Variant 0 says `b, a` first; variant 1 says `a, b` in the same round.
+        let h = History::of(&[with(0, 1, &["b", "a"]), with(1, 1, &["a", "b"])]);
+        let names = |v| -> Vec<&str> {
+            h.server_timing
+                .metrics(v)
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect()
+        };
+        assert_eq!(names(None), ["b", "a"]);
+        assert_eq!(names(Some(0)), ["b", "a"]);
+        assert_eq!(names(Some(1)), ["a", "b"]);
+    }
+
+    #[test]
+    fn history_of_puts_samples_in_round_order() {
+        let h = History::of(&[
+            synthetic::warm(2, 100, 1000, 10, true),
+            synthetic::cold(1, 40, 100, 3000, 1000, 50),
+            synthetic::warm(1, 100, 1000, 10, true),
+        ]);
+        let order: Vec<(u32, Mode)> = h.iter().map(|r| (r.round(), r.mode())).collect();
+        assert_eq!(order, [(1, Mode::Cold), (1, Mode::Warm), (2, Mode::Warm)]);
     }
 
     #[test]

@@ -12,10 +12,10 @@ use super::record::micros;
 /// Each heap grows by this many values at a time.
 const GROW: usize = 4096;
 
-/// Room for the next value or two, reserved `GROW` at a time.
+/// Room for the next value or two: doubling while small, then `GROW` at a time.
 fn room<T: Ord>(heap: &mut BinaryHeap<T>) {
     if heap.len() + 2 > heap.capacity() {
-        heap.reserve_exact(GROW);
+        heap.reserve_exact(heap.len().clamp(16, GROW));
     }
 }
 

@@ -30,7 +30,7 @@ pub struct Handshake {
     pub tls: Option<Duration>,
     /// Timed cold samples left out because a stage was not measured.
     pub excluded: usize,
-    /// The per-sample sums the median came from.
+    /// How many cold samples the overhead median is over.
     pub n: usize,
 }
 
@@ -128,50 +128,62 @@ fn handshake<'a>(
 use crate::text::millis as ms;
 
 /// Per-round (cold − warm) totals in milliseconds, over rounds where both
-/// modes were timed, ascending.
+/// modes were timed, ascending. A round with several probes of a mode (the
+/// variants of `--compare`, in the overall summary) counts once, with the
+/// last of each mode.
 fn paired_differences<'a>(records: impl Iterator<Item = &'a Record> + Clone) -> Vec<f64> {
-    let timed = |mode: Mode| {
+    let totals = |mode: Mode| {
         records
             .clone()
             .filter(move |r| r.mode() == mode && r.timed())
             .filter_map(|r| Some((r.round(), r.total_us()?)))
     };
-    let cold = by_round(timed(Mode::Cold));
-    let mut diffs = pair_by_round(&cold, timed(Mode::Warm), |c, w| {
-        ms(micros(c)) - ms(micros(w))
+    let mut n = 0;
+    join_by_round(totals(Mode::Cold), totals(Mode::Warm), |_, _| n += 1);
+    let mut diffs = Vec::with_capacity(n);
+    join_by_round(totals(Mode::Cold), totals(Mode::Warm), |c, w| {
+        diffs.push(ms(micros(c)) - ms(micros(w)))
     });
     diffs.sort_unstable_by(|a, b| a.total_cmp(b));
     diffs
 }
 
-/// (round, value) pairs sorted by round, in a list of exactly their size
-/// (a long run's statistics hold one such list beside the records).
-pub(super) fn by_round(pairs: impl Iterator<Item = (u32, u32)> + Clone) -> Vec<(u32, u32)> {
-    let mut v = exact(pairs);
-    // In place: a stable sort would borrow half the list again. (Of two
-    // values in one round, which a run never makes, either may be taken.)
-    v.sort_unstable_by_key(|&(round, _)| round);
-    v
+/// The last value of each round of a stream in round order.
+fn last_per_round(pairs: impl Iterator<Item = (u32, u32)>) -> impl Iterator<Item = (u32, u32)> {
+    let mut pairs = pairs.peekable();
+    std::iter::from_fn(move || {
+        let (round, mut value) = pairs.next()?;
+        while let Some((_, later)) = pairs.next_if(|&(r, _)| r == round) {
+            value = later;
+        }
+        Some((round, value))
+    })
 }
 
-/// `f(x, y)` for every `(round, y)` of `ys` whose round has an `x` in
-/// `xs` (sorted by round). `ys` may come in any order; each gives at most
-/// one value.
-pub(super) fn pair_by_round(
-    xs: &[(u32, u32)],
+/// `f(x, y)` for every round that both streams have, each stream in round
+/// order (as records are, see `History::push`) and taken at the last value
+/// of each round. One pass, nothing held but the two current values.
+pub(super) fn join_by_round(
+    xs: impl Iterator<Item = (u32, u32)>,
     ys: impl Iterator<Item = (u32, u32)>,
-    f: impl Fn(u32, u32) -> f64,
-) -> Vec<f64> {
-    let mut out = Vec::with_capacity(xs.len());
-    for (round, y) in ys {
-        let end = xs.partition_point(|&(r, _)| r <= round);
-        if let Some(&(r, x)) = end.checked_sub(1).map(|i| &xs[i]) {
-            if r == round {
-                out.push(f(x, y));
+    mut f: impl FnMut(u32, u32),
+) {
+    let (mut xs, mut ys) = (last_per_round(xs).peekable(), last_per_round(ys).peekable());
+    while let (Some(&(rx, x)), Some(&(ry, y))) = (xs.peek(), ys.peek()) {
+        match rx.cmp(&ry) {
+            std::cmp::Ordering::Less => {
+                xs.next();
+            }
+            std::cmp::Ordering::Greater => {
+                ys.next();
+            }
+            std::cmp::Ordering::Equal => {
+                f(x, y);
+                xs.next();
+                ys.next();
             }
         }
     }
-    out
 }
 
 /// The statistics of `samples` (see `summarize_kept`).
