@@ -15,7 +15,7 @@ use synthetic::{cold, warm};
 use tlsping::probe::{Observer, RunInfo, Sample};
 use tlsping::render::csv::CsvStream;
 use tlsping::render::{json, Human, Layout, Style};
-use tlsping::stats::{summarize, summarize_kept, History, Record, RunningMedian};
+use tlsping::stats::{summarize, History, Record, RunningMedian};
 
 #[path = "../tests/support/counting.rs"]
 mod counting;
@@ -41,7 +41,7 @@ fn a_day_at_200ms() {
     }
     let kept = counting::held() - before;
     counting::reset_peak();
-    let (t_sum, summary) = time(|| summarize_kept(&history, None, Duration::from_secs(86_400)));
+    let (t_sum, summary) = time(|| summarize(&history, Duration::from_secs(86_400)));
     let peak = counting::peak() - before;
     black_box(summary);
     println!(
@@ -108,7 +108,7 @@ fn main() {
         let history = History::of(&data);
         let kept_per_sample = (counting::held() - before) as f64 / n as f64;
         drop(history);
-        let (t_sum, summary) = time(|| summarize(&data, Duration::from_secs(1)));
+        let (t_sum, summary) = time(|| summarize(&History::of(&data), Duration::from_secs(1)));
         let info = info();
         let (t_json, _) = time(|| {
             json::write_document(std::io::BufWriter::new(sink()), &info, &data, &summary, &[])

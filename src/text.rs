@@ -39,6 +39,12 @@ pub fn rfc3339_millis(t: std::time::SystemTime) -> String {
     humantime::format_rfc3339_millis(t).to_string()
 }
 
+/// Whole microseconds (libcurl's timers, the kernel's RTT, a kept record)
+/// as a `Duration`.
+pub fn micros(us: u32) -> Duration {
+    Duration::from_micros(u64::from(us))
+}
+
 /// A duration in milliseconds, the unit of every `_ms` figure we print.
 pub fn millis(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0

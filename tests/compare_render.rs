@@ -20,7 +20,7 @@ use tlsping::probe::{
 };
 use tlsping::render::csv::CsvStream;
 use tlsping::render::{Human, Layout, Style};
-use tlsping::stats::{summarize, summarize_compared, Summary};
+use tlsping::stats::{summarize, summarize_compared, History, Summary};
 
 fn variant(label: &str, value: &str) -> VariantInfo {
     VariantInfo {
@@ -96,7 +96,8 @@ fn render(info: &RunInfo, samples: &[Sample], style: Style) -> String {
         h.start(info).unwrap();
         synthetic::feed_rounds(&mut h, samples);
         h.finish().unwrap();
-        let summary = summarize_compared(samples, Duration::from_millis(3400), variants);
+        let summary =
+            summarize_compared(&History::of(samples), Duration::from_millis(3400), variants);
         h.statistics(info, &summary).unwrap();
     }
     let text = String::from_utf8(buf).unwrap();
@@ -395,7 +396,7 @@ fn json(info: &RunInfo, samples: &[Sample], summary: &Summary) -> Value {
 fn json_carries_the_variants_and_matches_the_schema() {
     let info = info();
     let samples = rounds(8);
-    let summary = summarize_compared(&samples, Duration::from_secs(8), 2);
+    let summary = summarize_compared(&History::of(&samples), Duration::from_secs(8), 2);
     let doc = json(&info, &samples, &summary);
     validate(&doc);
     let cmp = &doc["run"]["compare"];
@@ -459,7 +460,7 @@ fn json_carries_the_variants_and_matches_the_schema() {
 fn json_schema_refuses_unknown_keys_in_a_variant_summary() {
     let info = info();
     let samples = rounds(3);
-    let summary = summarize_compared(&samples, Duration::from_secs(3), 2);
+    let summary = summarize_compared(&History::of(&samples), Duration::from_secs(3), 2);
     let mut doc = json(&info, &samples, &summary);
     validate(&doc);
     doc["summary"]["variants"][0]["surprise"] = Value::from(1);
@@ -484,7 +485,7 @@ fn json_of_an_unavailable_variant_says_why() {
     });
     info.compare.as_mut().unwrap().variants[0].addr = None;
     let samples: Vec<Sample> = rounds(3).into_iter().filter(|s| s.variant == 1).collect();
-    let summary = summarize_compared(&samples, Duration::from_secs(3), 2);
+    let summary = summarize_compared(&History::of(&samples), Duration::from_secs(3), 2);
     let doc = json(&info, &samples, &summary);
     validate(&doc);
     let v0 = &doc["run"]["compare"]["variants"][0];
@@ -500,7 +501,7 @@ fn json_of_an_unavailable_variant_says_why() {
 fn without_compare_the_json_has_none_of_the_new_keys() {
     let info = synthetic::run_info();
     let samples: Vec<Sample> = rounds(3).into_iter().filter(|s| s.variant == 0).collect();
-    let summary = summarize(&samples, Duration::from_secs(3));
+    let summary = summarize(&History::of(&samples), Duration::from_secs(3));
     let doc = json(&info, &samples, &summary);
     validate(&doc);
     assert!(doc["run"].get("compare").is_none());

@@ -12,7 +12,7 @@ use std::time::Duration;
 use synthetic::{cold, failed, warm};
 use tlsping::probe::{ErrorKind, Mode, Observer, RunInfo, Sample};
 use tlsping::render::{Human, Layout, Style};
-use tlsping::stats::summarize;
+use tlsping::stats::{summarize, History};
 
 fn info() -> RunInfo {
     synthetic::run_info()
@@ -61,7 +61,7 @@ fn render(layout: Layout, width: usize, variant: &str, case: &str) -> String {
         h.start(&info).unwrap();
         synthetic::feed_rounds(&mut h, &samples);
         h.finish().unwrap();
-        let summary = summarize(&samples, Duration::from_millis(3400));
+        let summary = summarize(&History::of(&samples), Duration::from_millis(3400));
         h.statistics(&info, &summary).unwrap();
     }
     let text = String::from_utf8(buf).unwrap();
@@ -239,7 +239,7 @@ fn statistics_of(samples: &[Sample], style: Style) -> String {
         let mut h = Human::new(&mut buf, &info, style);
         synthetic::feed_rounds(&mut h, samples);
         h.finish().unwrap();
-        let summary = summarize(samples, Duration::from_millis(21_000));
+        let summary = summarize(&History::of(samples), Duration::from_millis(21_000));
         h.statistics(&info, &summary).unwrap();
     }
     let text = String::from_utf8(buf).unwrap();

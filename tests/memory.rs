@@ -52,15 +52,14 @@ fn a_day_at_200ms_keeps_under_48_bytes_a_sample_and_peaks_under_50_mib() {
     let per_sample = kept as f64 / samples as f64;
     println!(
         "a day at 200 ms: {samples} samples keep {:.1} MiB, {per_sample:.1} bytes each \
-         (record {} bytes, history {:.1} MiB)",
+         (record {} bytes)",
         kept as f64 / MIB,
         std::mem::size_of::<Record>(),
-        history.heap_bytes() as f64 / MIB
     );
     assert!(per_sample <= 48.0, "{per_sample:.1} bytes per sample");
     // The statistics at the end: one value list at a time beside the records.
     counting::reset_peak();
-    let summary = stats::summarize_kept(&history, None, Duration::from_secs(86_400));
+    let summary = stats::summarize(&history, Duration::from_secs(86_400));
     let peak = counting::peak() - before;
     println!("peak while summarizing: {:.1} MiB", peak as f64 / MIB);
     assert_eq!(summary.cold.timing.n, DAY_ROUNDS as usize);

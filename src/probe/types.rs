@@ -4,6 +4,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 pub use super::server_timing::ServerTiming;
+use crate::text::micros;
 
 /// Which kind of connection a probe measured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -230,10 +231,6 @@ pub struct Sample {
     /// With `--early-data`: what became of the request as TLS early data.
     /// `None` when the flag is off.
     pub early_data: Option<super::config::EarlyData>,
-}
-
-fn micros(us: u32) -> Duration {
-    Duration::from_micros(u64::from(us))
 }
 
 fn diff(later: u32, earlier: u32) -> Option<Duration> {

@@ -253,7 +253,7 @@ impl<W: Write> CsvStream<W> {
         }
         self.stage(s.tls_setup())?;
         self.stage(s.tls_finish())?;
-        let kernel_ms = |us: u32| Some(Duration::from_micros(u64::from(us)));
+        let kernel_ms = |us: u32| Some(crate::text::micros(us));
         self.stage(s.tcp_info.and_then(|k| kernel_ms(k.rtt_us)))?;
         self.stage(s.tcp_info.and_then(|k| k.min_rtt_us).and_then(kernel_ms))?;
         match s.tcp_info {

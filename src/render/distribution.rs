@@ -14,7 +14,7 @@
 
 use std::time::Duration;
 
-use crate::stats::descriptive::{median, percentile, Description};
+use crate::stats::descriptive::Description;
 
 use super::format::ms;
 
@@ -28,7 +28,7 @@ pub const MAX_AXIS: usize = 60;
 /// The shortest axis that still holds both end labels of the scale.
 pub const MIN_AXIS: usize = 20;
 
-/// The six figures a row shows, from one mode's ascending timed totals.
+/// The six figures a row shows, from one mode's timed totals.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Figures {
     pub min: Duration,
@@ -42,30 +42,11 @@ pub struct Figures {
 }
 
 impl Figures {
-    /// Nearest-rank quartiles and p95, as the statistics compute them;
-    /// `None` under `MIN_N` totals. `sorted` must be ascending.
-    pub fn of(sorted: &[Duration]) -> Option<Figures> {
-        debug_assert!(sorted.windows(2).all(|w| w[0] <= w[1]), "not sorted");
-        if sorted.len() < MIN_N {
-            return None;
-        }
-        Some(Figures {
-            min: *sorted.first()?,
-            p25: percentile(sorted, 25.0)?,
-            median: median(sorted)?,
-            p75: percentile(sorted, 75.0)?,
-            p95: percentile(sorted, 95.0)?,
-            max: *sorted.last()?,
-        })
-    }
-}
-
-impl Figures {
-    /// The same figures from a mode's statistics, which compute them by the
-    /// same rules; `None` under `MIN_N` totals. The statistics leave `p95`
-    /// out below `P95_MIN_N` totals, where the nearest rank of p95 is the
-    /// last one (ceil(0.95 n) = n for n < 20): the maximum.
-    pub fn of_description(d: &Description) -> Option<Figures> {
+    /// The figures of a mode's statistics, the very ones its block prints
+    /// (nearest-rank quartiles); `None` under `MIN_N` totals. The statistics
+    /// leave `p95` out below `P95_MIN_N` totals, where the nearest rank of
+    /// p95 is the last one (ceil(0.95 n) = n for n < 20): the maximum.
+    pub fn of(d: &Description) -> Option<Figures> {
         if d.n < MIN_N {
             return None;
         }
@@ -80,6 +61,18 @@ impl Figures {
     }
 }
 
+/// The rows of one statistics block, a name and a mode's figures each;
+/// `None` when a mode has fewer than `MIN_N` totals: all rows or none, so
+/// none is compared with a mode that is missing.
+pub fn rows<'a>(
+    modes: impl IntoIterator<Item = (&'a str, &'a Description)>,
+) -> Option<Vec<(&'a str, Figures)>> {
+    modes
+        .into_iter()
+        .map(|(name, d)| Some((name, Figures::of(d)?)))
+        .collect()
+}
+
 /// The one scale every row of a picture is drawn on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Axis {
@@ -90,25 +83,9 @@ pub struct Axis {
 }
 
 impl Axis {
-    /// From the smallest value of all `series` to the largest, in the
-    /// columns `width` leaves after the label (at most `MAX_AXIS`); `None`
-    /// when there is no value or fewer than `MIN_AXIS` columns.
-    pub fn shared(series: &[&[Duration]], width: usize) -> Option<Axis> {
-        let columns = width.saturating_sub(LABEL).min(MAX_AXIS);
-        if columns < MIN_AXIS {
-            return None;
-        }
-        let lo = series.iter().filter_map(|s| s.iter().min()).min()?;
-        let hi = series.iter().filter_map(|s| s.iter().max()).max()?;
-        Some(Axis {
-            lo: *lo,
-            hi: *hi,
-            columns,
-        })
-    }
-
     /// From the smallest minimum of `figures` to the largest maximum, in
-    /// the columns `width` leaves (see `shared`).
+    /// the columns `width` leaves after the label (at most `MAX_AXIS`);
+    /// `None` when there are no figures or fewer than `MIN_AXIS` columns.
     pub fn spanning(figures: &[Figures], width: usize) -> Option<Axis> {
         let columns = width.saturating_sub(LABEL).min(MAX_AXIS);
         if columns < MIN_AXIS {
@@ -251,55 +228,51 @@ pub fn legend(unicode: bool, beyond: bool, columns: usize) -> Vec<String> {
         .collect()
 }
 
-/// The picture of `series` (a name and its ascending totals each) on
-/// `axis`: a row each, the scale, the legend. Empty when a series has
-/// fewer than `MIN_N` totals: all rows or none, so none is compared with
-/// a mode that is missing.
-pub fn picture(series: &[(&str, &[Duration])], axis: &Axis, unicode: bool) -> Vec<String> {
-    let Some(rows) = series
-        .iter()
-        .map(|(name, sorted)| Some((*name, Figures::of(sorted)?)))
-        .collect::<Option<Vec<_>>>()
-    else {
-        return Vec::new();
-    };
-    picture_of(&rows, axis, unicode)
-}
-
-/// The picture of rows already reduced to their figures.
-pub fn picture_of(rows: &[(&str, Figures)], axis: &Axis, unicode: bool) -> Vec<String> {
+/// The picture of `rows` on `axis`: a row each, the scale, the legend.
+pub fn picture(rows: &[(&str, Figures)], axis: &Axis, unicode: bool) -> Vec<String> {
     if rows.is_empty() {
         return Vec::new();
     }
-    let figures: Vec<Figures> = rows.iter().map(|(_, f)| *f).collect();
     let mut lines: Vec<String> = rows
         .iter()
         .map(|(name, f)| row(name, f, axis, unicode))
         .collect();
     lines.push(scale(axis));
-    let beyond = figures
+    let beyond = rows
         .iter()
-        .any(|f| axis.column(f.max) > axis.column(f.p95));
+        .any(|(_, f)| axis.column(f.max) > axis.column(f.p95));
     lines.extend(legend(unicode, beyond, axis.columns));
     lines
-}
-
-/// `picture` on an axis spanning `series` themselves, in `width` columns:
-/// empty when a series is short or the width too small.
-pub fn picture_in(series: &[(&str, &[Duration])], width: usize, unicode: bool) -> Vec<String> {
-    let values: Vec<&[Duration]> = series.iter().map(|(_, s)| *s).collect();
-    match Axis::shared(&values, width) {
-        Some(axis) => picture(series, &axis, unicode),
-        None => Vec::new(),
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::descriptive::describe;
 
     fn ms(v: &[u64]) -> Vec<Duration> {
         v.iter().map(|&x| Duration::from_millis(x)).collect()
+    }
+
+    /// What the statistics make of `totals` (whole microseconds, as kept).
+    fn described(totals: &[Duration]) -> Description {
+        describe(totals.iter().map(|d| d.as_micros() as u32).collect())
+    }
+
+    fn figures(totals: &[Duration]) -> Option<Figures> {
+        Figures::of(&described(totals))
+    }
+
+    /// The picture of one block as the table draws it: the statistics of
+    /// each series, their rows, on an axis spanning them in `width` columns.
+    fn picture_in(series: &[(&str, &[Duration])], width: usize, unicode: bool) -> Vec<String> {
+        let stats: Vec<(&str, Description)> =
+            series.iter().map(|(n, v)| (*n, described(v))).collect();
+        let Some(rows) = rows(stats.iter().map(|(n, d)| (*n, d))) else {
+            return Vec::new();
+        };
+        let all: Vec<Figures> = rows.iter().map(|(_, f)| *f).collect();
+        Axis::spanning(&all, width).map_or_else(Vec::new, |axis| picture(&rows, &axis, unicode))
     }
 
     /// An axis from 0 to `hi` ms over `columns`, so that 1 ms is one column
@@ -327,7 +300,7 @@ mod tests {
 
     #[test]
     fn figures_follow_the_statistics_rules() {
-        let f = Figures::of(&twenty_with_an_outlier()).unwrap();
+        let f = figures(&twenty_with_an_outlier()).unwrap();
         assert_eq!(f.min, Duration::ZERO);
         assert_eq!(f.p25, Duration::from_millis(4));
         assert_eq!(f.median, Duration::from_micros(9_500));
@@ -339,7 +312,7 @@ mod tests {
     #[test]
     fn marks_sit_in_their_columns() {
         let v = twenty_with_an_outlier();
-        let f = Figures::of(&v).unwrap();
+        let f = figures(&v).unwrap();
         let line = row("cold", &f, &axis(40, 41), true);
         assert!(line.starts_with("cold  ├"), "{line}");
         let cells: Vec<char> = plot(&line).chars().collect();
@@ -359,7 +332,7 @@ mod tests {
 
     #[test]
     fn ascii_draws_the_same_marks_in_the_same_places() {
-        let f = Figures::of(&twenty_with_an_outlier()).unwrap();
+        let f = figures(&twenty_with_an_outlier()).unwrap();
         let unicode = row("cold", &f, &axis(40, 41), true);
         let ascii = row("cold", &f, &axis(40, 41), false);
         assert!(ascii.is_ascii(), "{ascii}");
@@ -381,7 +354,7 @@ mod tests {
     #[test]
     fn a_max_at_p95_draws_no_dot() {
         // Under 20 totals the nearest-rank p95 is the maximum itself.
-        let f = Figures::of(&ms(&[2, 4, 6, 8, 20])).unwrap();
+        let f = figures(&ms(&[2, 4, 6, 8, 20])).unwrap();
         assert_eq!(f.p95, f.max);
         let line = row("warm", &f, &axis(20, 21), true);
         assert_eq!(line, format!("warm    ├─[█│█]{}┤", "─".repeat(11)));
@@ -392,7 +365,7 @@ mod tests {
     fn fewer_than_five_totals_draw_nothing() {
         let four = ms(&[1, 2, 3, 4]);
         let five = ms(&[1, 2, 3, 4, 5]);
-        assert_eq!(Figures::of(&four), None);
+        assert_eq!(figures(&four), None);
         assert!(picture_in(&[("cold", &four)], 80, true).is_empty());
         // One short mode hides both: the rows are there to be compared.
         assert!(picture_in(&[("cold", &five), ("warm", &four)], 80, true).is_empty());
@@ -420,7 +393,7 @@ mod tests {
         let cold = ms(&[50, 60, 70, 80, 100]);
         let warm = ms(&[10, 12, 14, 16, 20]);
         let lines = picture_in(&[("cold", &cold), ("warm", &warm)], 66, true);
-        let axis = Axis::shared(&[&cold, &warm], 66).unwrap();
+        let axis = Axis::spanning(&[figures(&cold).unwrap(), figures(&warm).unwrap()], 66).unwrap();
         assert_eq!(
             (axis.lo, axis.hi, axis.columns),
             (Duration::from_millis(10), Duration::from_millis(100), 60)

@@ -111,25 +111,25 @@ impl<W: Write> Human<W> {
         if self.style.quiet || self.style.layout == Layout::Blocks {
             return none();
         }
-        let rows: Vec<Option<Vec<(&str, Figures)>>> = blocks
-            .iter()
-            .map(|summary| {
-                super::summary::shown_modes(info.mode)
-                    .into_iter()
-                    .map(|mode| {
-                        let timing = &super::summary::mode_summary(summary, mode).timing;
-                        Some((mode.as_str(), Figures::of_description(timing)?))
-                    })
-                    .collect()
-            })
-            .collect();
+        let rows: Vec<Option<Vec<(&str, Figures)>>> =
+            blocks
+                .iter()
+                .map(|summary| {
+                    distribution::rows(super::summary::shown_modes(info.mode).into_iter().map(
+                        |mode| {
+                            let timing = &super::summary::mode_summary(summary, mode).timing;
+                            (mode.as_str(), timing)
+                        },
+                    ))
+                })
+                .collect();
         let all: Vec<Figures> = rows.iter().flatten().flatten().map(|(_, f)| *f).collect();
         let Some(axis) = Axis::spanning(&all, self.style.width) else {
             return none();
         };
         rows.iter()
             .map(|named| match named {
-                Some(named) => distribution::picture_of(named, &axis, self.style.unicode),
+                Some(named) => distribution::picture(named, &axis, self.style.unicode),
                 None => Vec::new(),
             })
             .collect()

@@ -178,7 +178,7 @@ pub struct ServerMetricJson<'a> {
 }
 
 fn us_ms(us: u32) -> f64 {
-    ms(Duration::from_micros(u64::from(us)))
+    ms(crate::text::micros(us))
 }
 
 #[derive(Serialize)]

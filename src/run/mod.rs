@@ -235,10 +235,10 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
         _ => {}
     }
     let summary = match &info.compare {
-        Some(c) => stats::summarize_compared_kept(&history, rounds.elapsed, c.variants.len()),
-        None => stats::summarize_kept(&history, None, rounds.elapsed),
+        Some(c) => stats::summarize_compared(&history, rounds.elapsed, c.variants.len()),
+        None => stats::summarize(&history, rounds.elapsed),
     };
-    if stats::has_large_residual(&history) {
+    if stats::large_residual(&history) {
         warnings.warn("'other' is above 20% of total on some samples: time no stage accounts for");
     }
     if let Some(text) = render::warnings::untracked_metrics(history.server_timing.untracked()) {
@@ -266,7 +266,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
             return EXIT_FAILED;
         }
     }
-    exit_code(stats::judge_kept(&history))
+    exit_code(stats::judge(&history))
 }
 
 #[cfg(test)]

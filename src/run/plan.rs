@@ -42,12 +42,12 @@ fn ended_before_rounds(opts: &Options, info: &RunInfo, warnings: &Warnings) -> i
     let written = match &opts.output {
         Output::Table | Output::WriteOut(_) => Ok(()),
         Output::Json => {
-            let summary = stats::summarize(&[], std::time::Duration::ZERO);
+            let summary = stats::summarize(&stats::History::new(), std::time::Duration::ZERO);
             let out = io::BufWriter::new(stdout.lock());
             render::json::write_document(out, info, &[], &summary, warnings.list())
         }
         Output::Jsonl => {
-            let summary = stats::summarize(&[], std::time::Duration::ZERO);
+            let summary = stats::summarize(&stats::History::new(), std::time::Duration::ZERO);
             render::jsonl::JsonlStream::start(stdout.lock(), info)
                 .and_then(|mut j| j.finish(&summary, warnings.list()))
         }

@@ -48,15 +48,9 @@ pub struct Attribution {
 
 use crate::text::millis as ms;
 
-/// The attribution of `samples` (see `attribute_kept`).
-#[cfg(test)]
-pub fn attribute(samples: &[crate::probe::Sample]) -> Attribution {
-    attribute_kept(&History::of(samples), None)
-}
-
 /// The attribution over the kept records of one variant (`None`: all),
 /// one median at a time so that only one value list is held at once.
-pub fn attribute_kept(history: &History, variant: Option<u8>) -> Attribution {
+pub fn attribute(history: &History, variant: Option<u8>) -> Attribution {
     let timed = history.of_variant(variant).filter(|r| r.timed());
     let cold = timed.clone().filter(|r| r.mode() == Mode::Cold);
     // The set-up split is over samples that have the set-up; the finish
@@ -152,7 +146,7 @@ mod tests {
             min_rtt_us: Some(200),
             retrans: 0,
         });
-        let a = attribute(&samples);
+        let a = attribute(&History::of(&samples), None);
         assert_eq!(a.tls_setup_n, 3);
         assert_eq!(a.tls, Some(Duration::from_millis(4)));
         assert_eq!(a.tls_setup, Some(Duration::from_micros(900)));
@@ -184,7 +178,7 @@ mod tests {
                 &[("db", Some(9.0))],
             ),
         ];
-        let a = attribute(&samples);
+        let a = attribute(&History::of(&samples), None);
         let got: Vec<(&str, f64, usize)> = a
             .server_timing
             .iter()
@@ -198,7 +192,7 @@ mod tests {
         let mut warm_up = synthetic::cold(1, 40, 100, 3000, 1000, 50);
         warm_up.warmup = true;
         let failed = synthetic::failed(2, Mode::Cold, crate::probe::ErrorKind::Timeout, 5000);
-        let a = attribute(&[warm_up, failed]);
+        let a = attribute(&History::of(&[warm_up, failed]), None);
         assert_eq!(a.tls_setup, None);
         assert_eq!(a.rtt, None);
         assert_eq!(a.server_time_ms, None);

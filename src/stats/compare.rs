@@ -4,12 +4,12 @@
 
 use std::time::Duration;
 
-use crate::probe::{Mode, Sample};
-use crate::text::millis as ms;
+use crate::probe::Mode;
+use crate::text::{micros, millis as ms};
 
 use super::descriptive::median_f64;
-use super::record::{micros, History};
-use super::summary::{join_by_round, summarize_kept, Summary};
+use super::record::History;
+use super::summary::{join_by_round, summarize, summarize_variant, Summary};
 
 /// The stages compared for cold probes, in the order they are reported.
 pub const COLD_STAGES: [&str; 5] = ["dns", "tcp", "tls", "srv", "total"];
@@ -99,7 +99,7 @@ pub fn compare(history: &History, elapsed: Duration, variants: usize) -> Compari
         .collect();
     let summaries = present
         .iter()
-        .map(|&v| (v, summarize_kept(history, Some(v), elapsed)))
+        .map(|&v| (v, summarize_variant(history, Some(v), elapsed)))
         .collect();
     let differences = match present.split_first() {
         Some((&baseline, rest)) => rest
@@ -115,13 +115,8 @@ pub fn compare(history: &History, elapsed: Duration, variants: usize) -> Compari
 }
 
 /// The overall summary, as `summarize` gives it, plus the comparison.
-pub fn summarize_compared(samples: &[Sample], elapsed: Duration, variants: usize) -> Summary {
-    summarize_compared_kept(&History::of(samples), elapsed, variants)
-}
-
-/// `summarize_compared` over kept records.
-pub fn summarize_compared_kept(history: &History, elapsed: Duration, variants: usize) -> Summary {
-    let mut summary = summarize_kept(history, None, elapsed);
+pub fn summarize_compared(history: &History, elapsed: Duration, variants: usize) -> Summary {
+    let mut summary = summarize(history, elapsed);
     summary.comparison = Some(compare(history, elapsed, variants));
     summary
 }
@@ -133,7 +128,7 @@ mod tests {
     fn compare(samples: &[Sample], elapsed: Duration, variants: usize) -> Comparison {
         super::compare(&History::of(samples), elapsed, variants)
     }
-    use crate::probe::ErrorKind;
+    use crate::probe::{ErrorKind, Sample};
 
     use super::super::synthetic::{cold, failed, warm};
 
@@ -281,8 +276,8 @@ mod tests {
     #[test]
     fn the_compared_summary_keeps_the_overall_figures() {
         let samples = two_variants(4);
-        let plain = crate::stats::summarize(&samples, Duration::ZERO);
-        let compared = summarize_compared(&samples, Duration::ZERO, 2);
+        let plain = summarize(&History::of(&samples), Duration::ZERO);
+        let compared = summarize_compared(&History::of(&samples), Duration::ZERO, 2);
         assert_eq!(plain.comparison, None);
         assert_eq!(compared.cold, plain.cold);
         assert_eq!(compared.handshake, plain.handshake);
@@ -294,7 +289,7 @@ mod tests {
         // Four rounds of two variants: one paired difference per round, the
         // round's last cold (variant 0: 70.1 ms) less its last warm
         // (variant 1: 4.05 ms + round µs), not one per variant.
-        let s = summarize_compared(&two_variants(4), Duration::ZERO, 2);
+        let s = summarize_compared(&History::of(&two_variants(4)), Duration::ZERO, 2);
         assert_eq!((s.rounds, s.paired_rounds), (4, 4));
         let cold_total = 100 + 5 + 24_000 + 50_000 + 5_000; // round 4's tcp
         let warm_total = 50 + 4_000 + 4;

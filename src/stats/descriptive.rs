@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::record::micros;
+use crate::text::micros;
 
 /// p95 is only reported from this many samples on; below it is just the maximum.
 pub const P95_MIN_N: usize = 20;

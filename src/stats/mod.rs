@@ -14,13 +14,10 @@ mod summary_tests;
 pub(crate) mod synthetic;
 
 pub use attribution::{share_percent, Attribution, ServerMetric};
-pub use compare::{
-    summarize_compared, summarize_compared_kept, Comparison, Difference, COLD_STAGES, WARM_STAGES,
-};
+pub use compare::{summarize_compared, Comparison, Difference, COLD_STAGES, WARM_STAGES};
 pub use descriptive::{Description, P95_MIN_N};
 pub use record::{History, Record, ServerTimings, MAX_TRACKED_METRICS};
 pub use running::RunningMedian;
 pub use summary::{
-    has_large_residual, judge, judge_kept, large_residual, summarize, summarize_kept, timed,
-    Handshake, ModeSummary, Summary, Verdict,
+    judge, large_residual, summarize, timed, Handshake, ModeSummary, Summary, Verdict,
 };

@@ -7,7 +7,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Duration;
 
-use super::record::micros;
+use crate::text::micros;
 
 /// Each heap grows by this many values at a time.
 const GROW: usize = 4096;

@@ -6,7 +6,7 @@ use std::time::Duration;
 use crate::probe::{Mode, Sample};
 
 use super::descriptive::{describe, median_f64, median_us, Description};
-use super::record::{exact, median_of, micros, History, Record};
+use super::record::{exact, median_of, History, Record};
 
 /// A residual above this share of total is worth a warning.
 pub const RESIDUAL_WARN_SHARE: f64 = 0.20;
@@ -125,7 +125,7 @@ fn handshake<'a>(
     (h, overhead_ci)
 }
 
-use crate::text::millis as ms;
+use crate::text::{micros, millis as ms};
 
 /// Per-round (cold − warm) totals in milliseconds, over rounds where both
 /// modes were timed, ascending. A round with several probes of a mode (the
@@ -186,13 +186,17 @@ pub(super) fn join_by_round(
     }
 }
 
-/// The statistics of `samples` (see `summarize_kept`).
-pub fn summarize(samples: &[Sample], elapsed: Duration) -> Summary {
-    summarize_kept(&History::of(samples), None, elapsed)
+/// The statistics of a run's kept records.
+pub fn summarize(history: &History, elapsed: Duration) -> Summary {
+    summarize_variant(history, None, elapsed)
 }
 
-/// The statistics of the kept records of one variant (`None`: all).
-pub fn summarize_kept(history: &History, variant: Option<u8>, elapsed: Duration) -> Summary {
+/// The statistics of one variant's records (`None`: all of them).
+pub(super) fn summarize_variant(
+    history: &History,
+    variant: Option<u8>,
+    elapsed: Duration,
+) -> Summary {
     let records = history.of_variant(variant);
     let cold = mode_summary(records.clone(), Mode::Cold);
     let warm = mode_summary(records.clone(), Mode::Warm);
@@ -228,7 +232,7 @@ pub fn summarize_kept(history: &History, variant: Option<u8>, elapsed: Duration)
         cold,
         warm,
         elapsed,
-        attribution: super::attribution::attribute_kept(history, variant),
+        attribution: super::attribution::attribute(history, variant),
         comparison: None,
     }
 }
@@ -257,11 +261,7 @@ fn distinct_rounds<'a>(records: impl Iterator<Item = &'a Record>) -> (usize, usi
 }
 
 /// Some timed sample's unexplained residual is above 20% of its total.
-pub fn large_residual(samples: &[Sample]) -> bool {
-    has_large_residual(&History::of(samples))
-}
-
-pub fn has_large_residual(history: &History) -> bool {
+pub fn large_residual(history: &History) -> bool {
     history
         .iter()
         .filter(|r| r.timed())
@@ -283,11 +283,7 @@ pub enum Verdict {
 
 /// Judged on the samples that are not warmup, or on the warmup samples when
 /// they are all there is. Interrupted probes are not the server's failure.
-pub fn judge(samples: &[Sample]) -> Verdict {
-    judge_kept(&History::of(samples))
-}
-
-pub fn judge_kept(history: &History) -> Verdict {
+pub fn judge(history: &History) -> Verdict {
     let real = history.iter().filter(|r| !r.canceled());
     let main = real.clone().filter(|r| !r.warmup());
     let (n, ok) = if main.clone().next().is_some() {

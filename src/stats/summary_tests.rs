@@ -5,6 +5,7 @@ use std::time::Duration;
 use super::synthetic::{cold, failed, warm};
 use crate::probe::{ErrorKind, Mode, Sample};
 
+use super::record::History;
 use super::summary::{judge, large_residual, summarize, timed, Verdict};
 
 fn ms(v: f64) -> Duration {
@@ -33,7 +34,7 @@ fn three_rounds() -> Vec<Sample> {
 
 #[test]
 fn timing_figures_use_only_timed_samples() {
-    let s = summarize(&three_rounds(), Duration::from_secs(4));
+    let s = summarize(&History::of(&three_rounds()), Duration::from_secs(4));
     assert_eq!((s.rounds, s.warmup_excluded), (3, 1));
     assert_eq!(s.cold.timing.n, 3);
     assert_eq!(s.cold.timing.median, Some(ms(12.0)));
@@ -45,7 +46,7 @@ fn timing_figures_use_only_timed_samples() {
 
 #[test]
 fn handshake_overhead_is_the_median_of_per_sample_sums() {
-    let s = summarize(&three_rounds(), Duration::from_secs(4));
+    let s = summarize(&History::of(&three_rounds()), Duration::from_secs(4));
     // Sums: 0.995+2+6 = 8.995, 0.995+2+8 = 10.995, 0.995+4+8 = 12.995 → median 10.995.
     assert_eq!(s.handshake.overhead, Some(ms(10.995)));
     // Per-stage medians: tcp 2, tls 8 — 0.995+2+8 ≠ the sum's median in general.
@@ -56,7 +57,7 @@ fn handshake_overhead_is_the_median_of_per_sample_sums() {
 
 #[test]
 fn gains_reference_and_paired() {
-    let s = summarize(&three_rounds(), Duration::from_secs(4));
+    let s = summarize(&History::of(&three_rounds()), Duration::from_secs(4));
     // median(cold) 12 − median(warm) 4 = 8.
     assert!((s.keepalive_gain_ms.unwrap() - 8.0).abs() < 1e-9);
     // Per round: 10−3 = 7, 12−4 = 8, 14−8 = 6 → median 7.
@@ -68,7 +69,7 @@ fn gains_reference_and_paired() {
 fn warm_new_connection_is_ok_counted_and_kept_out_of_timings() {
     let mut samples = three_rounds();
     samples[3] = warm(2, 9000, 1000, 0, false);
-    let s = summarize(&samples, Duration::ZERO);
+    let s = summarize(&History::of(&samples), Duration::ZERO);
     assert!(samples[3].ok() && !timed(&samples[3]));
     assert_eq!(s.new_conn, 1);
     assert_eq!((s.warm.sent, s.warm.ok, s.warm.timing.n), (3, 3, 2));
@@ -84,7 +85,7 @@ fn failures_count_as_loss_per_mode_and_unmeasured_stages_exclude_from_overhead()
     no_dns.own_dns = None;
     no_dns.timers.namelookup_us = 0;
     samples[6] = no_dns;
-    let s = summarize(&samples, Duration::ZERO);
+    let s = summarize(&History::of(&samples), Duration::ZERO);
     assert_eq!((s.cold.sent, s.cold.ok), (3, 2));
     assert!((s.cold.loss.unwrap() - 1.0 / 3.0).abs() < 1e-9);
     assert_eq!((s.warm.sent, s.warm.ok, s.warm.loss), (3, 3, Some(0.0)));
@@ -94,43 +95,43 @@ fn failures_count_as_loss_per_mode_and_unmeasured_stages_exclude_from_overhead()
 
 #[test]
 fn resumption_is_counted_over_cold_handshakes_outside_warmup() {
-    let s = summarize(&three_rounds(), Duration::ZERO);
+    let s = summarize(&History::of(&three_rounds()), Duration::ZERO);
     assert_eq!((s.tls_resumed, s.cold_handshakes), (3, 3));
 }
 
 #[test]
 fn judgement_follows_the_exit_code_rules() {
     let ok = three_rounds();
-    assert_eq!(judge(&ok), Verdict::AllOk);
+    assert_eq!(judge(&History::of(&ok)), Verdict::AllOk);
     let mut some = ok.clone();
     some[2] = failed(2, Mode::Cold, ErrorKind::ConnReset, 10);
-    assert_eq!(judge(&some), Verdict::SomeFailed);
+    assert_eq!(judge(&History::of(&some)), Verdict::SomeFailed);
     // A failed warmup does not count while real rounds exist.
     let mut warm_fail = ok.clone();
     warm_fail[0] = warmup(failed(1, Mode::Cold, ErrorKind::Timeout, 10));
-    assert_eq!(judge(&warm_fail), Verdict::AllOk);
+    assert_eq!(judge(&History::of(&warm_fail)), Verdict::AllOk);
     // Only warmup samples: they are judged.
     let only_warmup = vec![warmup(failed(1, Mode::Cold, ErrorKind::Timeout, 10))];
-    assert_eq!(judge(&only_warmup), Verdict::AllFailed);
+    assert_eq!(judge(&History::of(&only_warmup)), Verdict::AllFailed);
     let all_failed: Vec<Sample> = (2..5)
         .map(|r| failed(r, Mode::Cold, ErrorKind::ConnRefused, 10))
         .collect();
-    assert_eq!(judge(&all_failed), Verdict::AllFailed);
+    assert_eq!(judge(&History::of(&all_failed)), Verdict::AllFailed);
     // An interrupted probe is not the server's failure.
     let mut canceled = ok.clone();
     canceled.push(failed(5, Mode::Cold, ErrorKind::Canceled, 10));
-    assert_eq!(judge(&canceled), Verdict::AllOk);
-    assert_eq!(judge(&[]), Verdict::Nothing);
+    assert_eq!(judge(&History::of(&canceled)), Verdict::AllOk);
+    assert_eq!(judge(&History::of(&[])), Verdict::Nothing);
     // 404 and 500 are round trips.
     let mut statuses = ok;
     statuses[2].status = 404;
     statuses[4].status = 500;
-    assert_eq!(judge(&statuses), Verdict::AllOk);
+    assert_eq!(judge(&History::of(&statuses)), Verdict::AllOk);
 }
 
 #[test]
 fn large_residual_is_found() {
-    assert!(!large_residual(&three_rounds()));
+    assert!(!large_residual(&History::of(&three_rounds())));
     let samples = vec![cold(2, 100, 100, 100, 100, 1000)];
-    assert!(large_residual(&samples));
+    assert!(large_residual(&History::of(&samples)));
 }
