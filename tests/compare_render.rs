@@ -537,7 +537,10 @@ fn csv_of(
 fn csv_gains_a_last_variant_column_only_with_compare() {
     let samples = rounds(2);
     let labels = vec!["TLS1.2".to_string(), "TLS1.3".to_string()];
-    let compared = csv_of(|b| CsvStream::new_compared(b, labels).unwrap(), &samples);
+    let compared = csv_of(
+        |b| CsvStream::new_with(b, Some(labels), false).unwrap(),
+        &samples,
+    );
     let plain = csv_of(|b| CsvStream::new(b).unwrap(), &samples);
     assert_eq!(compared[0].last().unwrap(), "variant");
     assert_eq!(compared[0].len(), plain[0].len() + 1);
@@ -566,8 +569,12 @@ fn csv_preflight_row_keeps_the_variant_column() {
     });
     let mut buf = Vec::new();
     {
-        let mut w =
-            CsvStream::new_compared(&mut buf, vec!["TLS1.2".into(), "TLS1.3".into()]).unwrap();
+        let mut w = CsvStream::new_with(
+            &mut buf,
+            Some(vec!["TLS1.2".into(), "TLS1.3".into()]),
+            false,
+        )
+        .unwrap();
         w.preflight_row(&info).unwrap();
     }
     let rows: Vec<csv::StringRecord> = csv::ReaderBuilder::new()

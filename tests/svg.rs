@@ -487,3 +487,31 @@ fn the_flag_writes_the_picture_of_the_run() {
     assert_eq!(out.status.code(), Some(3), "{}", support::stderr(&out));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn each_box_shows_the_statistics_own_median_and_count() {
+    let samples = samples();
+    let svg = picture(&info(), &samples);
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let summary = tlsping::stats::summarize(
+        &tlsping::stats::History::of(&samples),
+        Duration::from_secs(10),
+    );
+    for (mode, timing) in [
+        ("cold", &summary.cold.timing),
+        ("warm", &summary.warm.timing),
+    ] {
+        let tooltip = doc
+            .descendants()
+            .find(|n| class_of(n) == Some("distribution") && n.attribute("data-mode") == Some(mode))
+            .and_then(|g| g.children().find(|c| c.has_tag_name("title")))
+            .and_then(|t| t.text())
+            .unwrap_or_else(|| panic!("no {mode} distribution"));
+        let median = tlsping::render::format::ms(timing.median.unwrap());
+        let expected = format!("median {median} ms, n={}", timing.n);
+        assert!(
+            tooltip.contains(&expected),
+            "{mode}: {tooltip:?} lacks {expected:?}"
+        );
+    }
+}

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::probe::{Config, ModeChoice, TlsMax};
+use crate::probe::{entry_head, Config, ModeChoice, TlsMax};
 
 use super::UsageError;
 
@@ -95,13 +95,7 @@ pub fn check_resolve(entry: &str) -> Result<(), UsageError> {
             "--resolve '{entry}' is not HOST:PORT:ADDR (curl's syntax, e.g. example.com:443:192.0.2.7)"
         ))
     };
-    let mut parts = entry.splitn(3, ':');
-    let (host, port, addrs) = (
-        parts.next().unwrap_or(""),
-        parts.next().unwrap_or(""),
-        parts.next().unwrap_or(""),
-    );
-    let host = host.trim_start_matches('+');
+    let (host, port, addrs) = entry_head(entry).ok_or_else(bad)?;
     if host.is_empty() || host.starts_with('-') || !port_ok(port, false) || addrs.is_empty() {
         return Err(bad());
     }
@@ -125,12 +119,7 @@ pub fn check_connect_to(entry: &str) -> Result<(), UsageError> {
              (curl's syntax, e.g. example.com:443:127.0.0.1:8443)"
         ))
     };
-    let mut parts = entry.splitn(3, ':');
-    let (_host, port, rest) = (
-        parts.next().unwrap_or(""),
-        parts.next().ok_or_else(bad)?,
-        parts.next().ok_or_else(bad)?,
-    );
+    let (_host, port, rest) = entry_head(entry).ok_or_else(bad)?;
     if !port_ok(port, true) {
         return Err(bad());
     }
@@ -289,6 +278,8 @@ mod tests {
         assert!(check_connect_to("example.com:443:127.0.0.1:8443").is_ok());
         assert!(check_connect_to("::[::1]:8443").is_ok());
         assert!(check_connect_to("example.com:443:backend.test:").is_ok());
+        // A bracketed IPv6 host is one host, its colons included.
+        assert!(check_connect_to("[2001:db8::1]:443:127.0.0.1:8443").is_ok());
         assert!(check_connect_to("example.com:443:127.0.0.1").is_err());
         assert!(check_connect_to("example.com:443:::1:8443").is_err());
         assert!(check_connect_to("example.com:x:127.0.0.1:8443").is_err());

@@ -218,41 +218,34 @@ impl Config {
     /// `--connect-to` entry for its host and port, so there is no lookup of
     /// ours to time. (An entry for another host changes nothing here.)
     pub fn dns_overridden(&self) -> bool {
-        let host = self.target.host.to_ascii_lowercase();
-        let url_host = self.target.url_host().to_ascii_lowercase();
         let port = self.target.port.to_string();
-        let is_target = |h: &str, p: &str, any_ok: bool| {
-            let h = h.to_ascii_lowercase();
-            let host_ok = (any_ok && h.is_empty()) || h == host || h == url_host;
-            let port_ok = (any_ok && p.is_empty()) || p == port;
-            host_ok && port_ok
+        let url_host = self.target.url_host();
+        // `--connect-to` leaves HOST or PORT empty to match any.
+        let for_target = |entry: &String, any_ok: bool| {
+            entry_head(entry).is_some_and(|(h, p, _)| {
+                let host_ok = (any_ok && h.is_empty())
+                    || h.eq_ignore_ascii_case(&self.target.host)
+                    || h.eq_ignore_ascii_case(&url_host);
+                host_ok && ((any_ok && p.is_empty()) || p == port)
+            })
         };
-        let head = |entry: &str| -> Option<(String, String)> {
-            let entry = entry.trim_start_matches('+');
-            // A bracketed IPv6 host carries colons of its own.
-            let (h, rest) = match entry.strip_prefix('[') {
-                Some(inner) => {
-                    let (h, rest) = inner.split_once(']')?;
-                    (format!("[{h}]"), rest.strip_prefix(':')?.to_string())
-                }
-                None => {
-                    let (h, rest) = entry.split_once(':')?;
-                    (h.to_string(), rest.to_string())
-                }
-            };
-            let p = rest.split(':').next()?.to_string();
-            Some((h, p))
-        };
-        self.resolve
-            .iter()
-            .filter_map(|e| head(e))
-            .any(|(h, p)| is_target(&h, &p, false))
-            || self
-                .connect_to
-                .iter()
-                .filter_map(|e| head(e))
-                .any(|(h, p)| is_target(&h, &p, true))
+        self.resolve.iter().any(|e| for_target(e, false))
+            || self.connect_to.iter().any(|e| for_target(e, true))
     }
+}
+
+/// The HOST and PORT a `--resolve` or `--connect-to` entry starts with
+/// (curl's `HOST:PORT:...`; a leading `+` dropped, a bracketed IPv6 host
+/// kept whole), and the rest after them; `None` without both colons.
+pub fn entry_head(entry: &str) -> Option<(&str, &str, &str)> {
+    let entry = entry.strip_prefix('+').unwrap_or(entry);
+    let host_end = match entry.strip_prefix('[') {
+        Some(inner) => inner.find(']')? + 2,
+        None => entry.find(':')?,
+    };
+    let (host, rest) = entry.split_at(host_end);
+    let (port, rest) = rest.strip_prefix(':')?.split_once(':')?;
+    Some((host, port, rest))
 }
 
 impl Config {
@@ -290,6 +283,24 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn entry_heads_split_like_curl() {
+        assert_eq!(
+            entry_head("+example.test:443:192.0.2.7,192.0.2.8"),
+            Some(("example.test", "443", "192.0.2.7,192.0.2.8"))
+        );
+        assert_eq!(
+            entry_head("[2001:db8::1]:443:[::1]:8443"),
+            Some(("[2001:db8::1]", "443", "[::1]:8443"))
+        );
+        assert_eq!(
+            entry_head("::127.0.0.1:9000"),
+            Some(("", "", "127.0.0.1:9000"))
+        );
+        assert_eq!(entry_head("example.test:443"), None);
+        assert_eq!(entry_head("[2001:db8::1:443:x"), None);
+    }
 
     #[test]
     fn only_entries_for_the_target_replace_our_lookup() {

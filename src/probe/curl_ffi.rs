@@ -183,6 +183,11 @@ pub(crate) fn client_finish_us(done_us: u64) -> Option<u64> {
 /// ends. Our sends pause a stretch (record header, before the write) and
 /// resume it (message reported, after the write), so a server that the
 /// kernel runs during our send on the same machine never counts as ours.
+///
+/// # Safety
+/// Only OpenSSL calls this (`SSL_CTX_set_msg_callback`): `ssl` is the live
+/// connection whose record was just handled, and `buf` holds `len` bytes
+/// for the length of the call.
 unsafe extern "C" fn on_tls_message(
     write_p: c_int,
     _version: c_int,
@@ -228,8 +233,9 @@ unsafe extern "C" fn on_tls_message(
 
 /// OpenSSL's info callback: an "exit" of the client's handshake with a
 /// negative result means it hands control back to libcurl to wait for the
-/// socket (or fails, which ends the handshake anyway).
-unsafe extern "C" fn on_handshake_step(_ssl: *const openssl_sys::SSL, where_: c_int, ret: c_int) {
+/// socket (or fails, which ends the handshake anyway). It reads none of its
+/// pointers, so it is a safe function where OpenSSL expects an unsafe one.
+extern "C" fn on_handshake_step(_ssl: *const openssl_sys::SSL, where_: c_int, ret: c_int) {
     if where_ & SSL_CB_CONNECT_EXIT == SSL_CB_CONNECT_EXIT && ret < 0 {
         let now = monotonic_us();
         with_stamps(|s| {

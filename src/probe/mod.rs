@@ -25,7 +25,8 @@ pub use cancel::Cancel;
 pub use collector::{Collector, BODY_CAP};
 pub use compare::{addresses_of, variant_order, variants, Compare, Variant, MAX_VARIANTS};
 pub use config::{
-    Config, EarlyData, HttpVersion, IpVersion, Method, ModeChoice, Order, Target, TlsMax,
+    entry_head, Config, EarlyData, HttpVersion, IpVersion, Method, ModeChoice, Order, Target,
+    TlsMax,
 };
 pub use curl_ffi::{library_versions, SessionShare};
 pub use env::ProbeEnv;

@@ -91,12 +91,6 @@ pub(super) fn build(
         None
     };
     Sample {
-        round,
-        mode,
-        t: None,
-        at: None,
-        variant: 0,
-        warmup: false,
         own_dns: done.own_dns,
         wall_total: Some(wall_total),
         timers,
@@ -114,13 +108,13 @@ pub(super) fn build(
         addr,
         body_overflow,
         retry_after,
-        https,
         error,
         tls_setup,
         tls_finish,
         tcp_info,
         server_timing: server_timing.into_boxed_slice(),
         early_data: early_data_asked.then(|| curl_ffi::early_data(easy)),
+        ..Sample::new(round, mode, https)
     }
 }
 

@@ -143,15 +143,20 @@ impl<W: Write> CsvStream<W> {
         CsvStream::new_with(out, None, false)
     }
 
-    /// As `new`, for a `--compare` run: a last column, `variant`, holds the
-    /// label of each sample's variant (`labels` by variant index).
-    pub fn new_compared(out: W, labels: Vec<String>) -> io::Result<CsvStream<W>> {
-        CsvStream::new_with(out, Some(labels), false)
+    /// The stream of a run: with `--compare` a last column, `variant`,
+    /// holds the label of each sample's variant; `time_first` is
+    /// `--csv-time-first`.
+    pub fn for_run(out: W, info: &RunInfo, time_first: bool) -> io::Result<CsvStream<W>> {
+        let labels = info
+            .compare
+            .as_ref()
+            .map(|c| c.variants.iter().map(|v| v.label.clone()).collect());
+        CsvStream::new_with(out, labels, time_first)
     }
 
-    /// Either of the above, chosen by `labels` (`Some` for `--compare`), and
-    /// with `time_first` the `--csv-time-first` order: `round`, `t_ms`, `at`,
-    /// `mode`, and every other column in its usual order.
+    /// `labels` (by variant index) add the `variant` column; `time_first`
+    /// gives the `--csv-time-first` order: `round`, `t_ms`, `at`, `mode`,
+    /// and every other column in its usual order.
     pub fn new_with(
         out: W,
         labels: Option<Vec<String>>,

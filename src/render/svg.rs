@@ -23,9 +23,9 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::probe::{tls_version_label, Mode, RunInfo, Sample};
 use crate::render::format;
-use crate::stats::descriptive::{median, percentile};
-use crate::stats::timed;
-use crate::text::{millis, printable};
+use crate::stats::descriptive::describe;
+use crate::stats::Record;
+use crate::text::{micros, millis, printable};
 
 /// The picture's size in pixels; it scales, but its text is sized for this.
 pub const WIDTH: u32 = 1000;
@@ -707,10 +707,13 @@ fn draw_distribution(
     samples: &[&Sample],
 ) -> DrawResult<String> {
     let x = lane as f64;
-    let totals: Vec<Duration> = samples
+    // The totals as the statistics keep them, so the box shows the very
+    // figures the table and the JSON print.
+    let totals: Vec<u32> = samples
         .iter()
-        .filter(|s| timed(s))
-        .filter_map(|s| s.total())
+        .map(|s| Record::of(s))
+        .filter(Record::timed)
+        .filter_map(|r| r.total_us())
         .collect();
     if totals.is_empty() {
         let (px, py) = coord.translate(&(x, 0.0));
@@ -724,14 +727,13 @@ fn draw_distribution(
     for (i, total) in totals.iter().enumerate() {
         // The golden-ratio sequence spreads points evenly with no randomness.
         let jitter = ((i as f64 + 1.0) * 0.618_033_988_749_895).fract() - 0.5;
-        let at = coord.translate(&(x + jitter * 0.44, millis(*total)));
+        let at = coord.translate(&(x + jitter * 0.44, millis(micros(*total))));
         root.draw(&Circle::new(at, 3, INK.mix(0.35).filled()))?;
     }
-    let mut sorted = totals.clone();
-    sorted.sort_unstable();
-    let q = |p: f64| percentile(&sorted, p).map_or(0.0, millis);
-    let (low, q1, q3, high) = (q(0.0), q(25.0), q(75.0), q(100.0));
-    let mid = median(&sorted).map_or(0.0, millis);
+    let d = describe(totals);
+    let q = |v: Option<Duration>| v.map_or(0.0, millis);
+    let (low, q1, q3, high) = (q(d.min), q(d.p25), q(d.p75), q(d.max));
+    let mid = q(d.median);
     let pt = |dx: f64, ms: f64| coord.translate(&(x + dx, ms));
     let line = INK.stroke_width(1);
     root.draw(&PathElement::new(vec![pt(0.0, q3), pt(0.0, high)], line))?;
@@ -748,7 +750,7 @@ fn draw_distribution(
         INK.stroke_width(3),
     ))?;
     let (lx, ly) = pt(0.0, high);
-    let summary = format!("median {} ms, n={}", ms_text(mid), totals.len());
+    let summary = format!("median {} ms, n={}", ms_text(mid), d.n);
     // A narrow lane (with `--compare`) has room for the figure alone.
     let wide = pt(0.5, 0.0).0 - pt(-0.5, 0.0).0 >= 90;
     root.draw(&Text::new(
@@ -761,7 +763,7 @@ fn draw_distribution(
         anchored(bold(12.0, &INK), HPos::Center, VPos::Bottom),
     ))?;
     root.draw(&Text::new(
-        format!("n={}", totals.len()),
+        format!("n={}", d.n),
         (lx, ly - 8),
         anchored(text_style(12.0, &DIM), HPos::Center, VPos::Bottom),
     ))?;

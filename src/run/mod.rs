@@ -201,11 +201,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
             h.start(&info).map(|_| Live::Human(h))
         }
         Output::Csv { time_first } => {
-            let labels = info
-                .compare
-                .as_ref()
-                .map(|c| c.variants.iter().map(|v| v.label.clone()).collect());
-            render::csv::CsvStream::new_with(stdout.lock(), labels, *time_first).map(Live::Csv)
+            render::csv::CsvStream::for_run(stdout.lock(), &info, *time_first).map(Live::Csv)
         }
         Output::Json => Ok(Live::JsonAtEnd),
         Output::WriteOut(format) => Ok(Live::WriteOut {

@@ -52,11 +52,7 @@ fn ended_before_rounds(opts: &Options, info: &RunInfo, warnings: &Warnings) -> i
                 .and_then(|mut j| j.finish(&summary, warnings.list()))
         }
         Output::Csv { time_first } => {
-            let labels = info
-                .compare
-                .as_ref()
-                .map(|c| c.variants.iter().map(|v| v.label.clone()).collect());
-            render::csv::CsvStream::new_with(stdout.lock(), labels, *time_first)
+            render::csv::CsvStream::for_run(stdout.lock(), info, *time_first)
                 .and_then(|mut c| c.preflight_row(info))
         }
     };
