@@ -3,8 +3,9 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+use super::cancel::Cancel;
+use super::cold_driver::ColdDriver;
 use super::config::{Config, Method};
-use super::curl_ffi::SessionShare;
 use super::env::ProbeEnv;
 use super::handle::ProbeHandle;
 use super::resolver::Resolver;
@@ -16,8 +17,9 @@ pub struct ColdRunner {
     method: Method,
     dial: Option<SocketAddr>,
     env: ProbeEnv,
-    /// One TLS session cache for all cold handles, so round 2 on can resume.
-    share: Option<SessionShare>,
+    /// The multi handle every cold transfer runs on: one TLS session cache
+    /// for all of them, and each connection's graceful close (see `cold_driver`).
+    driver: ColdDriver,
     /// Our own timed lookup; only when the dial target is pinned and the
     /// host's address is not given on the command line.
     resolver: Option<Resolver>,
@@ -30,11 +32,6 @@ impl ColdRunner {
         method: Method,
         dial: Option<SocketAddr>,
     ) -> ColdRunner {
-        let share = if cfg.resume {
-            SessionShare::new()
-        } else {
-            None
-        };
         let resolver = dial
             .filter(|_| !cfg.dns_overridden())
             .map(|_| Resolver::new(&cfg.target.host, cfg.target.port, Some(env.cancel.clone())));
@@ -43,25 +40,25 @@ impl ColdRunner {
             method,
             dial,
             env: env.clone(),
-            share,
+            driver: ColdDriver::new(),
             resolver,
         }
     }
 
     pub fn probe(&mut self, round: u32, url: &str) -> Sample {
         let https = self.cfg.target.https;
-        // Everything up to the clock start is our own set-up and stays out of the stages.
-        let made = ProbeHandle::new(
+        // Everything up to the clock start is our own set-up and stays out of
+        // the stages, the end of the previous probe's close included.
+        self.driver.finish_close(&self.env.cancel);
+        let made = ProbeHandle::for_cold_probe(
             &self.cfg,
             &self.env,
             &self.method,
             url,
             self.dial,
-            self.share.as_ref(),
+            self.driver.watch(),
         );
-        // A brand-new handle has no connection to reuse (the share holds TLS
-        // sessions only); closing after the transfer keeps it from lingering.
-        let mut handle = match made.and_then(|mut h| h.close_after_transfer().map(|_| h)) {
+        let mut handle = match made {
             Ok(h) => h,
             Err(e) => return sample::setup_failure(Mode::Cold, round, https, &e),
         };
@@ -90,7 +87,7 @@ impl ColdRunner {
                 return sample::setup_failure(Mode::Cold, round, https, &e);
             }
         }
-        let (result, returned) = handle.perform();
+        let (result, returned) = self.driver.perform(&mut handle);
         let done = Outcome {
             result,
             own_dns,
@@ -98,5 +95,12 @@ impl ColdRunner {
             returned,
         };
         handle.sample(Mode::Cold, round, https, done)
+    }
+
+    /// Lets the last probe's connection finish closing (and the server's
+    /// late session tickets arrive) until `until`: called while the
+    /// scheduler waits, never inside a probe.
+    pub fn settle(&self, until: Instant, cancel: &Cancel) {
+        self.driver.settle(until, cancel);
     }
 }

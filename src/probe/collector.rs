@@ -9,7 +9,7 @@ use std::time::Instant;
 use curl::easy::{Handler, WriteError};
 
 use super::cancel::Cancel;
-use super::curl_ffi::{self, KernelTcp, LiveHandle};
+use super::curl_ffi::{self, CloseWatch, KernelTcp, LiveHandle};
 use super::trust::TrustStore;
 use super::types::TlsFacts;
 
@@ -41,9 +41,15 @@ pub struct Collector {
     /// date it cannot use, so presence is tracked here).
     pub(super) retry_after_seen: bool,
     header_lines: u32,
-    /// This transfer's time line start on CLOCK_MONOTONIC (see
-    /// `LiveHandle::timeline_start_us`), taken when libcurl opened a socket.
-    pub(super) timeline_start_us: Option<u64>,
+    /// When `perform` was called, on CLOCK_MONOTONIC (µs): libcurl starts
+    /// this transfer's time line a few microseconds later.
+    pub(super) perform_started_us: Option<u64>,
+    /// The first socket libcurl opened for this transfer: when (CLOCK_MONOTONIC
+    /// µs) and libcurl's name-lookup timer at that moment (0 while its lookup
+    /// was still going on; see `socket_opened_at`).
+    pub(super) socket_opened: Option<(u64, u32)>,
+    /// A cold runner's record of its open sockets (see `CloseWatch`).
+    pub(super) close_watch: Option<Arc<CloseWatch>>,
     /// `TCP_INFO` read when the response's headers ended.
     pub(super) tcp: Option<KernelTcp>,
     /// Retransmissions already counted on the open connection (warm reuse).
@@ -68,7 +74,9 @@ impl Collector {
             location: None,
             retry_after_seen: false,
             header_lines: 0,
-            timeline_start_us: None,
+            perform_started_us: None,
+            socket_opened: None,
+            close_watch: None,
             tcp: None,
             retrans_counted: 0,
             // Room for a few headers, so the header callback need not allocate.
@@ -120,7 +128,8 @@ impl Collector {
         self.location = None;
         self.retry_after_seen = false;
         self.header_lines = 0;
-        self.timeline_start_us = None;
+        self.perform_started_us = None;
+        self.socket_opened = None;
         self.tcp = None;
         self.server_timing_raw.clear();
         curl_ffi::handshake_stamps_clear();
@@ -190,14 +199,22 @@ impl Handler for Collector {
         socktype: std::os::raw::c_int,
         protocol: std::os::raw::c_int,
     ) -> Option<curl_sys::curl_socket_t> {
-        // SAFETY: libcurl opens sockets from inside the transfer running on
-        // `live`'s handle. Several sockets (happy eyeballs) keep the earliest.
-        if let Some(start) = unsafe { self.live.timeline_start_us() } {
-            self.timeline_start_us = Some(self.timeline_start_us.map_or(start, |s| s.min(start)));
+        // The first socket (happy eyeballs may open a second) starts `tcp`
+        // when libcurl connects before its lookup has ended.
+        if self.socket_opened.is_none() {
+            let now = curl_ffi::monotonic_us();
+            // SAFETY: libcurl opens sockets from inside the transfer running
+            // on `live`'s handle.
+            let lookup = unsafe { self.live.namelookup_so_far_us() };
+            self.socket_opened = Some((now, lookup));
         }
         // A new connection starts its own retransmission count.
         self.retrans_counted = 0;
-        curl_ffi::open_socket(family, socktype, protocol)
+        let sock = curl_ffi::open_socket(family, socktype, protocol)?;
+        if let Some(watch) = &self.close_watch {
+            watch.opened(sock);
+        }
+        Some(sock)
     }
 
     fn progress(&mut self, _dltotal: f64, _dlnow: f64, _ultotal: f64, _ulnow: f64) -> bool {

@@ -387,24 +387,93 @@ fn read_tcp_info(sock: c_int) -> Option<KernelTcp> {
     })
 }
 
-/// libcurl's close-socket callback: one last `TCP_INFO` reading, then the
-/// close libcurl would have made itself.
-extern "C" fn close_socket(_clientp: *mut c_void, sock: curl_sys::curl_socket_t) -> c_int {
+/// The sockets of a cold runner's connections that libcurl has opened and
+/// not yet closed (see `cold_driver`): the open-socket callback adds each,
+/// and libcurl's close-socket callback of every connection made with it
+/// (which points at this) takes it out again, so a socket is forgotten
+/// before its number can be reused.
+#[derive(Debug)]
+pub struct CloseWatch {
+    /// -1 marks a free slot. Happy eyeballs has at most two sockets open at
+    /// once; a socket that finds no free slot is simply not followed.
+    open: [std::sync::atomic::AtomicI32; 4],
+}
+
+impl CloseWatch {
+    pub fn new() -> CloseWatch {
+        CloseWatch {
+            open: std::array::from_fn(|_| std::sync::atomic::AtomicI32::new(-1)),
+        }
+    }
+
+    pub(crate) fn opened(&self, sock: curl_sys::curl_socket_t) {
+        use std::sync::atomic::Ordering::Relaxed;
+        for slot in &self.open {
+            if slot.compare_exchange(-1, sock, Relaxed, Relaxed).is_ok() {
+                return;
+            }
+        }
+    }
+
+    fn closed(&self, sock: curl_sys::curl_socket_t) {
+        use std::sync::atomic::Ordering::Relaxed;
+        for slot in &self.open {
+            let _ = slot.compare_exchange(sock, -1, Relaxed, Relaxed);
+        }
+    }
+
+    /// A socket of ours that libcurl has opened and not closed yet.
+    pub fn open_socket(&self) -> Option<curl_sys::curl_socket_t> {
+        self.open
+            .iter()
+            .map(|slot| slot.load(std::sync::atomic::Ordering::Relaxed))
+            .find(|&sock| sock >= 0)
+    }
+}
+
+impl Default for CloseWatch {
+    fn default() -> CloseWatch {
+        CloseWatch::new()
+    }
+}
+
+/// libcurl's close-socket callback: one last `TCP_INFO` reading, a word to
+/// the runner that watches this connection (if any), then the close libcurl
+/// would have made itself.
+extern "C" fn close_socket(clientp: *mut c_void, sock: curl_sys::curl_socket_t) -> c_int {
     if OPENED_SOCKET.with(|c| c.get()) == sock {
         if let Some(tcp) = read_tcp_info(sock) {
             TCP_AT_CLOSE.with(|c| c.set(Some(tcp)));
         }
+    }
+    if !clientp.is_null() {
+        // SAFETY: a non-null `clientp` is the `CloseWatch` registered with
+        // `read_tcp_info_at_close`, whose contract keeps it alive for as long
+        // as libcurl may close a connection made with it.
+        unsafe { &*(clientp as *const CloseWatch) }.closed(sock);
     }
     // SAFETY: libcurl hands over a descriptor it opened and no longer uses.
     unsafe { libc::close(sock) }
 }
 
 /// Has libcurl read the kernel's view of each socket just before closing it,
-/// so a probe whose connection ends without a response still gets one.
-pub fn read_tcp_info_at_close<H>(easy: &mut Easy2<H>) -> Result<(), curl::Error> {
+/// so a probe whose connection ends without a response still gets one, and
+/// tell `watch` (when given) about every close.
+///
+/// # Safety
+/// libcurl copies the watch's address into every connection this handle
+/// makes, and such a connection can outlive the handle (a graceful close in
+/// a multi handle's shutdown list): `watch` must stay alive until every
+/// connection made with it is closed, i.e. until the multi handle that runs
+/// the transfers is cleaned up. A null `watch` has no such requirement.
+pub(crate) unsafe fn read_tcp_info_at_close<H>(
+    easy: &mut Easy2<H>,
+    watch: *const CloseWatch,
+) -> Result<(), curl::Error> {
     let cb: extern "C" fn(*mut c_void, curl_sys::curl_socket_t) -> c_int = close_socket;
     // SAFETY: the handle is live; the callback has libcurl's prototype
-    // (curl_closesocket_callback) and uses no data pointer (NULL is allowed).
+    // (curl_closesocket_callback); the data pointer is null or lives as long
+    // as the caller's contract says.
     let rc = unsafe {
         let rc = curl_sys::curl_easy_setopt(
             easy.raw(),
@@ -412,11 +481,7 @@ pub fn read_tcp_info_at_close<H>(easy: &mut Easy2<H>) -> Result<(), curl::Error>
             cb as *const c_void,
         );
         if rc == CURLE_OK {
-            curl_sys::curl_easy_setopt(
-                easy.raw(),
-                curl_sys::CURLOPT_CLOSESOCKETDATA,
-                ptr::null::<c_void>(),
-            )
+            curl_sys::curl_easy_setopt(easy.raw(), curl_sys::CURLOPT_CLOSESOCKETDATA, watch)
         } else {
             rc
         }
@@ -426,6 +491,70 @@ pub fn read_tcp_info_at_close<H>(easy: &mut Easy2<H>) -> Result<(), curl::Error>
     } else {
         Err(curl::Error::new(rc))
     }
+}
+
+/// Runs the transfer of `easy` to its end on `multi` and takes it off the
+/// multi again, whatever the outcome. The multi's own connections in a
+/// graceful close advance meanwhile, as in any `curl_multi_perform`.
+pub(crate) fn perform_on<H>(
+    multi: &curl::multi::Multi,
+    easy: &Easy2<H>,
+) -> Result<(), curl::Error> {
+    // SAFETY: both handles are live for this whole call, and the easy handle
+    // is removed from the multi below before we return, so the multi never
+    // refers to it past this borrow.
+    let rc = unsafe { curl_sys::curl_multi_add_handle(multi.raw(), easy.raw()) };
+    if rc != curl_sys::CURLM_OK {
+        return Err(curl::Error::new(curl_sys::CURLE_FAILED_INIT));
+    }
+    let result = loop {
+        if multi.perform().is_err() {
+            break Err(curl::Error::new(curl_sys::CURLE_FAILED_INIT));
+        }
+        // Only this transfer is on the multi: a finished one is ours.
+        let mut done = None;
+        multi.messages(|m| {
+            if let Some(r) = m.result() {
+                done = Some(r);
+            }
+        });
+        if let Some(r) = done {
+            // libcurl's own words for a failure (its error buffer), as
+            // `Easy2::perform` attaches them.
+            break r.map_err(|mut e| {
+                if let Some(text) = easy.take_error_buf() {
+                    e.set_extra(text);
+                }
+                e
+            });
+        }
+        // libcurl shortens the wait to its own next timeout; a second is
+        // what `curl_easy_perform` waits at most between progress checks.
+        if multi
+            .wait(&mut [], std::time::Duration::from_secs(1))
+            .is_err()
+        {
+            break Err(curl::Error::new(curl_sys::CURLE_FAILED_INIT));
+        }
+    };
+    // SAFETY: as above; removing a handle that finished is always allowed.
+    unsafe { curl_sys::curl_multi_remove_handle(multi.raw(), easy.raw()) };
+    result
+}
+
+/// Ends the connection on `sock` from our side (`shutdown(2)`, both ways),
+/// so libcurl's graceful close of it finishes at its next read instead of
+/// waiting for a server that never answers its close_notify. The descriptor
+/// stays libcurl's to close.
+///
+/// # Safety
+/// `sock` must be a socket libcurl opened on this thread's handles and has
+/// not closed yet (a `CloseWatch::open_socket`), so the number cannot name
+/// another file.
+pub(crate) unsafe fn hang_up(sock: curl_sys::curl_socket_t) {
+    // SAFETY: an open socket of libcurl's (the caller's contract); shutdown
+    // only changes the connection's state, never the descriptor.
+    unsafe { libc::shutdown(sock, libc::SHUT_RDWR) };
 }
 
 /// `struct curl_tlssessioninfo` from curl.h.
@@ -566,21 +695,17 @@ impl LiveHandle {
         LiveHandle(easy.raw())
     }
 
-    /// Where this transfer's time line starts (libcurl's "start single"), on
-    /// CLOCK_MONOTONIC in microseconds: now minus the name-lookup timer that
-    /// libcurl set just before it asked for a socket. Read from the
-    /// open-socket callback, it is late by the few microseconds libcurl spends
-    /// between those two points, never early.
+    /// libcurl's name-lookup timer as it stands now: 0 while its lookup is
+    /// still going on (libcurl 8.22 may connect on the first answer, A,
+    /// while it waits for AAAA), else the lookup's end on its time line.
     ///
     /// # Safety
     /// Call only from a libcurl callback of the transfer running on this handle.
-    pub(crate) unsafe fn timeline_start_us(self) -> Option<u64> {
+    pub(crate) unsafe fn namelookup_so_far_us(self) -> u32 {
         if self.0.is_null() {
-            return None;
+            return 0;
         }
-        let now = monotonic_us();
-        let lookup = getinfo_off_t(self.0, CURLINFO_NAMELOOKUP_TIME_T);
-        (now > 0).then(|| now.saturating_sub(lookup))
+        getinfo_us(self.0, CURLINFO_NAMELOOKUP_TIME_T)
     }
 
     /// The kernel's view of the transfer's TCP connection (`TCP_INFO` on the
@@ -661,67 +786,6 @@ impl LiveHandle {
             facts,
             leaf: ssl.peer_certificate(),
         })
-    }
-}
-
-/// A libcurl share object holding one TLS session cache, so that cold probes
-/// (each on its own fresh easy handle) can resume the previous handshake.
-pub struct SessionShare {
-    raw: *mut curl_sys::CURLSH,
-}
-
-impl SessionShare {
-    pub fn new() -> Option<SessionShare> {
-        // libcurl's global initialisation must come first; it runs once.
-        curl::init();
-        // SAFETY: curl_share_init has no preconditions beyond the global init above.
-        let raw = unsafe { curl_sys::curl_share_init() };
-        if raw.is_null() {
-            return None;
-        }
-        // SAFETY: `raw` is a fresh share handle; CURLSHOPT_SHARE takes one
-        // int-sized lock-data value.
-        let rc = unsafe {
-            curl_sys::curl_share_setopt(
-                raw,
-                curl_sys::CURLSHOPT_SHARE,
-                curl_sys::CURL_LOCK_DATA_SSL_SESSION,
-            )
-        };
-        let share = SessionShare { raw };
-        (rc == curl_sys::CURLSHE_OK).then_some(share)
-    }
-}
-
-impl Drop for SessionShare {
-    fn drop(&mut self) {
-        // SAFETY: `raw` is our live share. Every easy handle attached to it is
-        // a `ProbeHandle` borrowing it (with its handle in a private field), so
-        // all of them have been dropped, which detaches them, before we get here.
-        let rc = unsafe { curl_sys::curl_share_cleanup(self.raw) };
-        // libcurl refuses (CURLSHE_IN_USE) rather than free a share in use.
-        debug_assert_eq!(rc, curl_sys::CURLSHE_OK, "share still in use at drop");
-    }
-}
-
-/// Attaches `easy` to `share`, so its handshakes store and resume TLS
-/// sessions in the share's cache.
-///
-/// # Safety
-/// `share` must outlive `easy`: libcurl keeps a pointer to it until the
-/// easy handle is cleaned up (which detaches it). `ProbeHandle` enforces
-/// this with a borrow of the share for the handle's whole life.
-pub(crate) unsafe fn attach_share<H>(
-    easy: &Easy2<H>,
-    share: &SessionShare,
-) -> Result<(), curl::Error> {
-    // SAFETY: both handles are live; the caller keeps the share alive for
-    // as long as the easy handle exists (contract above).
-    let rc = unsafe { curl_sys::curl_easy_setopt(easy.raw(), curl_sys::CURLOPT_SHARE, share.raw) };
-    if rc == CURLE_OK {
-        Ok(())
-    } else {
-        Err(curl::Error::new(rc))
     }
 }
 

@@ -46,14 +46,19 @@ pub struct Evidence<'a> {
     pub verify_result: i64,
     pub status: u16,
     pub text: &'a str,
+    /// A connection was established (libcurl's connect timer is set). The
+    /// OS errno libcurl reports is the last one any socket of the transfer
+    /// set: once connected, a refusal or an unreachable route in it belongs
+    /// to an earlier address that failed, not to what failed in the end.
+    pub connected: bool,
 }
 
 pub fn kind_of(e: &Evidence) -> ErrorKind {
     use curl_sys as c;
     let by_errno = || match e.os_errno {
-        ECONNREFUSED => Some(ErrorKind::ConnRefused),
+        ECONNREFUSED if !e.connected => Some(ErrorKind::ConnRefused),
         ECONNRESET => Some(ErrorKind::ConnReset),
-        ENETUNREACH | EHOSTUNREACH => Some(ErrorKind::Unreachable),
+        ENETUNREACH | EHOSTUNREACH if !e.connected => Some(ErrorKind::Unreachable),
         EPIPE => Some(ErrorKind::ConnClosed),
         _ => None,
     };
@@ -134,7 +139,52 @@ mod tests {
             verify_result: verify,
             status,
             text,
+            connected: false,
         })
+    }
+
+    #[test]
+    fn a_refusal_of_an_earlier_address_is_not_what_failed_once_connected() {
+        // ::1 refused, 127.0.0.1 connected, then the headers ran over
+        // libcurl's limit: the errno still says ECONNREFUSED.
+        let text = "Failure when receiving data from the peer: Too large response headers";
+        let after = |code, errno, status| {
+            kind_of(&Evidence {
+                code,
+                os_errno: errno,
+                verify_result: 0,
+                status,
+                text,
+                connected: true,
+            })
+        };
+        use curl_sys as c;
+        assert_eq!(
+            after(c::CURLE_RECV_ERROR, ECONNREFUSED, 200),
+            ErrorKind::BodyError
+        );
+        assert_eq!(
+            after(c::CURLE_RECV_ERROR, ECONNREFUSED, 0),
+            ErrorKind::ConnClosed
+        );
+        assert_eq!(
+            after(c::CURLE_HTTP2_STREAM, EHOSTUNREACH, 0),
+            ErrorKind::ConnClosed
+        );
+        assert_eq!(
+            after(c::CURLE_SEND_ERROR, ENETUNREACH, 0),
+            ErrorKind::ConnClosed
+        );
+        // What the established connection itself says still counts.
+        assert_eq!(
+            after(c::CURLE_RECV_ERROR, ECONNRESET, 0),
+            ErrorKind::ConnReset
+        );
+        // Before any connection, a refusal is the refusal.
+        assert_eq!(
+            ev(c::CURLE_COULDNT_CONNECT, ECONNREFUSED, 0, 0, ""),
+            ErrorKind::ConnRefused
+        );
     }
 
     #[test]

@@ -1,52 +1,24 @@
 //! The probe handle: one libcurl easy handle with our handler, configured
 //! with every option a request of this run gets. It owns everything libcurl
-//! keeps a pointer to (the handler's counter and the handle itself, the
-//! session share by borrow), and never hands out the handler mutably, so no
-//! safe code can free what a transfer will write through.
+//! keeps a pointer to (the handler's counter and the handle itself), and never
+//! hands out the handler mutably, so no safe code can free what a transfer
+//! will write through.
 
-use std::marker::PhantomData;
 use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use curl::easy::{Easy2, HttpVersion as CurlHttp, IpResolve, List, SslVersion};
 
 use super::collector::Collector;
 use super::config::{Config, HttpVersion, IpVersion, Method, TlsMax};
-use super::curl_ffi::{self, LiveHandle, SessionShare};
+use super::curl_ffi::{self, CloseWatch, LiveHandle};
 use super::env::ProbeEnv;
 use super::sample::{self, Outcome};
 use super::types::{Mode, Sample};
 
-/// An easy handle ready for probes; `'s` borrows the TLS session share it
-/// is attached to (if any), so the share cannot go first.
-///
-/// Handles go before their share:
-///
-/// ```
-/// use tlsping::probe::{Cancel, Config, Method, ProbeEnv, ProbeHandle, SessionShare};
-/// let mut cfg = Config::new(tlsping::cli::parse_target("https://localhost/").unwrap());
-/// cfg.insecure = true;
-/// let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
-/// let share = SessionShare::new().unwrap();
-/// let handle = ProbeHandle::new(&cfg, &env, &Method::Head, "https://localhost/", None, Some(&share)).unwrap();
-/// drop(handle);
-/// drop(share);
-/// ```
-///
-/// and the other order does not compile, so a handle never points at a
-/// freed share:
-///
-/// ```compile_fail,E0505
-/// use tlsping::probe::{Cancel, Config, Method, ProbeEnv, ProbeHandle, SessionShare};
-/// let mut cfg = Config::new(tlsping::cli::parse_target("https://localhost/").unwrap());
-/// cfg.insecure = true;
-/// let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
-/// let share = SessionShare::new().unwrap();
-/// let handle = ProbeHandle::new(&cfg, &env, &Method::Head, "https://localhost/", None, Some(&share)).unwrap();
-/// drop(share);
-/// drop(handle);
-/// ```
-pub struct ProbeHandle<'s> {
+/// An easy handle ready for probes.
+pub struct ProbeHandle {
     // Private, and no `&mut` to it or its handler ever leaves this file:
     // libcurl holds pointers into the handler (see `new`).
     easy: Easy2<Collector>,
@@ -55,22 +27,58 @@ pub struct ProbeHandle<'s> {
     _counter: std::sync::Arc<std::sync::atomic::AtomicU32>,
     /// `--early-data`: samples say what became of it.
     early_data: bool,
-    _share: PhantomData<&'s SessionShare>,
+    /// The cold runner's watch on its connections' sockets, which libcurl
+    /// points at (see `read_tcp_info_at_close`): held here too, so it is
+    /// alive whenever this handle's transfers can close a socket.
+    _close_watch: Option<Arc<CloseWatch>>,
 }
 
-impl<'s> ProbeHandle<'s> {
+impl ProbeHandle {
     /// A fresh handle for `url`, configured with every option that does not
     /// change per round; `dial` is the address to connect to (SNI, Host and the
-    /// certificate check keep the URL's host); `share` lends its TLS session cache.
+    /// certificate check keep the URL's host).
     pub fn new(
         cfg: &Config,
         env: &ProbeEnv,
         method: &Method,
         url: &str,
         dial: Option<SocketAddr>,
-        share: Option<&'s SessionShare>,
-    ) -> Result<ProbeHandle<'s>, curl::Error> {
+    ) -> Result<ProbeHandle, curl::Error> {
+        ProbeHandle::build(cfg, env, method, url, dial, None)
+    }
+
+    /// A handle for one cold probe, whose transfer runs on the cold runner's
+    /// multi handle (`cold_driver`): it connects anew and closes after its
+    /// one transfer; it resolves anew (no name cached from an earlier
+    /// round); it keeps TLS sessions in the multi's cache only with
+    /// `--resume on`; and every close of its connections is reported to
+    /// `watch`, which the runner keeps alive as long as its multi.
+    pub(super) fn for_cold_probe(
+        cfg: &Config,
+        env: &ProbeEnv,
+        method: &Method,
+        url: &str,
+        dial: Option<SocketAddr>,
+        watch: &Arc<CloseWatch>,
+    ) -> Result<ProbeHandle, curl::Error> {
+        let mut h = ProbeHandle::build(cfg, env, method, url, dial, Some(Arc::clone(watch)))?;
+        h.easy.forbid_reuse(true)?;
+        h.easy.fresh_connect(true)?;
+        h.easy.dns_cache_timeout(Duration::ZERO)?;
+        h.easy.ssl_sessionid_cache(cfg.resume)?;
+        Ok(h)
+    }
+
+    fn build(
+        cfg: &Config,
+        env: &ProbeEnv,
+        method: &Method,
+        url: &str,
+        dial: Option<SocketAddr>,
+        close_watch: Option<Arc<CloseWatch>>,
+    ) -> Result<ProbeHandle, curl::Error> {
         let mut easy = Easy2::new(Collector::new(env.cancel.clone(), env.trust.clone()));
+        easy.get_mut().close_watch = close_watch.clone();
         // Registered before anything can fail, and never replaced: the
         // handler lives inside `easy` (boxed by the curl crate) for as long
         // as the handle does.
@@ -80,14 +88,15 @@ impl<'s> ProbeHandle<'s> {
         // keeps a reference to in `_counter`, dropped after `easy`; so it
         // stays put and alive until libcurl's handle is cleaned up.
         unsafe { curl_ffi::count_requests(&easy, std::sync::Arc::as_ptr(&counter))? };
-        if let Some(share) = share {
-            // SAFETY: `'s` borrows the share for this handle's whole life.
-            unsafe { curl_ffi::attach_share(&easy, share)? };
-        }
         if env.trust.is_some() {
             curl_ffi::clear_ca_locations(&mut easy)?;
         }
-        curl_ffi::read_tcp_info_at_close(&mut easy)?;
+        let watch = close_watch.as_ref().map_or(std::ptr::null(), Arc::as_ptr);
+        // SAFETY: a watch is held by this handle and by the cold runner that
+        // made it, which keeps it until its multi handle, and with it every
+        // connection these transfers made, is gone (`ColdDriver` drops the
+        // multi first). Null otherwise.
+        unsafe { curl_ffi::read_tcp_info_at_close(&mut easy, watch)? };
         easy.url(url)?;
         easy.useragent(&format!("tlsping/{}", env!("CARGO_PKG_VERSION")))?;
         easy.follow_location(false)?;
@@ -192,7 +201,7 @@ impl<'s> ProbeHandle<'s> {
             easy,
             _counter: counter,
             early_data: cfg.early_data,
-            _share: PhantomData,
+            _close_watch: close_watch,
         })
     }
 
@@ -204,11 +213,6 @@ impl<'s> ProbeHandle<'s> {
     /// The whole-transfer timeout of the next request.
     pub fn set_timeout(&mut self, timeout: Duration) -> Result<(), curl::Error> {
         self.easy.timeout(timeout)
-    }
-
-    /// Close the connection after each transfer (cold: never reused).
-    pub fn close_after_transfer(&mut self) -> Result<(), curl::Error> {
-        self.easy.forbid_reuse(true)
     }
 
     /// Keep an idle connection at least this long (warm: survive the interval).
@@ -224,8 +228,25 @@ impl<'s> ProbeHandle<'s> {
 
     /// Runs one transfer; returns libcurl's result and when it returned.
     pub fn perform(&mut self) -> (Result<(), curl::Error>, Instant) {
+        self.stamp_perform();
         let result = self.easy.perform();
         (result, Instant::now())
+    }
+
+    /// Runs one transfer on `multi` (the cold runner's), as `perform` does.
+    pub(super) fn perform_on(
+        &mut self,
+        multi: &curl::multi::Multi,
+    ) -> (Result<(), curl::Error>, Instant) {
+        self.stamp_perform();
+        let result = curl_ffi::perform_on(multi, &self.easy);
+        (result, Instant::now())
+    }
+
+    /// When libcurl is asked to start: where its time line starts, give or
+    /// take a few microseconds (see `sample::timeline_start_us`).
+    fn stamp_perform(&mut self) {
+        self.easy.get_mut().perform_started_us = Some(curl_ffi::monotonic_us());
     }
 
     /// The last response's `Location`, if any.

@@ -5,6 +5,7 @@
 // sample, handle <- cold, warm, preflight <- scheduler.
 mod cancel;
 mod cold;
+mod cold_driver;
 mod collector;
 mod compare;
 mod config;
@@ -28,7 +29,7 @@ pub use config::{
     entry_head, Config, EarlyData, HttpVersion, IpVersion, Method, ModeChoice, Order, Target,
     TlsMax,
 };
-pub use curl_ffi::{library_versions, SessionShare};
+pub use curl_ffi::library_versions;
 pub use env::ProbeEnv;
 pub use errors::{kind_of, Evidence};
 pub use handle::ProbeHandle;
@@ -40,8 +41,8 @@ pub use scheduler::{
 };
 pub use trust::{check_sources as check_trust_sources, TrustStore};
 pub use types::{
-    tls_version_label, Axis, CompareInfo, CurlTimers, ErrorKind, Mode, ProbeError, Proto, RunInfo,
-    Sample, ServerTiming, TcpFacts, TlsFacts, VariantInfo,
+    server_time_us, tls_version_label, Axis, CompareInfo, CurlTimers, ErrorKind, Mode, ProbeError,
+    Proto, RunInfo, Sample, ServerTiming, TcpFacts, TlsFacts, VariantInfo,
 };
 
 /// The run's facts for the header line and `run` in JSON.

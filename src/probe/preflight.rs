@@ -29,7 +29,7 @@ pub struct Preflight {
 
 fn one_request(cfg: &Config, env: &ProbeEnv, method: &Method) -> (Sample, Option<String>) {
     let https = cfg.target.https;
-    let mut handle = match ProbeHandle::new(cfg, env, method, &cfg.target.url(), None, None) {
+    let mut handle = match ProbeHandle::new(cfg, env, method, &cfg.target.url(), None) {
         Ok(handle) => handle,
         Err(e) => return (sample::setup_failure(Mode::Cold, 0, https, &e), None),
     };

@@ -144,6 +144,15 @@ impl Resolver {
         }
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                // A deadline already gone is a timeout, however quick the
+                // resolver would have been.
+                self.abandon();
+                return Err(fail(
+                    ErrorKind::Timeout,
+                    format!("DNS lookup of {} timed out", self.host),
+                ));
+            }
             // Short slices, so an interrupt is not held up by a slow resolver.
             match worker.replies.recv_timeout(left.min(CANCEL_POLL)) {
                 // A reply to an earlier, abandoned request cannot arrive here
@@ -153,19 +162,12 @@ impl Resolver {
                 Ok((_, _, Err(e))) => {
                     return Err(fail(ErrorKind::DnsFail, format!("{}: {e}", self.host)))
                 }
-                Err(RecvTimeoutError::Timeout) if !left.is_zero() => {
+                Err(RecvTimeoutError::Timeout) => {
                     if self.cancel.as_ref().is_some_and(|c| c.is_canceled()) {
                         self.abandon();
                         let text = format!("DNS lookup of {} interrupted", self.host);
                         return Err(fail(ErrorKind::Canceled, text));
                     }
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    self.abandon();
-                    return Err(fail(
-                        ErrorKind::Timeout,
-                        format!("DNS lookup of {} timed out", self.host),
-                    ));
                 }
                 Err(RecvTimeoutError::Disconnected) => {
                     self.worker = None;

@@ -64,7 +64,12 @@ pub(super) fn build(
             .unwrap_or(0)
             .min(u64::from(u32::MAX)) as u32
     });
-    let (tls_setup, tls_finish) = client_work(easy.get_ref(), &timers);
+    let timeline_start = timeline_start_us(easy.get_ref());
+    let (tls_setup, tls_finish) = client_work(timeline_start, &timers);
+    let socket_open = match (timeline_start, easy.get_ref().socket_opened) {
+        (Some(start), Some((opened, _))) => opened.checked_sub(start).map(Duration::from_micros),
+        _ => None,
+    };
     let mut server_timing = Vec::new();
     for line in easy
         .get_ref()
@@ -79,7 +84,7 @@ pub(super) fn build(
         Ok(()) => None,
         // We stopped reading on purpose; the response itself is fine.
         Err(e) if e.is_write_error() && body_overflow => None,
-        Err(e) => Some(Box::new(classify(e, easy, status))),
+        Err(e) => Some(Box::new(classify(e, easy, status, timers.connect_us > 0))),
     };
     // TLS facts belong only to probes that made a handshake.
     let tls = if timers.num_connects > 0 {
@@ -112,24 +117,42 @@ pub(super) fn build(
         tls_setup,
         tls_finish,
         tcp_info,
+        socket_open,
         server_timing: server_timing.into_boxed_slice(),
         early_data: early_data_asked.then(|| curl_ffi::early_data(easy)),
         ..Sample::new(round, mode, https)
     }
 }
 
+/// Where libcurl's time line for this transfer starts, on CLOCK_MONOTONIC
+/// (µs): the origin of every `CURLINFO_*_TIME_T`, so that our own stamps and
+/// libcurl's timers can be compared. Where libcurl had finished its lookup
+/// when it opened the first socket (the usual case, and always with a
+/// pinned address), that moment less the lookup timer: late by the few
+/// microseconds libcurl spends between the two, never early. Where it had
+/// not (it connects on the first answer while waiting for the second), the
+/// moment `perform` was called: early by the few microseconds libcurl takes
+/// to start its time line.
+pub(super) fn timeline_start_us(c: &Collector) -> Option<u64> {
+    match c.socket_opened {
+        Some((opened, lookup)) if lookup > 0 => Some(opened.saturating_sub(u64::from(lookup))),
+        _ => c.perform_started_us,
+    }
+}
+
 /// Our own work at both ends of the handshake, for a transfer that made
 /// exactly one new connection with one: from TCP connected to the ClientHello
 /// leaving (set-up), and our work on the server's replies until libcurl's
-/// handshake-done timer (finish). libcurl's timers are put on CLOCK_MONOTONIC
-/// with the start taken at socket opening, against our stamps from OpenSSL's
-/// callbacks. `None` where a piece is missing or the stamps are out of order
-/// (connected ≤ ClientHello ≤ done must hold): a wrong figure is never shown.
-fn client_work(c: &Collector, timers: &CurlTimers) -> (Option<Duration>, Option<Duration>) {
+/// handshake-done timer (finish). libcurl's timers are placed on
+/// CLOCK_MONOTONIC from `start` (`timeline_start_us`), against our stamps
+/// from OpenSSL's callbacks. `None` where a piece is missing or the stamps
+/// are out of order (connected ≤ ClientHello ≤ done must hold): a wrong
+/// figure is never shown.
+fn client_work(start: Option<u64>, timers: &CurlTimers) -> (Option<Duration>, Option<Duration>) {
     if timers.num_connects != 1 || timers.connect_us == 0 || timers.appconnect_us == 0 {
         return (None, None);
     }
-    let (Some(start), Some(hello)) = (c.timeline_start_us, curl_ffi::client_hello_sent_us()) else {
+    let (Some(start), Some(hello)) = (start, curl_ffi::client_hello_sent_us()) else {
         return (None, None);
     };
     let connected = start + u64::from(timers.connect_us);
@@ -196,7 +219,12 @@ pub(super) fn setup_failure(
 
 /// The failure of a transfer, classified from what libcurl, the OS and the
 /// certificate check say about it.
-fn classify(err: &curl::Error, easy: &Easy2<Collector>, status: u16) -> ProbeError {
+fn classify(
+    err: &curl::Error,
+    easy: &Easy2<Collector>,
+    status: u16,
+    connected: bool,
+) -> ProbeError {
     let text = match err.extra_description() {
         Some(extra) => format!("{}: {}", err.description(), extra),
         None => err.description().to_string(),
@@ -207,6 +235,7 @@ fn classify(err: &curl::Error, easy: &Easy2<Collector>, status: u16) -> ProbeErr
         verify_result: curl_ffi::verify_result(easy),
         status,
         text: &text,
+        connected,
     });
     ProbeError { kind, text }
 }

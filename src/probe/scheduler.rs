@@ -165,6 +165,16 @@ struct Running {
     stopped: bool,
 }
 
+/// Waits until `until` (false when interrupted first). While it waits, each
+/// lane's cold runner lets its last connection finish closing, so a server's
+/// late session tickets are read outside every probe.
+fn wait_until(lanes: &[Running], until: Instant, cancel: &super::cancel::Cancel) -> bool {
+    for cold in lanes.iter().filter_map(|l| l.cold.as_ref()) {
+        cold.settle(until, cancel);
+    }
+    cancel.sleep_until(until)
+}
+
 /// Runs the rounds of `cfg`, every probe connecting to `dial` when the
 /// address is pinned (`None`: libcurl resolves the host itself).
 pub fn run_rounds(
@@ -220,7 +230,7 @@ pub fn run_lanes(
     let mut ticks = Ticks::new(start, base.interval);
     'rounds: while base.count == 0 || round <= base.count {
         let anchor = ticks.next(Instant::now());
-        if !cancel.sleep_until(anchor) {
+        if !wait_until(&running, anchor, cancel) {
             stop = Some(EarlyStop::Interrupted);
             break;
         }
@@ -232,19 +242,19 @@ pub fn run_lanes(
         let lanes_n = running.len() as u32;
         let modes_round = (round - 1) / lanes_n.max(1) + 1;
         'probes: for lane_index in super::compare::variant_order(running.len(), round) {
-            let lane = &mut running[lane_index];
-            if lane.stopped {
+            if running[lane_index].stopped {
                 continue;
             }
             for mode in round_modes(base.mode, base.order, modes_round) {
                 // Each probe starts a quarter interval after the previous one
                 // ended (not after our output of it).
                 if let Some(ended) = probe_ended {
-                    if !cancel.sleep_until(ended + base.interval / 4) {
+                    if !wait_until(&running, ended + base.interval / 4, cancel) {
                         stop = Some(EarlyStop::Interrupted);
                         break 'probes;
                     }
                 }
+                let lane = &mut running[lane_index];
                 request_seq += 1;
                 let url = base
                     .cache_bust

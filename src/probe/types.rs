@@ -226,6 +226,10 @@ pub struct Sample {
     pub tls_finish: Option<Duration>,
     /// The kernel's view of the connection, when one was open.
     pub tcp_info: Option<TcpFacts>,
+    /// When libcurl opened the connection's (first) socket, on libcurl's
+    /// own time line (the origin of every `CurlTimers` value); `None` when
+    /// no socket was opened or the moment could not be placed.
+    pub socket_open: Option<Duration>,
     /// What the server said it spent (`Server-Timing`), in header order.
     pub server_timing: Box<[ServerTiming]>,
     /// With `--early-data`: what became of the request as TLS early data.
@@ -264,6 +268,7 @@ impl Sample {
             tls_setup: None,
             tls_finish: None,
             tcp_info: None,
+            socket_open: None,
             server_timing: Box::default(),
             early_data: None,
         }
@@ -313,11 +318,42 @@ impl Sample {
         }
     }
 
+    /// From the lookup's end to connected, as `curl -w` gives it
+    /// (`time_connect − time_namelookup`); but from the socket's opening
+    /// when libcurl opened it before its lookup ended (see `dns_overlap`), so
+    /// `tcp` is never cut short by a lookup that went on beside it.
     pub fn tcp(&self) -> Option<Duration> {
         match self.mode {
             Mode::Warm => None,
-            Mode::Cold => diff(self.timers.connect_us, self.timers.namelookup_us),
+            Mode::Cold => {
+                let lookup = self.timers.namelookup_us;
+                let from = match self.socket_open_us() {
+                    // 0: libcurl gave up on a late answer once connected and
+                    // never stamped its lookup.
+                    Some(open) if lookup == 0 || open < lookup => open,
+                    _ => lookup,
+                };
+                diff(self.timers.connect_us, from)
+            }
         }
+    }
+
+    /// Cold probes where libcurl resolved the name itself (`--no-pin-ip`):
+    /// how long its lookup went on after it had opened the connection's
+    /// socket. libcurl connects on the first answer (A) when the second
+    /// (AAAA) is late; `dns` then runs to the last answer and overlaps
+    /// `tcp` by this much. `None` without an overlap.
+    pub fn dns_overlap(&self) -> Option<Duration> {
+        if self.mode != Mode::Cold || self.own_dns.is_some() {
+            return None;
+        }
+        let open = self.socket_open_us()?;
+        (self.timers.namelookup_us > open).then(|| micros(self.timers.namelookup_us - open))
+    }
+
+    fn socket_open_us(&self) -> Option<u32> {
+        self.socket_open
+            .map(|d| d.as_micros().min(u128::from(u32::MAX)) as u32)
     }
 
     pub fn tls(&self) -> Option<Duration> {
@@ -378,12 +414,15 @@ impl Sample {
         Some(self.tls_after_setup()?.saturating_sub(self.tls_finish()?))
     }
 
-    /// `srv` minus one kernel round trip, in signed microseconds: the part of
-    /// the server stage the path does not explain, i.e. the server's own time.
+    /// `srv` minus one round trip of the path, in signed microseconds: the
+    /// part of the server stage the path does not explain, i.e. the server's
+    /// own time (see `server_time_us`).
     pub fn server_time_us(&self) -> Option<i64> {
-        let srv = self.srv()?;
-        let rtt = self.tcp_info?.rtt_us;
-        Some(srv.as_micros() as i64 - i64::from(rtt))
+        let srv = self.srv()?.as_micros().min(u128::from(u32::MAX)) as u32;
+        let tcp = self
+            .tcp()
+            .map(|d| d.as_micros().min(u128::from(u32::MAX)) as u32);
+        server_time_us(srv, self.tcp_info.and_then(|t| t.min_rtt_us), tcp)
     }
 
     /// The connection lost segments and recovered them during this probe,
@@ -404,9 +443,27 @@ impl Sample {
             Mode::Cold => [self.dns(), self.tcp(), self.tls(), self.srv()],
             Mode::Warm => [self.wait(), self.srv(), None, None],
         };
-        let sum: Duration = parts.iter().flatten().sum();
+        // Time that two stages share is in the total once.
+        let sum = parts
+            .iter()
+            .flatten()
+            .sum::<Duration>()
+            .saturating_sub(self.dns_overlap().unwrap_or_default());
         Some(total.saturating_sub(sum))
     }
+}
+
+/// The server's own time in a probe: `srv` (µs) less one round trip of the
+/// path that the server's think time cannot inflate. That is the kernel's
+/// minimum RTT of the connection when it reports one; else, for a cold
+/// probe, its own TCP handshake (`tcp_us`: SYN to SYN-ACK, answered by the
+/// server's kernel, not its application). Never the smoothed RTT: a server
+/// that answers slowly delays the ACKs the kernel smooths over, so srtt grows
+/// with the very time this figure is meant to isolate. `None` when neither
+/// round trip was measured. Signed: jitter can make it negative.
+pub fn server_time_us(srv_us: u32, min_rtt_us: Option<u32>, tcp_us: Option<u32>) -> Option<i64> {
+    let path = min_rtt_us.or(tcp_us)?;
+    Some(i64::from(srv_us) - i64::from(path))
 }
 
 /// Facts settled once per run by the preflight, plus the settings used.
@@ -556,3 +613,7 @@ impl CompareInfo {
             .map_or("?", |v| v.label.as_str())
     }
 }
+
+#[cfg(test)]
+#[path = "types_tests.rs"]
+mod tests;

@@ -14,7 +14,7 @@ use super::types::{Mode, Sample};
 const LIBCURL_DEFAULT_MAXAGE: Duration = Duration::from_secs(118);
 
 pub struct WarmRunner {
-    handle: Result<ProbeHandle<'static>, String>,
+    handle: Result<ProbeHandle, String>,
     https: bool,
 }
 
@@ -26,7 +26,7 @@ impl WarmRunner {
         dial: Option<SocketAddr>,
     ) -> WarmRunner {
         let url = cfg.target.url();
-        let handle = ProbeHandle::new(cfg, env, &method, &url, dial, None).and_then(|mut h| {
+        let handle = ProbeHandle::new(cfg, env, &method, &url, dial).and_then(|mut h| {
             // Keep the idle connection for at least two intervals, so a long
             // --interval still measures reuse instead of libcurl's idle reaper.
             h.keep_idle((cfg.interval * 2 + cfg.timeout).max(LIBCURL_DEFAULT_MAXAGE))?;

@@ -63,6 +63,9 @@ pub const CONNECTION_COLUMNS: [&str; 1] = ["early_data"];
 /// column of the original and every earlier addition keeps its place.
 pub const TIME_COLUMNS: [&str; 2] = ["t_ms", "at"];
 
+/// After the time columns: columns added since, each at the end.
+pub const LATE_COLUMNS: [&str; 1] = ["dns_overlap_ms"];
+
 /// `Server-Timing` metrics in one cell, in the header's own syntax
 /// (`name;dur=12.5;desc="text", next`), so a spreadsheet keeps them together.
 pub fn server_timing_cell(metrics: &[crate::probe::ServerTiming]) -> String {
@@ -121,6 +124,7 @@ fn column_names(compared: bool, time_first: bool) -> impl Iterator<Item = &'stat
         .chain(ATTRIBUTION_COLUMNS.iter())
         .chain(CONNECTION_COLUMNS.iter())
         .chain(late)
+        .chain(LATE_COLUMNS.iter())
         .copied()
         .chain(compared.then_some(COMPARE_COLUMN))
 }
@@ -275,6 +279,7 @@ impl<W: Write> CsvStream<W> {
         if !self.time_first {
             self.times(s)?;
         }
+        self.stage(s.dns_overlap())?;
         if let Some(labels) = &self.labels {
             let label = labels.get(usize::from(s.variant)).map(|l| neutralise(l));
             self.out.write_field(label.as_deref().unwrap_or(""))?;
@@ -386,21 +391,25 @@ mod tests {
     }
 
     #[test]
-    fn default_order_keeps_time_at_the_end() {
+    fn default_order_keeps_time_where_it_was_and_adds_after_it() {
         let (header, rows) = read_back(None, false, &timed_samples(), None);
         let names: Vec<&str> = header.iter().collect();
         assert_eq!(names[..3], ["round", "mode", "warmup"]);
-        assert_eq!(names[names.len() - 2..], ["t_ms", "at"]);
-        assert_eq!(names.len(), COLUMNS.len() + 17);
+        // t_ms and at keep the places they had when they were added (after
+        // the 24 columns of the original and 15 of ours); later columns follow.
+        let t = COLUMNS.len() + 15;
+        assert_eq!(names[t..t + 2], ["t_ms", "at"]);
+        assert_eq!(names[t + 2..], LATE_COLUMNS);
         for r in &rows {
             assert_eq!(r.len(), names.len());
         }
-        assert_eq!(&rows[0][names.len() - 2], "12.000");
-        assert_eq!(&rows[0][names.len() - 1], "2027-01-15T08:00:00.123Z");
+        assert_eq!(&rows[0][t], "12.000");
+        assert_eq!(&rows[0][t + 1], "2027-01-15T08:00:00.123Z");
 
         let (header, _) = read_back(Some(vec!["a".into()]), false, &[], None);
         let names: Vec<&str> = header.iter().collect();
-        assert_eq!(names[names.len() - 3..], ["t_ms", "at", "variant"]);
+        assert_eq!(names[t..t + 2], ["t_ms", "at"]);
+        assert_eq!(names[names.len() - 1], "variant");
     }
 
     #[test]
@@ -448,7 +457,7 @@ mod tests {
         let labels = Some(vec!["v4".to_string()]);
         let (header, rows) = read_back(labels, true, &samples, None);
         assert_eq!(header.get(header.len() - 1), Some("variant"));
-        assert_eq!(header.get(header.len() - 2), Some("early_data"));
+        assert_eq!(header.get(header.len() - 2), Some("dns_overlap_ms"));
         assert!(rows
             .iter()
             .all(|r| r.len() == header.len() && &r[r.len() - 1] == "v4"));

@@ -158,6 +158,10 @@ pub struct SampleJson<'a> {
     server_timing: Vec<ServerTimingJson<'a>>,
     /// `--early-data`: accepted, rejected or not_sent; null without the flag.
     early_data: Option<&'static str>,
+    /// How long libcurl's own lookup went on after it had opened the
+    /// connection's socket (`dns_ms` and `tcp_ms` overlap by this); null
+    /// without an overlap.
+    dns_overlap_ms: Option<f64>,
     /// `--compare` only: the label of the sample's variant.
     #[serde(skip_serializing_if = "Option::is_none")]
     variant: Option<&'a str>,
@@ -373,6 +377,7 @@ pub fn sample_json_in<'a>(s: &'a Sample, compare: Option<&'a CompareInfo>) -> Sa
             })
             .collect(),
         early_data: s.early_data.map(|e| e.as_str()),
+        dns_overlap_ms: opt_ms(s.dns_overlap()),
         variant: compare.map(|c| c.label(s.variant)),
     }
 }

@@ -191,7 +191,7 @@ fn path_and_server(summary: &Summary) -> Vec<String> {
     }
     if let Some(server) = a.server_time_ms {
         out.push(format!(
-            "server time       ~= {}ms  median of srv - rtt per sample (n = {})",
+            "server time       ~= {}ms  median of srv - min rtt per sample (n = {})",
             signed_ms(server).trim_start_matches('+'),
             a.server_time_n
         ));

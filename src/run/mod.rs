@@ -86,10 +86,14 @@ struct Watch<'w, W: Write> {
     history: stats::History,
     /// The output needs every full sample at the end (`--json`, `--svg`).
     keep_full: bool,
+    early_data: render::warnings::EarlyDataTally,
+    dns_overlap: render::warnings::OverlapTally,
 }
 
 impl<W: Write> Observer for Watch<'_, W> {
     fn sample(&mut self, s: &Sample) -> io::Result<()> {
+        self.early_data.add(s);
+        self.dns_overlap.add(s);
         match &mut self.live {
             Live::Csv(c) => c.sample(s),
             Live::Jsonl(j) => j.sample(s),
@@ -222,9 +226,12 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
         info: &info,
         history: stats::History::new(),
         keep_full,
+        early_data: Default::default(),
+        dns_overlap: Default::default(),
     };
     let rounds = probe::run_lanes(cfg, &lanes, &env, run_start, &mut watch);
     let (mut live, history) = (watch.live, watch.history);
+    let (early_data, dns_overlap) = (watch.early_data, watch.dns_overlap);
     match &rounds.stop {
         Some(EarlyStop::Output(e)) => return output_failed(e),
         Some(EarlyStop::Valve(why)) => warnings.warn(why.clone()),
@@ -238,6 +245,12 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
         warnings.warn("'other' is above 20% of total on some samples: time no stage accounts for");
     }
     if let Some(text) = render::warnings::untracked_metrics(history.server_timing.untracked()) {
+        warnings.warn(text);
+    }
+    if let Some(text) = render::warnings::early_data_unsent(early_data) {
+        warnings.warn(text);
+    }
+    if let Some(text) = render::warnings::dns_overlap(dns_overlap) {
         warnings.warn(text);
     }
     let printed = match &mut live {
@@ -281,6 +294,8 @@ mod tests {
                 info: &info,
                 history: stats::History::new(),
                 keep_full,
+                early_data: Default::default(),
+                dns_overlap: Default::default(),
             };
             let round = vec![
                 synthetic::cold(1, 40, 100, 3000, 1000, 50),

@@ -156,10 +156,40 @@ mod tests {
         assert_eq!(a.tls_network_server, Some(Duration::from_micros(2600)));
         assert_eq!(a.rtt, Some(Duration::from_micros(500)));
         assert_eq!(a.min_rtt, Some(Duration::from_micros(250)));
-        // srv − rtt: 1000−400, 2000−500, 3000−2500 → 0.6, 1.5, 0.5 ms.
-        assert_eq!(a.server_time_ms, Some(0.6));
+        // srv − min rtt, or the cold probe's own tcp where the kernel gave no
+        // minimum: 1000−300, 2000−100, 3000−200 → 0.7, 1.9, 2.8 ms.
+        assert_eq!(a.server_time_ms, Some(1.9));
         assert_eq!(a.server_time_n, 3);
         assert_eq!(a.retransmitted, 1);
+    }
+
+    #[test]
+    fn server_time_subtracts_a_round_trip_the_server_cannot_inflate() {
+        // A 100 ms upstream behind a 40.3 ms path: the server's slow answer
+        // delays the ACKs, so the kernel smooths its RTT up to 44.7 ms while
+        // the connection's minimum stays at the path's 40.1 ms.
+        let warm = |round| {
+            let mut s = synthetic::warm(round, 100, 141_900, 10, true);
+            s.tcp_info = Some(TcpFacts {
+                rtt_us: 44_700,
+                min_rtt_us: Some(40_100),
+                retrans: 0,
+            });
+            s
+        };
+        let a = attribute(&History::of(&[warm(1), warm(2), warm(3)]), None);
+        assert_eq!(
+            a.server_time_ms,
+            Some(101.8),
+            "srv − min rtt, not srv − srtt"
+        );
+        // Without a minimum from the kernel a warm probe has no round trip
+        // to subtract (its handshake is long gone): no figure, rather than a
+        // smoothed RTT biased by the very delay it should isolate.
+        let mut no_min = warm(4);
+        no_min.tcp_info.as_mut().unwrap().min_rtt_us = None;
+        let a = attribute(&History::of(&[no_min]), None);
+        assert_eq!((a.server_time_ms, a.server_time_n), (None, 0));
     }
 
     #[test]

@@ -241,9 +241,10 @@ impl Record {
     pub fn min_rtt_us(&self) -> Option<u32> {
         some(self.min_rtt)
     }
-    /// `srv` minus the kernel's round trip, signed (`Sample::server_time_us`).
+    /// `srv` minus a round trip the server cannot inflate, signed
+    /// (`probe::server_time_us`, the rule `Sample::server_time_us` uses too).
     pub fn server_time_us(&self) -> Option<i64> {
-        Some(i64::from(self.srv_us()?) - i64::from(self.rtt_us()?))
+        crate::probe::server_time_us(self.srv_us()?, self.min_rtt_us(), self.tcp_us())
     }
 
     /// What the stages leave unexplained (`Sample::other`).

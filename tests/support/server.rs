@@ -67,6 +67,11 @@ pub struct ServerOpts {
     /// Accept TLS 1.3 early data (up to 16 KiB) on resumed sessions; the
     /// request it carries is served like any other. Needs `tickets`.
     pub early_data: bool,
+    /// With `early_data`: answer an HTTP/1.1 request that came whole in the
+    /// early data at once, before the handshake ends (0.5-RTT data), as nginx
+    /// does. The session ticket for the next resumption then leaves only
+    /// once the client's Finished is in: after the response.
+    pub answer_early: bool,
 }
 
 impl Default for ServerOpts {
@@ -89,6 +94,7 @@ impl Default for ServerOpts {
             groups: None,
             require_client_cert: false,
             early_data: false,
+            answer_early: false,
         }
     }
 }
@@ -311,9 +317,15 @@ async fn serve_tls<S>(
     }
     let mut tls = SslStream::new(ssl, stream).unwrap();
     let mut early = Vec::new();
-    if opts.early_data && read_early_data(&mut tls, &mut early).await.is_err() {
+    let answer = opts.answer_early.then(|| (&*opts, &*counters));
+    if opts.early_data && read_early_data(&mut tls, &mut early, answer).await.is_err() {
         counters.failed_handshakes.fetch_add(1, Ordering::SeqCst);
         return;
+    }
+    // An early request answered already is not served again.
+    let early_len = early.len();
+    if opts.answer_early && early.windows(4).any(|w| w == b"\r\n\r\n") {
+        early.clear();
     }
     if Pin::new(&mut tls).accept().await.is_err() {
         counters.failed_handshakes.fetch_add(1, Ordering::SeqCst);
@@ -324,7 +336,7 @@ async fn serve_tls<S>(
     } else {
         counters.full_handshakes.fetch_add(1, Ordering::SeqCst);
     }
-    let seen = handshake_seen(tls.ssl(), early.len());
+    let seen = handshake_seen(tls.ssl(), early_len);
     counters.handshakes.lock().unwrap().push(seen);
     let svc_counters = counters.clone();
     let svc_opts = opts.clone();
@@ -376,18 +388,54 @@ extern "C" {
 /// Reads the client's early data (`SSL_read_early_data`) until OpenSSL says
 /// there is no more, which also drives the handshake up to the server's
 /// first flight; `accept` completes it.
-async fn read_early_data<S>(tls: &mut SslStream<S>, into: &mut Vec<u8>) -> Result<(), ()>
+async fn read_early_data<S>(
+    tls: &mut SslStream<S>,
+    into: &mut Vec<u8>,
+    answer: Option<(&ServerOpts, &Counters)>,
+) -> Result<(), ()>
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
     let mut buf = [0u8; 4096];
+    let mut answered = false;
     loop {
         match Pin::new(&mut *tls).read_early_data(&mut buf).await {
             Ok(0) => return Ok(()),
             Ok(n) => into.extend_from_slice(&buf[..n]),
             Err(_) => return Err(()),
         }
+        if let Some((opts, counters)) = answer {
+            if !answered && into.windows(4).any(|w| w == b"\r\n\r\n") {
+                answered = true;
+                let head = early_answer(into, opts, counters);
+                if Pin::new(&mut *tls).write_early_data(&head).await.is_err() {
+                    return Err(());
+                }
+            }
+        }
     }
+}
+
+/// The answer to an HTTP/1.1 request read whole from early data: its status
+/// and headers (a HEAD answer, or a GET's with the body length 0), the
+/// request counted as any other.
+fn early_answer(request: &[u8], opts: &ServerOpts, counters: &Counters) -> Vec<u8> {
+    let line = String::from_utf8_lossy(request);
+    let mut words = line.split_whitespace();
+    let method = words.next().unwrap_or("").to_string();
+    let path = words.next().unwrap_or("").to_string();
+    counters
+        .seen
+        .lock()
+        .unwrap()
+        .push((path, String::new(), None));
+    counters.requests.lock().unwrap().push((method, None));
+    let mut head = format!("HTTP/1.1 {} OK\r\ncontent-length: 0\r\n", opts.status);
+    for (k, v) in &opts.headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    head.into_bytes()
 }
 
 /// What a completed handshake negotiated, read from the live connection.

@@ -1,0 +1,101 @@
+//! The libcurl multi handle a cold runner's transfers run on.
+//!
+//! Every cold probe still gets a brand-new easy handle and a brand-new
+//! connection, closed after its one transfer. What the multi handle keeps
+//! from one probe to the next is the TLS session cache (so round 2 on can
+//! resume) and the graceful close of the previous connection, which matters
+//! for resumption: a TLS 1.3 server sends its session tickets once it has our
+//! Finished, and when it answers early data it answers before that, so the
+//! tickets arrive after the response. A connection dropped as soon as the
+//! response is in never reads them, and each full handshake's tickets run
+//! out after two resumptions. libcurl closes a connection by sending
+//! close_notify and reading until the server closes too; any ticket it reads
+//! on the way goes into the multi's session cache. `settle` gives it the time
+//! for that between probes, and `finish_close` makes sure nothing of it is
+//! left when the next cold probe's clock starts.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use curl::multi::Multi;
+
+use super::cancel::Cancel;
+use super::curl_ffi::{self, CloseWatch};
+use super::handle::ProbeHandle;
+
+/// How long a closing connection may take once the next cold probe is due,
+/// before we end it ourselves (a server that never answers close_notify).
+const LAST_CALL: Duration = Duration::from_millis(20);
+
+/// How often a wait for a close looks at the interrupt flag.
+const POLL_SLICE: Duration = Duration::from_millis(50);
+
+pub struct ColdDriver {
+    // Declared before `watch`: fields drop in order, and cleaning up the
+    // multi closes whatever connection is left, which reports to `watch`.
+    multi: Multi,
+    watch: Arc<CloseWatch>,
+}
+
+impl ColdDriver {
+    pub fn new() -> ColdDriver {
+        ColdDriver {
+            multi: Multi::new(),
+            watch: Arc::new(CloseWatch::new()),
+        }
+    }
+
+    /// The watch every cold handle of this runner reports its closes to.
+    pub fn watch(&self) -> &Arc<CloseWatch> {
+        &self.watch
+    }
+
+    /// Runs the probe's transfer; its connection's close goes on afterwards.
+    pub fn perform(&self, handle: &mut ProbeHandle) -> (Result<(), curl::Error>, Instant) {
+        handle.perform_on(&self.multi)
+    }
+
+    /// Whether the last probe's connection is still closing.
+    pub fn closing(&self) -> bool {
+        self.watch.open_socket().is_some()
+    }
+
+    /// Lets libcurl go on closing the last probe's connection until it is
+    /// closed, `until` comes, or the run is interrupted. Outside every timed
+    /// interval: the scheduler calls this while it waits between probes.
+    pub fn settle(&self, until: Instant, cancel: &Cancel) {
+        while self.closing() && !cancel.is_canceled() {
+            if self.multi.perform().is_err() {
+                return;
+            }
+            let now = Instant::now();
+            if !self.closing() || now >= until {
+                return;
+            }
+            let _ = self.multi.wait(&mut [], (until - now).min(POLL_SLICE));
+        }
+    }
+
+    /// Before the next cold probe's clock starts: whatever is left of the
+    /// previous close is finished now, so none of it runs inside a timed
+    /// interval. A short last wait, then we hang up the connection ourselves
+    /// and let libcurl see it end.
+    pub fn finish_close(&self, cancel: &Cancel) {
+        if !self.closing() {
+            return;
+        }
+        self.settle(Instant::now() + LAST_CALL, cancel);
+        if let Some(sock) = self.watch.open_socket() {
+            // SAFETY: the watch reports `sock` still open, and only libcurl,
+            // on this thread, closes it (reporting to the watch when it does).
+            unsafe { curl_ffi::hang_up(sock) };
+            self.settle(Instant::now() + LAST_CALL, cancel);
+        }
+    }
+}
+
+impl Default for ColdDriver {
+    fn default() -> ColdDriver {
+        ColdDriver::new()
+    }
+}

@@ -1,0 +1,110 @@
+//! `--early-data` against servers that answer the early request before the
+//! handshake ends, as nginx does: their session tickets then come after the
+//! response, and every resumed cold probe must still find one to resume with.
+
+mod support;
+
+use serde_json::Value;
+use support::{json_output, start, stderr, ServerOpts};
+
+fn cold_run(server: &support::TestServer, rounds: &str) -> Value {
+    let url = server.url();
+    let cacert = support::cacert();
+    let (doc, out) = json_output(&[
+        "--cacert",
+        &cacert,
+        "--early-data",
+        "--http-version",
+        "1.1",
+        "-m",
+        "cold",
+        "-n",
+        rounds,
+        "-i",
+        "200ms",
+        "-w",
+        "3s",
+        "--json",
+        &url,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    doc
+}
+
+fn samples(doc: &Value) -> &Vec<Value> {
+    doc["samples"].as_array().expect("samples")
+}
+
+fn warnings(doc: &Value) -> Vec<&str> {
+    doc["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
+#[test]
+fn every_resumed_cold_probe_sends_early_data_when_tickets_follow_the_answer() {
+    // The server's bytes reach us 25 ms after it sends them: the answer to
+    // the early request arrives with the handshake, the ticket one delay
+    // later, after the probe has its response.
+    let server = start(ServerOpts {
+        early_data: true,
+        answer_early: true,
+        delay: Some(std::time::Duration::from_millis(25)),
+        ..Default::default()
+    });
+    let doc = cold_run(&server, "7");
+    let all = samples(&doc);
+    assert_eq!(all.len(), 7, "{doc:#}");
+    for s in all {
+        assert!(s["error"].is_null(), "{s:#}");
+        if s["round"] == 1 {
+            assert_eq!(s["tls_resumed"], false, "{s:#}");
+            assert_eq!(s["early_data"], "not_sent", "{s:#}");
+        } else {
+            // Without the tickets read after the answer, the two tickets of
+            // a full handshake would run out and round 4 would be full again.
+            assert_eq!(s["tls_resumed"], true, "round {}: {s:#}", s["round"]);
+            assert_eq!(s["early_data"], "accepted", "round {}: {s:#}", s["round"]);
+        }
+    }
+    let seen = server.counters.snapshot();
+    // The preflight's handshake and round 1's are the only full ones.
+    assert_eq!((seen.full, seen.resumed), (2, 6), "{seen:?}");
+    assert!(
+        !warnings(&doc).iter().any(|w| w.contains("early data")),
+        "{:?}",
+        warnings(&doc)
+    );
+}
+
+#[test]
+fn tickets_that_allow_no_early_data_are_named_in_a_warning() {
+    // Resumption works, but the server's tickets carry no early-data allowance.
+    let server = start(ServerOpts::default());
+    let doc = cold_run(&server, "3");
+    assert!(samples(&doc).iter().all(|s| s["early_data"] == "not_sent"));
+    let said = warnings(&doc);
+    assert!(
+        said.iter()
+            .any(|w| w.contains("no request went as early data") && w.contains("allow none")),
+        "{said:?}"
+    );
+}
+
+#[test]
+fn a_server_without_tickets_is_named_in_a_warning() {
+    let server = start(ServerOpts {
+        tickets: false,
+        ..Default::default()
+    });
+    let doc = cold_run(&server, "3");
+    let said = warnings(&doc);
+    assert!(
+        said.iter()
+            .any(|w| w.contains("no request went as early data") && w.contains("no session")),
+        "{said:?}"
+    );
+}
