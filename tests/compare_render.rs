@@ -314,7 +314,8 @@ fn statistics_give_a_block_per_variant_and_a_sentence_per_difference() {
     assert!(find("cold srv: ").contains("ms slower than TLS1.2 (95% CI "));
     assert_eq!(
         find("cold tcp: "),
-        "cold tcp: no difference detectable between TLS1.3 and TLS1.2 (95% CI 0.00 .. 0.00), 10 rounds"
+        "cold tcp: no difference detectable between TLS1.3 and TLS1.2 \
+         (median 0.00ms, 95% CI 0.00 .. 0.00), 10 rounds"
     );
     assert!(find("warm srv: ").contains("no difference detectable between TLS1.3 and TLS1.2"));
     assert!(lines.iter().any(|l| l.starts_with("warm total: ")));
@@ -327,28 +328,87 @@ fn statistics_give_a_block_per_variant_and_a_sentence_per_difference() {
     );
 }
 
+/// Two variants at clearly different cold levels, as on a real link:
+/// TLS1.2's cold totals 123.0 to 128.0 ms, TLS1.3's a round trip shorter
+/// (83.0 to 88.0 ms) with a lookup 3 µs slower; both warm 40.0 to 42.0 ms,
+/// spread in another order each, so their rounds differ either way.
+fn lab_rounds(n: u32) -> Vec<Sample> {
+    let mut v = Vec::new();
+    for round in 1..=n {
+        for variant in variant_order(2, round) {
+            for mode in round_modes(ModeChoice::Both, tlsping::probe::Order::Alternate, round) {
+                let (step, other) = (round * 37 % 11, round * 53 % 11);
+                let s = match (mode, variant) {
+                    (Mode::Cold, 0) => cold(round, 80, 40_000, 41_000, 41_665 + step * 500, 250),
+                    (Mode::Cold, _) => cold(round, 83, 40_000, 1_000, 41_662 + step * 500, 250),
+                    (Mode::Warm, 0) => warm(round, 40, 39_860 + step * 200, 100, true),
+                    (Mode::Warm, _) => warm(round, 40, 39_860 + other * 200, 100, true),
+                };
+                let mut s = of(variant as u8, s);
+                s.warmup = round == 1;
+                v.push(s);
+            }
+        }
+    }
+    v
+}
+
+/// The statistics of `text`, from the first block's title on.
+fn statistics_part(text: &str) -> String {
+    let at = text.find("--- example.test statistics").unwrap();
+    text[at..].to_string()
+}
+
 #[test]
-fn each_variant_block_draws_its_distribution_on_one_shared_scale() {
-    let text = render(&info(), &rounds(11), style(Layout::Stacked, 80, "plain"));
-    let blocks: Vec<&str> = text
+fn variants_at_different_levels_draw_rows_on_the_scales_they_share() {
+    let text = render(
+        &info(),
+        &lab_rounds(11),
+        style(Layout::Stacked, 80, "plain"),
+    );
+    let stats = statistics_part(&text);
+    insta::assert_snapshot!("distribution_two_levels_stacked", stats);
+    let blocks: Vec<&str> = stats
         .split("--- example.test statistics: ")
         .skip(1)
         .collect();
     assert_eq!(blocks.len(), 2, "{text}");
-    // The rows, the scale and the legend, right under the per-mode figures.
-    let scale = |block: &str| {
+    // Each row with the scale line under it, then the note and the legend.
+    let scales = |block: &str| {
         let lines: Vec<&str> = block.lines().collect();
-        let legend = lines
-            .iter()
-            .position(|l| l.contains("p25..p75"))
-            .unwrap_or_else(|| panic!("no distribution in\n{block}"));
-        assert!(lines[legend - 3].starts_with("cold  "), "{block}");
-        assert!(lines[legend - 2].starts_with("warm  "), "{block}");
-        assert!(lines[legend - 4].starts_with("  (p95 needs"), "{block}");
-        lines[legend - 1].to_string()
+        let cold = lines.iter().position(|l| l.starts_with("cold  ")).unwrap();
+        assert!(lines[cold + 2].starts_with("warm  "), "{block}");
+        assert!(lines[cold + 4].contains("separate scales"), "{block}");
+        assert!(lines[cold + 5].contains("p25..p75"), "{block}");
+        (lines[cold + 1].to_string(), lines[cold + 3].to_string())
     };
-    // One axis for both variants, so their boxes can be compared across blocks.
-    assert_eq!(scale(blocks[0]), scale(blocks[1]), "{text}");
+    let (tls12, tls13) = (scales(blocks[0]), scales(blocks[1]));
+    // Cold levels 40 ms apart: a scale each, from each one's own minimum.
+    assert!(tls12.0.trim_start().starts_with("123ms"), "{stats}");
+    assert!(tls13.0.trim_start().starts_with("83.0ms"), "{stats}");
+    // Warm rows alike: one scale, the same ends under both blocks.
+    assert_eq!(tls12.1, tls13.1, "{stats}");
+    assert!(tls12.1.trim_start().starts_with("40.0ms"), "{stats}");
+}
+
+#[test]
+fn variant_blocks_whose_rows_all_overlap_share_one_scale() {
+    // The variants' warm rows alike, without the cold rows that lie apart.
+    let mut warm_info = info();
+    warm_info.mode = ModeChoice::Warm;
+    let warm_only: Vec<Sample> = lab_rounds(11)
+        .into_iter()
+        .filter(|s| s.mode == Mode::Warm)
+        .collect();
+    let text = render(&warm_info, &warm_only, style(Layout::Stacked, 80, "plain"));
+    let scale_lines: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("warm  "))
+        .filter(|l| l.trim_start().starts_with("40.0ms"))
+        .collect();
+    assert_eq!(scale_lines.len(), 2, "{text}");
+    assert_eq!(scale_lines[0], scale_lines[1], "{text}");
+    assert!(!text.contains("separate scales"), "{text}");
     // Quiet and the narrow layout have none; 3 timed rounds are too few.
     for (layout, width, variant, n) in [
         (Layout::Stacked, 80, "quiet", 11),

@@ -303,11 +303,14 @@ fn distribution_rows_sit_under_the_per_mode_figures() {
     let text = statistics_of(&rounds_with_outliers(), plain(Layout::Stacked, 80, true));
     let lines: Vec<&str> = text.lines().collect();
     let p95 = lines.iter().position(|l| l.starts_with("p95 ")).unwrap();
-    // Cold lies to the right of warm on the shared axis, which starts at warm's minimum.
-    assert!(lines[p95 + 1].starts_with("cold   "), "{text}");
-    assert!(lines[p95 + 2].starts_with("warm  ├"), "{text}");
-    assert!(lines[p95 + 3].trim_start().starts_with("31.1ms"), "{text}");
-    assert!(lines[p95 + 5].starts_with("handshake overhead"), "{text}");
+    // Cold (92 ms up) and warm (up to 70 ms) do not overlap: each row has
+    // its own scale under it, starting at its own minimum.
+    assert!(lines[p95 + 1].starts_with("cold  ├"), "{text}");
+    assert!(lines[p95 + 2].trim_start().starts_with("92.3ms"), "{text}");
+    assert!(lines[p95 + 3].starts_with("warm  ├"), "{text}");
+    assert!(lines[p95 + 4].trim_start().starts_with("31.1ms"), "{text}");
+    assert!(lines[p95 + 5].contains("separate scales"), "{text}");
+    assert!(lines[p95 + 7].starts_with("handshake overhead"), "{text}");
 }
 
 #[test]
@@ -342,4 +345,85 @@ fn no_distribution_when_quiet_narrow_or_short() {
         &five,
         plain(Layout::Wide, 120, true)
     )));
+}
+
+/// Eleven rounds, the first a warmup; over the ten timed ones `step` takes
+/// every value 0..=10 but one, each once, so the totals spread evenly.
+fn spread_rounds(cold_at: impl Fn(u32) -> Sample, warm_at: impl Fn(u32) -> Sample) -> Vec<Sample> {
+    let mut v = Vec::new();
+    for round in 1..=11u32 {
+        let (mut c, mut w) = (cold_at(round), warm_at(round));
+        c.warmup = round == 1;
+        w.warmup = round == 1;
+        v.extend([c, w]);
+    }
+    v
+}
+
+/// What a real link gives: cold totals 123.0 to 128.0 ms, warm 40.0 to 42.0 ms.
+fn lab_rounds() -> Vec<Sample> {
+    spread_rounds(
+        |r| cold(r, 80, 40_000, 41_000, 41_665 + r * 37 % 11 * 500, 250),
+        |r| warm(r, 40, 39_860 + r * 53 % 11 * 200, 100, r > 1),
+    )
+}
+
+/// Ranges that overlap: cold 30.0 to 45.0 ms, warm 28.0 to 40.0 ms.
+fn overlapping_rounds() -> Vec<Sample> {
+    spread_rounds(
+        |r| cold(r, 80, 10_000, 10_000, 9_665 + r * 37 % 11 * 1_500, 250),
+        |r| warm(r, 40, 27_860 + r * 53 % 11 * 1_200, 100, r > 1),
+    )
+}
+
+/// The picture's lines: from the first row to the legend's first line.
+fn picture_of(stats: &str) -> Vec<&str> {
+    stats
+        .lines()
+        .skip_while(|l| !l.starts_with("cold "))
+        .take_while(|l| !l.starts_with("handshake"))
+        .collect()
+}
+
+/// The columns a row's marks cover, from its first mark to its last.
+fn drawn(row: &str) -> usize {
+    let plot: Vec<char> = row.chars().skip(6).collect();
+    let first = plot.iter().position(|&c| c != ' ').unwrap();
+    plot.len() - first
+}
+
+#[test]
+fn lab_like_rows_get_a_scale_each_and_say_so() {
+    let samples = lab_rounds();
+    let unicode = statistics_of(&samples, plain(Layout::Stacked, 80, true));
+    let ascii = statistics_of(&samples, plain(Layout::Wide, 120, false));
+    insta::assert_snapshot!("distribution_lab_unicode_stacked", unicode);
+    insta::assert_snapshot!("distribution_lab_ascii_wide", ascii);
+    for text in [&unicode, &ascii] {
+        let picture = picture_of(text);
+        // cold, its ends, warm, its ends, the note, the legend.
+        assert!(picture[1].trim_start().starts_with("123ms"), "{text}");
+        assert!(picture[1].ends_with("128ms"), "{text}");
+        assert!(picture[2].starts_with("warm "), "{text}");
+        assert!(picture[3].trim_start().starts_with("40.0ms"), "{text}");
+        assert!(picture[3].ends_with("42.0ms"), "{text}");
+        assert!(picture[4].contains("separate scales"), "{text}");
+        // Each row's marks cover its whole axis of 60 columns.
+        assert_eq!((drawn(picture[0]), drawn(picture[2])), (60, 60), "{text}");
+    }
+    assert!(picture_of(&ascii).iter().all(|l| l.is_ascii()), "{ascii}");
+}
+
+#[test]
+fn overlapping_rows_share_one_scale() {
+    let text = statistics_of(&overlapping_rounds(), plain(Layout::Wide, 120, true));
+    insta::assert_snapshot!("distribution_overlap_unicode_wide", text);
+    let picture = picture_of(&text);
+    assert!(picture[1].starts_with("warm  "), "{text}");
+    assert!(picture[2].trim_start().starts_with("28.0ms"), "{text}");
+    assert!(picture[2].ends_with("45.0ms"), "{text}");
+    assert!(picture[3].contains("p25..p75"), "{text}");
+    assert!(!text.contains("separate scales"), "{text}");
+    // Each row keeps at least half of the shared axis.
+    assert!(drawn(picture[0]) >= 30 && drawn(picture[1]) >= 30, "{text}");
 }

@@ -177,10 +177,17 @@ fn signed(v: f64) -> String {
     }
 }
 
+/// Whether `v` prints as zero at the table's precision (`0.00`).
+fn prints_as_zero(v: f64) -> bool {
+    !signed(v).chars().any(|c| c.is_ascii_digit() && c != '0')
+}
+
 /// One difference in words: `cold tls: TLS1.3 is 40.2ms faster than TLS1.2
-/// (95% CI 39.8 .. 40.9), 12 rounds`. "No difference detectable" when the
-/// interval holds 0; without an interval the median still decides, with
-/// that caveat. `None` when there is no median.
+/// (95% CI 39.8 .. 40.9), 12 rounds`. "No difference detectable", with the
+/// median beside the interval, when the interval holds 0; "no difference"
+/// when the median prints as zero, since "0.00ms faster" would claim a
+/// direction the figure does not show. Without an interval the median
+/// still decides, with that caveat. `None` when there is no median.
 pub fn difference_line(d: &Difference, cmp: &CompareInfo) -> Option<String> {
     let median = d.median_ms?;
     let (v, base) = (
@@ -194,12 +201,22 @@ pub fn difference_line(d: &Difference, cmp: &CompareInfo) -> Option<String> {
     };
     let faster = |m: f64| format!("{v} is {}ms faster than {base}", signed(-m));
     let slower = |m: f64| format!("{v} is {}ms slower than {base}", signed(m));
-    let text = match d.ci_ms {
-        Some((lo, hi)) if lo <= 0.0 && hi >= 0.0 => format!(
-            "no difference detectable between {v} and {base} (95% CI {} .. {})",
+    let beside = |(lo, hi): (f64, f64)| {
+        format!(
+            "(median {}ms, 95% CI {} .. {})",
+            signed(median),
             signed(lo),
             signed(hi)
+        )
+    };
+    let text = match d.ci_ms {
+        Some((lo, hi)) if lo <= 0.0 && hi >= 0.0 => format!(
+            "no difference detectable between {v} and {base} {}",
+            beside((lo, hi))
         ),
+        Some(ci) if prints_as_zero(median) => {
+            format!("no difference between {v} and {base} {}", beside(ci))
+        }
         Some((lo, hi)) if hi < 0.0 => format!(
             "{} (95% CI {} .. {})",
             faster(median),
@@ -212,11 +229,11 @@ pub fn difference_line(d: &Difference, cmp: &CompareInfo) -> Option<String> {
             signed(lo),
             signed(hi)
         ),
-        None if median < 0.0 => format!("{} (too few rounds for an interval)", faster(median)),
-        None if median > 0.0 => format!("{} (too few rounds for an interval)", slower(median)),
-        None => format!(
+        None if prints_as_zero(median) => format!(
             "no difference between the medians of {v} and {base} (too few rounds for an interval)"
         ),
+        None if median < 0.0 => format!("{} (too few rounds for an interval)", faster(median)),
+        None => format!("{} (too few rounds for an interval)", slower(median)),
     };
     Some(format!("{stage}: {text}, {rounds}"))
 }
@@ -301,7 +318,7 @@ mod tests {
         assert_eq!(
             line(diff(0.1, Some((-0.3, 0.5)), 12)),
             "cold tls: no difference detectable between TLS1.3 and TLS1.2 \
-             (95% CI -0.30 .. 0.50), 12 rounds"
+             (median 0.10ms, 95% CI -0.30 .. 0.50), 12 rounds"
         );
         assert_eq!(
             line(diff(-40.2, None, 3)),
@@ -311,6 +328,51 @@ mod tests {
             line(diff(0.0, None, 1)),
             "cold tls: no difference between the medians of TLS1.3 and TLS1.2 \
              (too few rounds for an interval), 1 round"
+        );
+    }
+
+    #[test]
+    fn a_median_that_prints_as_zero_is_no_difference() {
+        let cmp = tls_compare();
+        let line = |d| difference_line(&d, &cmp).unwrap();
+        // An interval clear of 0, but a median below the printed precision.
+        assert_eq!(
+            line(diff(-0.004, Some((-0.012, -0.001)), 12)),
+            "cold tls: no difference between TLS1.3 and TLS1.2 \
+             (median 0.00ms, 95% CI -0.01 .. 0.00), 12 rounds"
+        );
+        assert_eq!(
+            line(diff(0.003, Some((0.001, 0.004)), 12)),
+            "cold tls: no difference between TLS1.3 and TLS1.2 \
+             (median 0.00ms, 95% CI 0.00 .. 0.00), 12 rounds"
+        );
+        for median in [-0.004, 0.0049] {
+            assert_eq!(
+                line(diff(median, None, 3)),
+                "cold tls: no difference between the medians of TLS1.3 and TLS1.2 \
+                 (too few rounds for an interval), 3 rounds"
+            );
+        }
+        // The smallest median that prints is still a direction.
+        assert_eq!(
+            line(diff(-0.006, None, 3)),
+            "cold tls: TLS1.3 is 0.01ms faster than TLS1.2 (too few rounds for an interval), 3 rounds"
+        );
+    }
+
+    #[test]
+    fn no_difference_detectable_shows_the_median_beside_the_interval() {
+        let cmp = tls_compare();
+        let line = |d| difference_line(&d, &cmp).unwrap();
+        assert_eq!(
+            line(diff(-1.25, Some((-3.5, 0.75)), 8)),
+            "cold tls: no difference detectable between TLS1.3 and TLS1.2 \
+             (median -1.25ms, 95% CI -3.50 .. 0.75), 8 rounds"
+        );
+        assert_eq!(
+            line(diff(0.0, Some((0.0, 0.0)), 10)),
+            "cold tls: no difference detectable between TLS1.3 and TLS1.2 \
+             (median 0.00ms, 95% CI 0.00 .. 0.00), 10 rounds"
         );
     }
 

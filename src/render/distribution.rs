@@ -1,12 +1,26 @@
 //! The distribution picture in the statistics: one box-and-whisker row per
-//! mode on one shared axis, so that cold and warm (and, with `--compare`,
-//! the variants) can be compared by eye, then the axis ends and a legend.
+//! mode, then the ends of its scale and a legend. Rows whose ranges are
+//! alike share one scale (with `--compare`, across the variants' blocks
+//! too), so they can be compared by eye:
 //!
 //! ```text
-//! cold                           ├──[████│██]─┤                    ·
-//! warm  ├[█│]┤          ·
-//!       31.1ms                                                 176ms
-//!       [█] p25..p75, │ median, ├─┤ min..p95, · max beyond p95
+//! cold         ├─────────[██████████████████│████████████]─────────┤
+//! warm  ├───────[██████████│█████████]────────────┤
+//!       28.0ms                                                45.0ms
+//!       [█] p25..p75, │ median, ├─┤ min..p95
+//! ```
+//!
+//! Rows far apart (cold at 125 ms, warm at 41 ms) would shrink to a few
+//! columns on one scale; each gets its own, with its ends under it, and a
+//! note says the scales differ (see `scales`):
+//!
+//! ```text
+//! cold  ├───────────[███████████████████│██████████████]───────────┤
+//!       123ms                                                  128ms
+//! warm  ├───────────[██████████████│█████████████]─────────────────┤
+//!       40.0ms                                                42.0ms
+//!       separate scales: read each row against the ends below it
+//!       [█] p25..p75, │ median, ├─┤ min..p95
 //! ```
 //!
 //! Without a UTF-8 locale (`Style::unicode` false) the same marks in ASCII:
@@ -17,6 +31,9 @@ use std::time::Duration;
 use crate::stats::descriptive::Description;
 
 use super::format::ms;
+
+mod scales;
+pub use scales::{pictures, scale_of_each, SEPARATE_SCALES};
 
 /// A row is drawn from this many timed totals on; fewer make a box of noise.
 pub const MIN_N: usize = 5;
@@ -73,7 +90,14 @@ pub fn rows<'a>(
         .collect()
 }
 
-/// The one scale every row of a picture is drawn on.
+/// The columns an axis gets in `width` after the label (at most
+/// `MAX_AXIS`); `None` when fewer than `MIN_AXIS` are left.
+pub fn axis_columns(width: usize) -> Option<usize> {
+    let columns = width.saturating_sub(LABEL).min(MAX_AXIS);
+    (columns >= MIN_AXIS).then_some(columns)
+}
+
+/// A scale one or more rows are drawn on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Axis {
     pub lo: Duration,
@@ -84,13 +108,8 @@ pub struct Axis {
 
 impl Axis {
     /// From the smallest minimum of `figures` to the largest maximum, in
-    /// the columns `width` leaves after the label (at most `MAX_AXIS`);
-    /// `None` when there are no figures or fewer than `MIN_AXIS` columns.
-    pub fn spanning(figures: &[Figures], width: usize) -> Option<Axis> {
-        let columns = width.saturating_sub(LABEL).min(MAX_AXIS);
-        if columns < MIN_AXIS {
-            return None;
-        }
+    /// `columns`; `None` when there are no figures.
+    pub fn spanning(figures: &[Figures], columns: usize) -> Option<Axis> {
         Some(Axis {
             lo: figures.iter().map(|f| f.min).min()?,
             hi: figures.iter().map(|f| f.max).max()?,
@@ -195,6 +214,32 @@ pub fn scale(axis: &Axis) -> String {
     format!("{:LABEL$}{lo}{:room$}{hi}", "", "")
 }
 
+/// `items` joined by `sep` and wrapped between items to `columns`, each
+/// line indented to the axis.
+pub(crate) fn wrapped<'a>(
+    items: impl IntoIterator<Item = &'a str>,
+    sep: &str,
+    columns: usize,
+) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for item in items {
+        let len = line.chars().count();
+        if len > 0 && len + sep.chars().count() + item.chars().count() > columns {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push_str(sep);
+        }
+        line.push_str(item);
+    }
+    lines.push(line);
+    lines
+        .into_iter()
+        .map(|l| format!("{:LABEL$}{l}", ""))
+        .collect()
+}
+
 /// What the marks mean, wrapped between items to the axis; the dot only
 /// when a row has one.
 pub fn legend(unicode: bool, beyond: bool, columns: usize) -> Vec<String> {
@@ -210,69 +255,38 @@ pub fn legend(unicode: bool, beyond: bool, columns: usize) -> Vec<String> {
             ". max beyond p95"
         });
     }
-    let mut lines: Vec<String> = Vec::new();
-    let mut line = String::new();
-    for item in items {
-        if !line.is_empty() && line.chars().count() + 2 + item.chars().count() > columns {
-            lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push_str(", ");
-        }
-        line.push_str(item);
-    }
-    lines.push(line);
-    lines
-        .into_iter()
-        .map(|l| format!("{:LABEL$}{l}", ""))
-        .collect()
-}
-
-/// The picture of `rows` on `axis`: a row each, the scale, the legend.
-pub fn picture(rows: &[(&str, Figures)], axis: &Axis, unicode: bool) -> Vec<String> {
-    if rows.is_empty() {
-        return Vec::new();
-    }
-    let mut lines: Vec<String> = rows
-        .iter()
-        .map(|(name, f)| row(name, f, axis, unicode))
-        .collect();
-    lines.push(scale(axis));
-    let beyond = rows
-        .iter()
-        .any(|(_, f)| axis.column(f.max) > axis.column(f.p95));
-    lines.extend(legend(unicode, beyond, axis.columns));
-    lines
+    wrapped(items, ", ", columns)
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::stats::descriptive::describe;
 
-    fn ms(v: &[u64]) -> Vec<Duration> {
+    pub(crate) fn ms(v: &[u64]) -> Vec<Duration> {
         v.iter().map(|&x| Duration::from_millis(x)).collect()
     }
 
     /// What the statistics make of `totals` (whole microseconds, as kept).
-    fn described(totals: &[Duration]) -> Description {
+    pub(crate) fn described(totals: &[Duration]) -> Description {
         describe(totals.iter().map(|d| d.as_micros() as u32).collect())
     }
 
-    fn figures(totals: &[Duration]) -> Option<Figures> {
+    pub(crate) fn figures(totals: &[Duration]) -> Option<Figures> {
         Figures::of(&described(totals))
     }
 
     /// The picture of one block as the table draws it: the statistics of
-    /// each series, their rows, on an axis spanning them in `width` columns.
-    fn picture_in(series: &[(&str, &[Duration])], width: usize, unicode: bool) -> Vec<String> {
+    /// each series, their rows, on the scales they get in `width` columns.
+    pub(crate) fn picture_in(
+        series: &[(&str, &[Duration])],
+        width: usize,
+        unicode: bool,
+    ) -> Vec<String> {
         let stats: Vec<(&str, Description)> =
             series.iter().map(|(n, v)| (*n, described(v))).collect();
-        let Some(rows) = rows(stats.iter().map(|(n, d)| (*n, d))) else {
-            return Vec::new();
-        };
-        let all: Vec<Figures> = rows.iter().map(|(_, f)| *f).collect();
-        Axis::spanning(&all, width).map_or_else(Vec::new, |axis| picture(&rows, &axis, unicode))
+        let block = rows(stats.iter().map(|(n, d)| (*n, d)));
+        pictures(&[block], width, unicode).pop().unwrap()
     }
 
     /// An axis from 0 to `hi` ms over `columns`, so that 1 ms is one column
@@ -285,14 +299,14 @@ mod tests {
         }
     }
 
-    fn plot(line: &str) -> &str {
+    pub(crate) fn plot(line: &str) -> &str {
         &line[LABEL..]
     }
 
     /// Twenty totals: 0..=18 ms by ones, then 40 ms. Nearest rank: p25 is
     /// the 5th (4), p75 the 15th (14), p95 the 19th (18); the median is
     /// the mean of the 10th and 11th (9 and 10 → 9.5, column 10 rounded).
-    fn twenty_with_an_outlier() -> Vec<Duration> {
+    pub(crate) fn twenty_with_an_outlier() -> Vec<Duration> {
         let mut v: Vec<u64> = (0..=18).collect();
         v.push(40);
         ms(&v)
@@ -359,74 +373,6 @@ mod tests {
         let line = row("warm", &f, &axis(20, 21), true);
         assert_eq!(line, format!("warm    ├─[█│█]{}┤", "─".repeat(11)));
         assert!(!line.contains('·'));
-    }
-
-    #[test]
-    fn fewer_than_five_totals_draw_nothing() {
-        let four = ms(&[1, 2, 3, 4]);
-        let five = ms(&[1, 2, 3, 4, 5]);
-        assert_eq!(figures(&four), None);
-        assert!(picture_in(&[("cold", &four)], 80, true).is_empty());
-        // One short mode hides both: the rows are there to be compared.
-        assert!(picture_in(&[("cold", &five), ("warm", &four)], 80, true).is_empty());
-        assert!(!picture_in(&[("cold", &five), ("warm", &five)], 80, true).is_empty());
-        assert!(picture_in(&[], 80, true).is_empty());
-    }
-
-    #[test]
-    fn all_equal_values_are_one_mark_and_one_label() {
-        let same = ms(&[7, 7, 7, 7, 7, 7]);
-        let lines = picture_in(&[("cold", &same), ("warm", &same)], 80, true);
-        assert_eq!(
-            lines,
-            [
-                "cold  │",
-                "warm  │",
-                "      7.00ms",
-                "      [█] p25..p75, │ median, ├─┤ min..p95",
-            ]
-        );
-    }
-
-    #[test]
-    fn cold_and_warm_share_one_axis() {
-        let cold = ms(&[50, 60, 70, 80, 100]);
-        let warm = ms(&[10, 12, 14, 16, 20]);
-        let lines = picture_in(&[("cold", &cold), ("warm", &warm)], 66, true);
-        let axis = Axis::spanning(&[figures(&cold).unwrap(), figures(&warm).unwrap()], 66).unwrap();
-        assert_eq!(
-            (axis.lo, axis.hi, axis.columns),
-            (Duration::from_millis(10), Duration::from_millis(100), 60)
-        );
-        // Warm ends (20 ms) at column round(10/90 × 59) = 7, cold starts
-        // (50 ms) at round(40/90 × 59) = 26.
-        assert_eq!(plot(&lines[1]).chars().count(), 8, "{}", lines[1]);
-        assert_eq!(plot(&lines[0]).chars().position(|c| c == '├'), Some(26));
-        assert_eq!(plot(&lines[0]).chars().count(), 60);
-        assert_eq!(
-            lines[2],
-            format!("      10.0ms{}100ms", " ".repeat(60 - 6 - 5))
-        );
-    }
-
-    #[test]
-    fn every_line_fits_the_width_and_a_tiny_width_draws_nothing() {
-        let v = twenty_with_an_outlier();
-        for width in 0..200 {
-            let lines = picture_in(&[("cold", &v), ("warm", &v)], width, width % 2 == 0);
-            if width < LABEL + MIN_AXIS {
-                assert!(lines.is_empty(), "width {width}: {lines:?}");
-                continue;
-            }
-            assert!(!lines.is_empty(), "width {width}");
-            for line in &lines {
-                assert!(line.chars().count() <= width, "width {width}: {line:?}");
-                assert!(line.chars().count() <= LABEL + MAX_AXIS, "{line:?}");
-            }
-        }
-        // A file or a pipe: no width at all, the longest axis.
-        let lines = picture_in(&[("cold", &v)], usize::MAX, true);
-        assert_eq!(plot(&lines[0]).chars().count(), MAX_AXIS);
     }
 
     #[test]

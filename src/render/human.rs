@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use crate::probe::{CompareInfo, Mode, ModeChoice, Observer, RunInfo, Sample};
 use crate::stats::{timed, Comparison, RunningMedian, Summary};
 
-use super::distribution::{self, Axis, Figures};
+use super::distribution::{self, Figures};
 use super::layout::{Layout, Style};
 use super::paint::{Line, Paint};
 use super::rows::{title, RowFormat, Slow};
@@ -101,15 +101,15 @@ impl<W: Write> Human<W> {
         self.out.flush()
     }
 
-    /// The distribution picture of each statistics block, all on one axis
-    /// so blocks compare too; empty for a block without one (a shown mode
-    /// has too few timed totals). Drawn from the very figures the block
-    /// prints, so the picture never disagrees with them. Never quiet, never
-    /// in the narrow blocks layout.
+    /// The distribution picture of each statistics block, its rows on
+    /// scales chosen among the rows of every block (see
+    /// `distribution::scale_of_each`); empty for a block without one (a
+    /// shown mode has too few timed totals). Drawn from the very figures the
+    /// block prints, so the picture never disagrees with them. Never quiet,
+    /// never in the narrow blocks layout.
     fn pictures(&self, info: &RunInfo, blocks: &[&Summary]) -> Vec<Vec<String>> {
-        let none = || vec![Vec::new(); blocks.len()];
         if self.style.quiet || self.style.layout == Layout::Blocks {
-            return none();
+            return vec![Vec::new(); blocks.len()];
         }
         let rows: Vec<Option<Vec<(&str, Figures)>>> =
             blocks
@@ -123,16 +123,7 @@ impl<W: Write> Human<W> {
                     ))
                 })
                 .collect();
-        let all: Vec<Figures> = rows.iter().flatten().flatten().map(|(_, f)| *f).collect();
-        let Some(axis) = Axis::spanning(&all, self.style.width) else {
-            return none();
-        };
-        rows.iter()
-            .map(|named| match named {
-                Some(named) => distribution::picture(named, &axis, self.style.unicode),
-                None => Vec::new(),
-            })
-            .collect()
+        distribution::pictures(&rows, self.style.width, self.style.unicode)
     }
 
     /// Lines of statistics, the first (the title) bold, each folded to the width.
