@@ -5,18 +5,82 @@
 
 use std::time::Duration;
 
-/// Server-supplied text made safe for a terminal: every control character
-/// (C0, DEL, C1 — escape sequences start with them) is written as a visible
-/// escape, so the text is shown, never obeyed. JSON and CSV keep it as sent.
+/// The format characters (general category Cf) of Unicode 16.0, as ranges:
+/// invisible by design, and among them the bidirectional overrides and
+/// isolates (U+202A..U+202E, U+2066..U+2069) that make text read backwards.
+/// `tests::format_ranges_are_unicodes_cf` checks the list against a
+/// Unicode table, so a newer Unicode shows up as a failing test.
+const FORMAT_RANGES: [(char, char); 21] = [
+    ('\u{00AD}', '\u{00AD}'),
+    ('\u{0600}', '\u{0605}'),
+    ('\u{061C}', '\u{061C}'),
+    ('\u{06DD}', '\u{06DD}'),
+    ('\u{070F}', '\u{070F}'),
+    ('\u{0890}', '\u{0891}'),
+    ('\u{08E2}', '\u{08E2}'),
+    ('\u{180E}', '\u{180E}'),
+    ('\u{200B}', '\u{200F}'),
+    ('\u{202A}', '\u{202E}'),
+    ('\u{2060}', '\u{2064}'),
+    ('\u{2066}', '\u{206F}'),
+    ('\u{FEFF}', '\u{FEFF}'),
+    ('\u{FFF9}', '\u{FFFB}'),
+    ('\u{110BD}', '\u{110BD}'),
+    ('\u{110CD}', '\u{110CD}'),
+    ('\u{13430}', '\u{1343F}'),
+    ('\u{1BCA0}', '\u{1BCA3}'),
+    ('\u{1D173}', '\u{1D17A}'),
+    ('\u{E0001}', '\u{E0001}'),
+    ('\u{E0020}', '\u{E007F}'),
+];
+
+/// A character a terminal would act on or hide instead of showing: a
+/// control character (Cc: C0, DEL, C1, where escape sequences start), a
+/// format character (Cf: bidi overrides, zero-width characters, the BOM,
+/// the soft hyphen, tags), or the line and paragraph separators (Zl, Zp).
+pub fn must_escape(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{2028}' | '\u{2029}')
+        || FORMAT_RANGES
+            .binary_search_by(|&(lo, hi)| {
+                if hi < c {
+                    std::cmp::Ordering::Less
+                } else if lo > c {
+                    std::cmp::Ordering::Greater
+                } else {
+                    std::cmp::Ordering::Equal
+                }
+            })
+            .is_ok()
+}
+
+/// Appends the visible escape of `c` (`\x{1b}`, `\x{202e}`): the one
+/// spelling of a character that must not reach a terminal as itself.
+pub fn push_visible_escape(out: &mut String, c: char) {
+    use std::fmt::Write as _;
+    let _ = write!(out, "\\x{{{:02x}}}", c as u32);
+}
+
+/// Appends `c` as a JSON escape (`\u202e`; a surrogate pair above the
+/// BMP), which a JSON reader turns back into the same character.
+pub fn push_json_escape(out: &mut String, c: char) {
+    use std::fmt::Write as _;
+    let mut units = [0u16; 2];
+    for unit in c.encode_utf16(&mut units) {
+        let _ = write!(out, "\\u{unit:04x}");
+    }
+}
+
+/// Server-supplied text made safe for a terminal: every character in
+/// `must_escape` is written as a visible escape (and a backslash doubled, so
+/// no escape can be faked): the text is shown, never obeyed or hidden. JSON
+/// and CSV keep it as sent, unless they are written to a terminal.
 pub fn printable(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
             '\\' => out.push_str("\\\\"),
-            c if c.is_control() => {
-                use std::fmt::Write as _;
-                let _ = write!(out, "\\x{{{:02x}}}", c as u32);
-            }
+            c if must_escape(c) => push_visible_escape(&mut out, c),
             c => out.push(c),
         }
     }
@@ -86,5 +150,57 @@ mod tests {
         assert!(!shown.chars().any(|c| c.is_control()), "{shown:?}");
         assert_eq!(shown, "a\\x{1b}]0;owned\\x{07}\\x{1b}[2J\\x{9b}31m\\\\b");
         assert_eq!(printable("db-query"), "db-query");
+    }
+
+    #[test]
+    fn invisible_and_bidi_characters_are_shown_as_escapes() {
+        let cases = [
+            ('\u{202E}', "\\x{202e}"),
+            ('\u{2066}', "\\x{2066}"),
+            ('\u{2067}', "\\x{2067}"),
+            ('\u{2068}', "\\x{2068}"),
+            ('\u{2069}', "\\x{2069}"),
+            ('\u{200B}', "\\x{200b}"),
+            ('\u{2028}', "\\x{2028}"),
+            ('\u{2029}', "\\x{2029}"),
+            ('\u{FEFF}', "\\x{feff}"),
+            ('\u{00AD}', "\\x{ad}"),
+            ('\u{061C}', "\\x{61c}"),
+            ('\u{180E}', "\\x{180e}"),
+            ('\u{E0001}', "\\x{e0001}"),
+            ('\u{7F}', "\\x{7f}"),
+        ];
+        for (c, shown) in cases {
+            assert_eq!(printable(&format!("a{c}b")), format!("a{shown}b"), "{c:?}");
+        }
+        // Letters, marks and ordinary spaces of any script stay as they are.
+        assert_eq!(
+            printable("café 東京 שלום e\u{301}"),
+            "café 東京 שלום e\u{301}"
+        );
+    }
+
+    #[test]
+    fn format_ranges_are_unicodes_cf() {
+        use unicode_general_category::{get_general_category, GeneralCategory as G};
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let want = matches!(
+                get_general_category(c),
+                G::Control | G::Format | G::LineSeparator | G::ParagraphSeparator
+            );
+            assert_eq!(must_escape(c), want, "U+{:04X}", c as u32);
+        }
+    }
+
+    #[test]
+    fn json_escapes_read_back_as_the_same_character() {
+        for c in ['\u{1b}', '\u{9b}', '\u{202E}', '\u{E0041}'] {
+            let mut escaped = String::from("\"");
+            push_json_escape(&mut escaped, c);
+            escaped.push('"');
+            assert!(escaped.is_ascii(), "{escaped}");
+            let back: String = serde_json::from_str(&escaped).unwrap();
+            assert_eq!(back, c.to_string());
+        }
     }
 }

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::probe::{entry_head, Config, ModeChoice, TlsMax};
+use crate::probe::{entry_head, Config, ModeChoice, PemFile, TlsMax};
 
 use super::UsageError;
 
@@ -138,13 +138,24 @@ pub fn check_connect_to(entry: &str) -> Result<(), UsageError> {
     Ok(())
 }
 
-/// A PEM file named by a flag must be there before anything is dialed.
-fn check_file(flag: &str, path: &std::path::Path) -> Result<(), UsageError> {
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_file() => Ok(()),
-        Ok(_) => Err(UsageError(format!("{flag} {}: not a file", path.display()))),
-        Err(e) => Err(UsageError(format!("{flag} {}: {e}", path.display()))),
-    }
+/// A PEM file named by a flag, read now (bounded by `files::CLIENT_PEM_LIMIT`)
+/// so that a missing, unreadable or oversized file is a usage error before
+/// anything is dialed, and no handshake reads it again. Any readable file
+/// will do, a pipe included (`--key <(pass show key)`): the bound, not the
+/// file's type, is what keeps `/dev/zero` out.
+fn read_pem(flag: &str, path: &std::path::Path) -> Result<PemFile, UsageError> {
+    let named = format!("{flag} {}", path.display());
+    let what = if flag == "--key" {
+        "a private key"
+    } else {
+        "a client certificate"
+    };
+    let pem = crate::files::read_named(&named, path, crate::files::CLIENT_PEM_LIMIT, what)
+        .map_err(UsageError)?;
+    Ok(PemFile {
+        path: path.to_path_buf(),
+        pem: pem.into(),
+    })
 }
 
 /// Why early data cannot be sent with the rest of `config`, or `None`: the
@@ -223,12 +234,12 @@ pub fn apply(a: ConnectionArgs, config: &mut Config) -> Result<(), UsageError> {
     for entry in &a.connect_to {
         check_connect_to(entry)?;
     }
-    if let Some(cert) = &a.cert {
-        check_file("--cert", cert)?;
-    }
-    if let Some(key) = &a.key {
-        check_file("--key", key)?;
-    }
+    let client_cert = a
+        .cert
+        .as_deref()
+        .map(|p| read_pem("--cert", p))
+        .transpose()?;
+    let client_key = a.key.as_deref().map(|p| read_pem("--key", p)).transpose()?;
     config.tls_max = a.tls_max;
     if a.early_data {
         if let Some(why) = early_data_refusal(config) {
@@ -242,8 +253,8 @@ pub fn apply(a: ConnectionArgs, config: &mut Config) -> Result<(), UsageError> {
         config.pin_ip = false;
     }
     config.connect_to = a.connect_to;
-    config.client_cert = a.cert;
-    config.client_key = a.key;
+    config.client_cert = client_cert;
+    config.client_key = client_key;
     config.early_data = a.early_data;
     Ok(())
 }

@@ -126,11 +126,11 @@ pub struct Args {
     #[arg(short = 'k', long, help_heading = "Request")]
     pub insecure: bool,
 
-    /// Extra request header, repeatable
+    /// Extra request header, repeatable; no control character in it but a tab
     #[arg(short = 'H', long = "header", value_name = "'N: v'", action = ArgAction::Append, help_heading = "Request")]
     pub headers: Vec<String>,
 
-    /// Trust the CA certificates in this PEM file instead of the system's
+    /// Trust the CA certificates in this PEM file (at most 4 MiB) instead of the system's
     #[arg(long, value_name = "FILE", help_heading = "Request")]
     pub cacert: Option<std::path::PathBuf>,
 
@@ -159,11 +159,11 @@ pub struct Args {
           help_heading = "Connection")]
     pub connect_to: Vec<String>,
 
-    /// Client certificate (PEM) for a server that asks for one
+    /// Client certificate (PEM, at most 256 KiB) for a server that asks for one
     #[arg(long, value_name = "FILE", help_heading = "Connection")]
     pub cert: Option<std::path::PathBuf>,
 
-    /// Private key for --cert (PEM; default: read from the --cert file)
+    /// Private key for --cert (PEM, at most 256 KiB; default: read from the --cert file)
     #[arg(
         long,
         value_name = "FILE",

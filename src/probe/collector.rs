@@ -37,9 +37,8 @@ pub struct Collector {
     pub(super) body_bytes: u64,
     pub(super) body_overflow: bool,
     pub(super) location: Option<String>,
-    /// The response carried `Retry-After` (libcurl reports 0 for "now" or a
-    /// date it cannot use, so presence is tracked here).
-    pub(super) retry_after_seen: bool,
+    /// The response's `Retry-After` value, read once the transfer is over.
+    pub(super) retry_after: Option<super::retry_after::RawValue>,
     header_lines: u32,
     /// When `perform` was called, on CLOCK_MONOTONIC (µs): libcurl starts
     /// this transfer's time line a few microseconds later.
@@ -72,7 +71,7 @@ impl Collector {
             body_bytes: 0,
             body_overflow: false,
             location: None,
-            retry_after_seen: false,
+            retry_after: None,
             header_lines: 0,
             perform_started_us: None,
             socket_opened: None,
@@ -126,7 +125,7 @@ impl Collector {
         self.body_bytes = 0;
         self.body_overflow = false;
         self.location = None;
-        self.retry_after_seen = false;
+        self.retry_after = None;
         self.header_lines = 0;
         self.perform_started_us = None;
         self.socket_opened = None;
@@ -168,12 +167,12 @@ impl Handler for Collector {
         } else if data.starts_with(b"HTTP/") {
             // A new response (after a 1xx): forget the previous one's headers.
             self.location = None;
-            self.retry_after_seen = false;
+            self.retry_after = None;
             self.server_timing_raw.clear();
         } else if data.len() > 14 && data[..14].eq_ignore_ascii_case(b"server-timing:") {
             self.server_timing_raw.extend_from_slice(data);
         } else if data.len() > 12 && data[..12].eq_ignore_ascii_case(b"retry-after:") {
-            self.retry_after_seen = true;
+            self.retry_after = Some(super::retry_after::RawValue::of(&data[12..]));
         } else if data.len() > 9 && data[..9].eq_ignore_ascii_case(b"location:") {
             let value = String::from_utf8_lossy(&data[9..]).trim().to_string();
             self.location = Some(value);

@@ -172,6 +172,22 @@ impl Target {
     }
 }
 
+/// A PEM file named on the command line (`--cert`, `--key`), read once with
+/// a size limit before the run: libcurl gets the bytes, so no handshake
+/// reads the file again (no file I/O inside a `tls` stage) and what is used
+/// is what was checked.
+#[derive(Clone)]
+pub struct PemFile {
+    pub path: std::path::PathBuf,
+    pub pem: std::sync::Arc<[u8]>,
+}
+
+impl std::fmt::Debug for PemFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({} bytes)", self.path.display(), self.pem.len())
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Config {
     pub target: Target,
@@ -207,8 +223,8 @@ pub struct Config {
     /// `--connect-to` entries (`HOST:PORT:CONNECT-HOST:CONNECT-PORT`).
     pub connect_to: Vec<String>,
     /// `--cert` / `--key`: a client certificate (PEM) and its key.
-    pub client_cert: Option<std::path::PathBuf>,
-    pub client_key: Option<std::path::PathBuf>,
+    pub client_cert: Option<PemFile>,
+    pub client_key: Option<PemFile>,
     /// `--early-data`: resumed cold probes send the request as TLS 1.3 early data.
     pub early_data: bool,
 }

@@ -23,7 +23,6 @@ const CURLINFO_CONNECT_TIME_T: CURLINFO = CURLINFO_OFF_T + 52;
 const CURLINFO_PRETRANSFER_TIME_T: CURLINFO = CURLINFO_OFF_T + 53;
 const CURLINFO_STARTTRANSFER_TIME_T: CURLINFO = CURLINFO_OFF_T + 54;
 const CURLINFO_APPCONNECT_TIME_T: CURLINFO = CURLINFO_OFF_T + 56;
-const CURLINFO_RETRY_AFTER: CURLINFO = CURLINFO_OFF_T + 57;
 const CURLINFO_POSTTRANSFER_TIME_T: CURLINFO = CURLINFO_OFF_T + 67;
 // curl.h (8.11+): bytes of TLS early data sent; negative when the server
 // rejected them, 0 when none were sent.
@@ -661,12 +660,6 @@ pub fn verify_result<H>(easy: &Easy2<H>) -> i64 {
         .unwrap_or(0)
 }
 
-/// Seconds from a `Retry-After` header of the last response, if libcurl parsed one.
-pub fn retry_after<H>(easy: &Easy2<H>) -> Option<u64> {
-    let secs = getinfo_off_t(easy.raw(), CURLINFO_RETRY_AFTER);
-    (secs > 0).then_some(secs)
-}
-
 /// The HTTP version the last response used.
 pub fn http_version<H>(easy: &Easy2<H>) -> Option<Proto> {
     match getinfo_long(easy.raw(), CURLINFO_HTTP_VERSION)? {
@@ -780,6 +773,7 @@ impl LiveHandle {
             cipher: ssl.current_cipher().map(|c| c.name()).unwrap_or(""),
             group,
             cert_days_left: None,
+            cert_expired: false,
         };
         // A counted reference: examining the certificate waits until the transfer is over.
         Some(LiveTls {

@@ -128,11 +128,13 @@ impl ProbeHandle {
         if cfg.early_data {
             curl_ffi::allow_early_data(&mut easy)?;
         }
+        // The bytes read before the run, which libcurl copies: without a
+        // key of its own, libcurl takes the key from the certificate's PEM.
         if let Some(cert) = &cfg.client_cert {
-            easy.ssl_cert(cert)?;
+            easy.ssl_cert_blob(&cert.pem)?;
         }
         if let Some(key) = &cfg.client_key {
-            easy.ssl_key(key)?;
+            easy.ssl_key_blob(&key.pem)?;
         }
         if !cfg.connect_to.is_empty() {
             let mut list = List::new();

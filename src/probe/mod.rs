@@ -15,6 +15,7 @@ mod errors;
 mod handle;
 mod preflight;
 mod resolver;
+mod retry_after;
 mod sample;
 mod scheduler;
 pub mod server_timing;
@@ -26,14 +27,15 @@ pub use cancel::Cancel;
 pub use collector::{Collector, BODY_CAP};
 pub use compare::{addresses_of, variant_order, variants, Compare, Variant, MAX_VARIANTS};
 pub use config::{
-    entry_head, Config, EarlyData, HttpVersion, IpVersion, Method, ModeChoice, Order, Target,
-    TlsMax,
+    entry_head, Config, EarlyData, HttpVersion, IpVersion, Method, ModeChoice, Order, PemFile,
+    Target, TlsMax,
 };
 pub use curl_ffi::library_versions;
 pub use env::ProbeEnv;
 pub use errors::{kind_of, Evidence};
 pub use handle::ProbeHandle;
 pub use preflight::{run as preflight, Preflight};
+pub use retry_after::RetryAfter;
 pub use sample::Outcome;
 pub use scheduler::{
     round_modes, run_lanes, run_rounds, EarlyStop, Lane, Notice, Observer, Rounds, RunStart,
@@ -98,7 +100,10 @@ fn settled_by(cfg: &Config) -> RunInfo {
         curves: cfg.curves.clone(),
         resolve: cfg.resolve.clone(),
         connect_to: cfg.connect_to.clone(),
-        client_cert: cfg.client_cert.as_ref().map(|p| p.display().to_string()),
+        client_cert: cfg
+            .client_cert
+            .as_ref()
+            .map(|c| c.path.display().to_string()),
         early_data: cfg.early_data,
         compare: None,
         started_at: None,

@@ -59,11 +59,10 @@ pub(super) fn build(
     } else {
         None
     };
-    let retry_after = easy.get_ref().retry_after_seen.then(|| {
-        curl_ffi::retry_after(easy)
-            .unwrap_or(0)
-            .min(u64::from(u32::MAX)) as u32
-    });
+    let retry_after = easy
+        .get_ref()
+        .retry_after
+        .map(|raw| raw.read(std::time::SystemTime::now()));
     let timeline_start = timeline_start_us(easy.get_ref());
     let (tls_setup, tls_finish) = client_work(timeline_start, &timers);
     let socket_open = match (timeline_start, easy.get_ref().socket_opened) {
@@ -89,7 +88,10 @@ pub(super) fn build(
     // TLS facts belong only to probes that made a handshake.
     let tls = if timers.num_connects > 0 {
         collector.tls.map(|mut facts| {
-            facts.cert_days_left = collector.leaf.as_ref().and_then(days_left);
+            if let Some((days, expired)) = collector.leaf.as_ref().and_then(time_left) {
+                facts.cert_days_left = Some(days);
+                facts.cert_expired = expired;
+            }
             facts
         })
     } else {
@@ -180,10 +182,12 @@ pub(super) fn tcp_facts(c: &mut Collector) -> Option<TcpFacts> {
     })
 }
 
-/// Whole days from now until the certificate's notAfter.
-fn days_left(cert: &openssl::x509::X509) -> Option<i32> {
+/// Whole days from now until the certificate's notAfter (OpenSSL gives days
+/// and seconds with one sign), and whether that moment has passed.
+fn time_left(cert: &openssl::x509::X509) -> Option<(i32, bool)> {
     let now = openssl::asn1::Asn1Time::days_from_now(0).ok()?;
-    now.diff(cert.not_after()).ok().map(|d| d.days)
+    let left = now.diff(cert.not_after()).ok()?;
+    Some((left.days, left.days < 0 || left.secs < 0))
 }
 
 /// A sample for a probe that failed before libcurl was asked to transfer:

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use openssl::x509::store::{X509Lookup, X509Store, X509StoreBuilder};
+use openssl::x509::store::{X509Store, X509StoreBuilder};
 use openssl::x509::verify::X509VerifyFlags;
 use openssl::x509::X509;
 
@@ -56,20 +56,117 @@ pub fn check_sources(ca_file: Option<&Path>) -> Result<(), String> {
     Ok(())
 }
 
-/// Where the anchors come from: `--cacert`, else `SSL_CERT_FILE`/`SSL_CERT_DIR`,
-/// else the system bundle that openssl-probe finds.
-fn locate(ca_file: Option<&Path>) -> (Option<PathBuf>, Option<PathBuf>) {
+/// Where the anchors come from, with how a message names it.
+enum Source {
+    /// A PEM bundle.
+    File {
+        path: PathBuf,
+        named: String,
+    },
+    /// Hashed directories, `:`-separated as OpenSSL takes them.
+    Dirs {
+        list: PathBuf,
+        named: String,
+    },
+    None,
+}
+
+/// `--cacert`, else `SSL_CERT_FILE`/`SSL_CERT_DIR`, else the system bundle
+/// that openssl-probe finds.
+fn locate(ca_file: Option<&Path>) -> Source {
+    let file = |path: PathBuf, named: String| Source::File { path, named };
     if let Some(f) = ca_file {
-        return (Some(f.to_path_buf()), None);
+        return file(f.to_path_buf(), format!("--cacert {}", f.display()));
     }
     if let Some(f) = env_path("SSL_CERT_FILE") {
-        return (Some(f), None);
+        let named = format!("SSL_CERT_FILE={}", f.display());
+        return file(f, named);
     }
-    if let Some(d) = env_path("SSL_CERT_DIR") {
-        return (None, Some(d));
+    if let Some(list) = env_path("SSL_CERT_DIR") {
+        let named = format!("SSL_CERT_DIR={}", list.display());
+        return Source::Dirs { list, named };
     }
     let probe = openssl_probe::probe();
-    (probe.cert_file, probe.cert_dir)
+    match (probe.cert_file, probe.cert_dir) {
+        (Some(f), _) => {
+            let named = format!("CA file {}", f.display());
+            file(f, named)
+        }
+        (None, Some(list)) => {
+            let named = format!("the system's CA directory {}", list.display());
+            Source::Dirs { list, named }
+        }
+        (None, None) => Source::None,
+    }
+}
+
+/// The certificates in a PEM bundle, read with the `CA_LIMIT`.
+fn file_certificates(path: &Path, named: &str) -> Result<Vec<X509>, String> {
+    let pem = crate::files::read_named(named, path, crate::files::CA_LIMIT, "a CA bundle")?;
+    let certs = X509::stack_from_pem(&pem).map_err(|e| format!("parsing {named}: {e}"))?;
+    if certs.is_empty() {
+        return Err(format!("{named} holds no certificate"));
+    }
+    Ok(certs)
+}
+
+/// A name OpenSSL looks a certificate up by in a hashed directory:
+/// `<8 lowercase hex digits>.<n>` (what `openssl rehash` makes; `.r<n>` are CRLs).
+fn is_hashed_name(name: &str) -> bool {
+    let Some((hash, n)) = name.split_once('.') else {
+        return false;
+    };
+    hash.len() == 8
+        && hash.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        && !n.is_empty()
+        && n.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The certificates of hashed directories, the entries OpenSSL would look
+/// in. Read here, once, instead of by OpenSSL during a handshake (so no
+/// `tls` stage reads a file), and bounded: all of them together at most
+/// `CA_LIMIT`, the limit of one bundle. A dangling link (a certificate
+/// removed without a rehash) is passed over, as OpenSSL would.
+fn dir_certificates(list: &Path, named: &str) -> Result<Vec<X509>, String> {
+    let mut budget = crate::files::CA_LIMIT;
+    let mut certs = Vec::new();
+    for dir in std::env::split_paths(list) {
+        let unreadable = |e: std::io::Error| format!("{named}: {}: {e}", dir.display());
+        for entry in std::fs::read_dir(&dir).map_err(unreadable)? {
+            let entry = entry.map_err(unreadable)?;
+            if !entry.file_name().to_str().is_some_and(is_hashed_name) {
+                continue;
+            }
+            let path = entry.path();
+            let pem = match crate::files::read_capped(&path, budget) {
+                Ok(pem) => pem,
+                Err(crate::files::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                    continue
+                }
+                Err(crate::files::ReadError::Io(e)) => {
+                    return Err(format!("{named}: {}: {e}", path.display()))
+                }
+                Err(crate::files::ReadError::TooLarge) => {
+                    return Err(format!(
+                        "the certificates in {named} hold more than {}, the limit for CA \
+                         certificates (reached at {})",
+                        crate::files::size_text(crate::files::CA_LIMIT),
+                        path.display()
+                    ))
+                }
+            };
+            budget -= pem.len() as u64;
+            let found = X509::stack_from_pem(&pem)
+                .map_err(|e| format!("parsing {named}: {}: {e}", path.display()))?;
+            certs.extend(found);
+        }
+    }
+    if certs.is_empty() {
+        return Err(format!(
+            "{named} holds no certificate under a hashed name (`openssl rehash DIR` makes them)"
+        ));
+    }
+    Ok(certs)
 }
 
 impl TrustStore {
@@ -88,31 +185,21 @@ impl TrustStore {
         })
     }
 
+    /// The anchors the run was told to use, each file read with a size
+    /// limit (`files::CA_LIMIT`); `Err` names the source and what is wrong.
     pub fn load(ca_file: Option<&Path>) -> Result<TrustStore, String> {
-        let (file, dir) = locate(ca_file);
+        let certs = match locate(ca_file) {
+            Source::File { path, named } => file_certificates(&path, &named)?,
+            Source::Dirs { list, named } => dir_certificates(&list, &named)?,
+            Source::None => {
+                return Err("no CA certificates found; set SSL_CERT_FILE or use --cacert".into())
+            }
+        };
         let mut builder = X509StoreBuilder::new().map_err(|e| e.to_string())?;
-        if let Some(file) = &file {
-            let pem = std::fs::read(file)
-                .map_err(|e| format!("reading CA file {}: {e}", file.display()))?;
-            let certs = X509::stack_from_pem(&pem)
-                .map_err(|e| format!("parsing CA file {}: {e}", file.display()))?;
-            if certs.is_empty() {
-                return Err(format!("CA file {} holds no certificate", file.display()));
-            }
-            for cert in certs {
-                // Duplicates in a bundle are harmless; skip OpenSSL's complaint.
-                let _ = builder.add_cert(cert);
-            }
-        } else if let Some(dir) = &dir {
-            // No bundle file: fall back to a hashed directory, looked up lazily.
-            let lookup = builder
-                .add_lookup(X509Lookup::hash_dir())
-                .map_err(|e| e.to_string())?;
-            lookup
-                .add_dir(&dir.to_string_lossy(), openssl::ssl::SslFiletype::PEM)
-                .map_err(|e| format!("CA directory {}: {e}", dir.display()))?;
-        } else {
-            return Err("no CA certificates found; set SSL_CERT_FILE or use --cacert".into());
+        for cert in certs {
+            // Duplicates (a bundle listing one twice, a directory's hash
+            // links) are harmless; skip OpenSSL's complaint.
+            let _ = builder.add_cert(cert);
         }
         // The same flags libcurl sets on the store it builds itself.
         builder

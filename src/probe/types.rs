@@ -151,8 +151,11 @@ pub struct TlsFacts {
     pub cipher: &'static str,
     /// Key-exchange group, e.g. `X25519MLKEM768` (a post-quantum hybrid).
     pub group: Option<&'static str>,
-    /// Whole days until the server certificate's notAfter (negative once expired).
+    /// Whole days until the server certificate's notAfter, cut toward zero:
+    /// negative from a full day past it, and 0 on either side of it.
     pub cert_days_left: Option<i32>,
+    /// The notAfter is past (what `cert_days_left` 0 cannot say).
+    pub cert_expired: bool,
 }
 
 impl TlsFacts {
@@ -211,8 +214,8 @@ pub struct Sample {
     pub bytes: u32,
     pub addr: Option<SocketAddr>,
     pub body_overflow: bool,
-    /// Seconds from a `Retry-After` header, when the response carried one.
-    pub retry_after: Option<u32>,
+    /// What a `Retry-After` header said, when the response carried one.
+    pub retry_after: Option<super::retry_after::RetryAfter>,
     /// `true` for an https URL: a missing TLS stage is then "not reached", not "not applicable".
     pub https: bool,
     pub error: Option<Box<ProbeError>>,
@@ -282,13 +285,17 @@ impl Sample {
                 "server answered 429 Too Many Requests: stopping to respect its rate limit".into(),
             );
         }
-        if self.status == 503 && self.retry_after.is_some() {
-            return Some(format!(
-                "server answered 503 with Retry-After {}s: stopping, it asked clients to back off",
-                self.retry_after.unwrap_or(0)
-            ));
-        }
-        None
+        use super::retry_after::RetryAfter;
+        let asked = match (self.status, self.retry_after) {
+            (503, Some(RetryAfter::Seconds(secs))) => format!("Retry-After {secs}s"),
+            (503, Some(RetryAfter::Unreadable)) => {
+                "a Retry-After that could not be read".to_string()
+            }
+            _ => return None,
+        };
+        Some(format!(
+            "server answered 503 with {asked}: stopping, it asked clients to back off"
+        ))
     }
 
     /// An HTTP response arrived (any status).

@@ -68,6 +68,24 @@ pub fn truncate(text: &str, width: usize) -> String {
     out
 }
 
+/// How long a certificate has left, or since when it has expired, in whole
+/// days: `expires in 12 days`, `expired 3 days ago`, `expired less than a day ago`.
+pub fn cert_expiry(days_left: i32, expired: bool) -> String {
+    let days = |n: u32| {
+        if n == 1 {
+            "1 day".to_string()
+        } else {
+            format!("{n} days")
+        }
+    };
+    match (days_left.unsigned_abs(), expired) {
+        (0, false) => "expires in less than a day".into(),
+        (0, true) => "expired less than a day ago".into(),
+        (n, false) => format!("expires in {}", days(n)),
+        (n, true) => format!("expired {} ago", days(n)),
+    }
+}
+
 /// Seconds with one decimal, for elapsed times.
 pub fn secs(d: Duration) -> String {
     format!("{:.1}s", d.as_secs_f64())
@@ -110,6 +128,16 @@ mod tests {
     fn signed_values_keep_their_sign() {
         assert_eq!(signed_ms(353.0), "+353");
         assert_eq!(signed_ms(-1.2), "-1.20");
+    }
+
+    #[test]
+    fn certificate_expiry_says_which_side_of_it_we_are() {
+        assert_eq!(cert_expiry(12, false), "expires in 12 days");
+        assert_eq!(cert_expiry(1, false), "expires in 1 day");
+        assert_eq!(cert_expiry(0, false), "expires in less than a day");
+        assert_eq!(cert_expiry(0, true), "expired less than a day ago");
+        assert_eq!(cert_expiry(-1, true), "expired 1 day ago");
+        assert_eq!(cert_expiry(-3000, true), "expired 3000 days ago");
     }
 
     #[test]

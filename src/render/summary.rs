@@ -295,7 +295,8 @@ fn preflight_extras(info: &RunInfo) -> Vec<String> {
             t.group.unwrap_or("group unknown")
         ));
         if let Some(days) = t.cert_days_left {
-            out.push(format!("certificate        = expires in {days} days"));
+            let expiry = super::format::cert_expiry(days, t.cert_expired);
+            out.push(format!("certificate        = {expiry}"));
         }
     }
     if info.proto == Some(Proto::H2) && info.mode != ModeChoice::Cold {

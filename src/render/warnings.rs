@@ -1,5 +1,5 @@
 //! The one place warnings are issued: each goes to stderr as `tlsping: <text>`
-//! when it happens (control characters escaped: a warning can quote a server,
+//! when it happens (through `text::printable`: a warning can quote a server,
 //! a redirect's `Location` say) and is kept as it is for `warnings[]` in the
 //! JSON document.
 

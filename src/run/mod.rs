@@ -12,6 +12,7 @@ use crate::stats::{self, Verdict};
 
 mod plan;
 mod signals;
+mod sink;
 
 /// Exit codes of the spec.
 pub const EXIT_OK: i32 = 0;
@@ -137,6 +138,13 @@ fn write_svg(path: &std::path::Path, info: &probe::RunInfo, samples: &[Sample]) 
     out.flush()
 }
 
+/// Standard output for `output`: server text escaped on a terminal, kept
+/// byte for byte in a file or a pipe.
+fn stdout_for(output: &Output) -> sink::Sink<io::StdoutLock<'static>> {
+    let escape = sink::Escape::for_output(output, layout::stdout_is_tty());
+    sink::Sink::new(io::stdout().lock(), escape)
+}
+
 fn output_failed(e: &dyn std::fmt::Display) -> i32 {
     eprintln!("tlsping: could not write the output: {e}");
     EXIT_FAILED
@@ -168,11 +176,8 @@ pub fn run(opts: Options) -> i32 {
 }
 
 fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
-    let mut warnings = Warnings::new();
-    for w in &opts.warnings {
-        warnings.warn(w.clone());
-    }
-    // Trust anchors are read here, once, outside every timed interval.
+    // Trust anchors are read here, once, outside every timed interval; a
+    // source that cannot be used ends the run as a usage error, alone on stderr.
     let (_floor_server, env) = if opts.config.calibrate {
         match calibration(&mut opts.config, &cancel) {
             Ok((server, env)) => (Some(server), env),
@@ -185,11 +190,15 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
         match probe::ProbeEnv::new(&opts.config, cancel.clone()) {
             Ok(env) => (None, env),
             Err(e) => {
-                eprintln!("tlsping: {e}");
-                return EXIT_FAILED;
+                eprintln!("tlsping: {}", crate::text::printable(&e));
+                return EXIT_USAGE;
             }
         }
     };
+    let mut warnings = Warnings::new();
+    for w in &opts.warnings {
+        warnings.warn(w.clone());
+    }
     let plan::Plan { mut info, lanes } = match plan::plan(&opts, &env, &mut warnings) {
         Ok(plan) => plan,
         Err(code) => return code,
@@ -198,22 +207,22 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
     // The rounds' zero point on both clocks, known to the output from its first line.
     let run_start = probe::RunStart::now();
     info.started_at = Some(run_start.wall);
-    let stdout = io::stdout();
+    let stdout = || stdout_for(&opts.output);
     let started: io::Result<Live<_>> = match &opts.output {
         Output::Table => {
-            let mut h = Human::new(stdout.lock(), &info, style(&opts));
+            let mut h = Human::new(stdout(), &info, style(&opts));
             h.start(&info).map(|_| Live::Human(h))
         }
         Output::Csv { time_first } => {
-            render::csv::CsvStream::for_run(stdout.lock(), &info, *time_first).map(Live::Csv)
+            render::csv::CsvStream::for_run(stdout(), &info, *time_first).map(Live::Csv)
         }
         Output::Json => Ok(Live::JsonAtEnd),
         Output::WriteOut(format) => Ok(Live::WriteOut {
-            out: stdout.lock(),
+            out: stdout(),
             format: format.clone(),
             compare: info.compare.clone(),
         }),
-        Output::Jsonl => render::jsonl::JsonlStream::start(stdout.lock(), &info).map(Live::Jsonl),
+        Output::Jsonl => render::jsonl::JsonlStream::start(stdout(), &info).map(Live::Jsonl),
     };
     let live = match started {
         Ok(live) => live,
@@ -259,7 +268,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
         Live::Jsonl(j) => j.finish(&summary, warnings.list()),
         Live::WriteOut { .. } => Ok(()),
         Live::JsonAtEnd => {
-            let out = io::BufWriter::new(stdout.lock());
+            let out = io::BufWriter::new(stdout());
             render::json::write_document(out, &info, &rounds.samples, &summary, warnings.list())
         }
     };

@@ -8,7 +8,7 @@ use crate::probe::{self, Lane, ProbeEnv, ProbeError, RunInfo};
 use crate::render::{self, Warnings};
 use crate::stats;
 
-use super::{output_failed, CERT_WARN_DAYS, EXIT_FAILED};
+use super::{output_failed, stdout_for, CERT_WARN_DAYS, EXIT_FAILED};
 
 /// What the rounds need: the run's facts and one lane per variant that can run.
 pub(super) struct Plan {
@@ -38,23 +38,21 @@ fn version_mismatch(asked: probe::HttpVersion, got: Option<probe::Proto>) -> Opt
 /// `preflight` row (`--csv`), so a script can tell a refused connection from a
 /// certificate problem without reading stderr. Exits 2.
 fn ended_before_rounds(opts: &Options, info: &RunInfo, warnings: &Warnings) -> i32 {
-    let stdout = io::stdout();
+    let stdout = || stdout_for(&opts.output);
     let written = match &opts.output {
         Output::Table | Output::WriteOut(_) => Ok(()),
         Output::Json => {
             let summary = stats::summarize(&stats::History::new(), std::time::Duration::ZERO);
-            let out = io::BufWriter::new(stdout.lock());
+            let out = io::BufWriter::new(stdout());
             render::json::write_document(out, info, &[], &summary, warnings.list())
         }
         Output::Jsonl => {
             let summary = stats::summarize(&stats::History::new(), std::time::Duration::ZERO);
-            render::jsonl::JsonlStream::start(stdout.lock(), info)
+            render::jsonl::JsonlStream::start(stdout(), info)
                 .and_then(|mut j| j.finish(&summary, warnings.list()))
         }
-        Output::Csv { time_first } => {
-            render::csv::CsvStream::for_run(stdout.lock(), info, *time_first)
-                .and_then(|mut c| c.preflight_row(info))
-        }
+        Output::Csv { time_first } => render::csv::CsvStream::for_run(stdout(), info, *time_first)
+            .and_then(|mut c| c.preflight_row(info)),
     };
     match written {
         Ok(()) => EXIT_FAILED,
@@ -78,12 +76,11 @@ fn preflight_warnings(pre: &probe::Preflight, info: &RunInfo, warnings: &mut War
             pre.status
         ));
     }
-    if let Some(days) = info
-        .tls
-        .and_then(|t| t.cert_days_left)
-        .filter(|&d| d < CERT_WARN_DAYS)
-    {
-        warnings.warn(format!("the server certificate expires in {days} days"));
+    if let Some(tls) = info.tls {
+        if let Some(days) = tls.cert_days_left.filter(|&d| d < CERT_WARN_DAYS) {
+            let expiry = render::format::cert_expiry(days, tls.cert_expired);
+            warnings.warn(format!("the server certificate {expiry}"));
+        }
     }
 }
 
@@ -214,12 +211,12 @@ fn plan_compare(
                         cfg.target.host, found[0]
                     ),
                 };
-                eprintln!("tlsping: {}", e.text);
+                eprintln!("tlsping: {}", crate::text::printable(&e.text));
                 let info = probe::run_info_failed(cfg, e);
                 return Err(ended_before_rounds(opts, &info, warnings));
             }
             Err(text) => {
-                eprintln!("tlsping: {text}");
+                eprintln!("tlsping: {}", crate::text::printable(&text));
                 let e = ProbeError {
                     kind: probe::ErrorKind::DnsFail,
                     text,

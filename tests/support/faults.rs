@@ -56,6 +56,10 @@ pub enum Fault {
     /// Serve the first request on the connection with keep-alive, then close
     /// as soon as the second arrives: the client finds out only after sending it.
     DropSecondRequest,
+    /// Answer every request with exactly these bytes, a whole response the
+    /// connection stays open after: text no HTTP library would send (raw
+    /// control characters in a header value, say).
+    Answer(&'static [u8]),
 }
 
 /// How a fault server behaves.
@@ -444,6 +448,11 @@ impl Conn {
                     let _ = tls.shutdown();
                     let _ = raw.shutdown(Shutdown::Both);
                     return;
+                }
+                Fault::Answer(response) => {
+                    if tls.write_all(response).is_err() || tls.flush().is_err() {
+                        return;
+                    }
                 }
                 Fault::NotHttp => {
                     let _ = tls.write_all(b"SSH-2.0-OpenSSH_9.6\r\n\r\n");

@@ -40,6 +40,7 @@ fn facts(resumed: bool) -> TlsFacts {
         cipher: "TLS_AES_128_GCM_SHA256",
         group: Some("X25519MLKEM768"),
         cert_days_left: Some(61),
+        cert_expired: false,
     }
 }
 

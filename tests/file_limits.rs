@@ -1,0 +1,216 @@
+//! Files the user names are read with a size limit: a CA bundle
+//! (`--cacert`, `SSL_CERT_FILE`) and all of `SSL_CERT_DIR` at most 4 MiB,
+//! a client certificate or key at most 256 KiB. Past it, or on an endless
+//! `/dev/zero`, the run is a usage error (exit 3) that names the file and
+//! the limit, before anything is dialed. The files are read once, before the
+//! run: a hashed directory is loaded whole, and a client certificate deleted
+//! mid-run still serves every handshake.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+
+use support::pki::client_identity;
+use support::{ca, cacert, start, stderr, stdout, ServerOpts};
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("tlsping-limits-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn text(p: &Path) -> &str {
+    p.to_str().expect("temp paths are UTF-8")
+}
+
+fn show(out: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        stdout(out),
+        stderr(out)
+    )
+}
+
+/// The binary with `args`, no trust variables but those in `env`.
+fn run_with(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = support::command(args);
+    cmd.env_remove("SSL_CERT_FILE").env_remove("SSL_CERT_DIR");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("running tlsping")
+}
+
+/// `n` bytes of PEM-looking text: a file too large for its limit.
+fn oversized(dir: &Path, name: &str, n: usize) -> PathBuf {
+    let path = dir.join(name);
+    let mut body = b"-----BEGIN CERTIFICATE-----\n".to_vec();
+    body.resize(n, b'A');
+    std::fs::write(&path, body).unwrap();
+    path
+}
+
+#[test]
+fn files_past_their_limit_are_usage_errors_before_any_connection() {
+    let dir = TempDir::new("over");
+    let (cert, _, _) = client_identity(&dir.0);
+    let big_bundle = oversized(&dir.0, "bundle.pem", (4 << 20) + 1);
+    let big_key = oversized(&dir.0, "key.pem", (256 << 10) + 1);
+    let hashed = dir.0.join("hashed");
+    std::fs::create_dir_all(&hashed).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", hashed.join("0123abcd.0")).unwrap();
+    let server = start(ServerOpts::default());
+    let url = server.url();
+    let ca = cacert();
+    let bundle_says = format!("--cacert {} holds more than 4 MiB", text(&big_bundle));
+    let key_says = format!("--key {} holds more than 256 KiB", text(&big_key));
+    let dir_says = format!(
+        "the certificates in SSL_CERT_DIR={} hold more than 4 MiB, the limit for CA certificates",
+        text(&hashed)
+    );
+    // (arguments, environment, what stderr must say)
+    type Case<'a> = (Vec<&'a str>, Vec<(&'a str, &'a str)>, &'a str);
+    let cases: [Case; 6] = [
+        (vec!["--cacert", text(&big_bundle)], vec![], &bundle_says),
+        (
+            vec![],
+            vec![("SSL_CERT_FILE", "/dev/zero")],
+            "SSL_CERT_FILE=/dev/zero holds more than 4 MiB, the limit for a CA bundle",
+        ),
+        (vec![], vec![("SSL_CERT_DIR", text(&hashed))], &dir_says),
+        (
+            vec!["--cacert", &ca, "--cert", "/dev/zero"],
+            vec![],
+            "--cert /dev/zero holds more than 256 KiB, the limit for a client certificate",
+        ),
+        (
+            vec!["--cacert", &ca, "--cert", text(&cert), "--key", "/dev/zero"],
+            vec![],
+            "--key /dev/zero holds more than 256 KiB, the limit for a private key",
+        ),
+        (
+            vec![
+                "--cacert",
+                &ca,
+                "--cert",
+                text(&cert),
+                "--key",
+                text(&big_key),
+            ],
+            vec![],
+            &key_says,
+        ),
+    ];
+    for (mut args, env, says) in cases {
+        args.extend(["-n", "1", url.as_str()]);
+        let out = run_with(&args, &env);
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{args:?} {env:?}: {}",
+            show(&out)
+        );
+        let err = stderr(&out);
+        let first = err.lines().next().unwrap_or_default();
+        assert!(first.starts_with("tlsping: "), "{args:?} {env:?}: {err}");
+        assert!(first.contains(says), "{args:?} {env:?}: {err}");
+    }
+    assert_eq!(server.counters.snapshot().tcp, 0, "nothing may be dialed");
+}
+
+#[test]
+fn a_hashed_ca_directory_is_loaded_and_trusted() {
+    let dir = TempDir::new("hashed");
+    let server = start(ServerOpts::default());
+    let url = server.url();
+    // Without a hashed name, OpenSSL would never look at the file.
+    std::fs::copy(&ca().pem_path, dir.0.join("test-ca.pem")).unwrap();
+    let out = run_with(&["-n", "1", &url], &[("SSL_CERT_DIR", text(&dir.0))]);
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    assert!(
+        stderr(&out).contains("holds no certificate under a hashed name"),
+        "{}",
+        show(&out)
+    );
+    assert_eq!(server.counters.snapshot().tcp, 0, "nothing may be dialed");
+
+    let hash = ca().cert.subject_name_hash();
+    std::fs::copy(&ca().pem_path, dir.0.join(format!("{hash:08x}.0"))).unwrap();
+    let out = run_with(
+        &["-n", "1", "-i", "200ms", &url],
+        &[("SSL_CERT_DIR", text(&dir.0))],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+}
+
+#[test]
+fn client_certificate_files_are_read_once_before_the_run() {
+    let dir = TempDir::new("once");
+    let (cert, key, _) = client_identity(&dir.0);
+    let server = start(ServerOpts {
+        require_client_cert: true,
+        ..Default::default()
+    });
+    let ca = cacert();
+    let args = [
+        "--jsonl",
+        "-m",
+        "cold",
+        "-n",
+        "3",
+        "-i",
+        "300ms",
+        "--warmup",
+        "0",
+        "--cacert",
+        &ca,
+        "--cert",
+        text(&cert),
+        "--key",
+        text(&key),
+        &server.url(),
+    ];
+    let mut child = support::command(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starting tlsping");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut samples = Vec::new();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        if line.contains("\"type\":\"sample\"") {
+            samples.push(line);
+            break;
+        }
+    }
+    // Round 1 is over: from now on no file is there to be read.
+    std::fs::remove_file(&cert).unwrap();
+    std::fs::remove_file(&key).unwrap();
+    samples.extend(
+        lines
+            .map(Result::unwrap)
+            .filter(|l| l.contains("\"type\":\"sample\"")),
+    );
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{samples:#?}\n{}", stderr(&out));
+    assert_eq!(samples.len(), 3, "{samples:#?}");
+    for s in &samples {
+        let s: serde_json::Value = serde_json::from_str(s).unwrap();
+        assert!(s["error"].is_null(), "{s:#}");
+    }
+}
