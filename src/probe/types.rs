@@ -231,6 +231,9 @@ pub struct Sample {
     /// With `--early-data`: what became of the request as TLS early data.
     /// `None` when the flag is off.
     pub early_data: Option<super::config::EarlyData>,
+    /// libcurl's further answers about the transfer, only when the output
+    /// asks for them (`Config::capture`) and only until it has shown them.
+    pub transfer: Option<Box<super::transfer::TransferFacts>>,
 }
 
 fn diff(later: u32, earlier: u32) -> Option<Duration> {
@@ -266,6 +269,7 @@ impl Sample {
             tcp_info: None,
             server_timing: Box::default(),
             early_data: None,
+            transfer: None,
         }
     }
 
