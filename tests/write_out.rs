@@ -2,7 +2,9 @@
 //! the same file, rendered by curl for its own transfer and by us for real
 //! samples of the engine, on the same test server, must have the same shape:
 //! the same fields, six decimals in every time, a three-digit `http_code`,
-//! `http_version` spelled alike, and the same address.
+//! `http_version` spelled alike, and the same address. Then the flag through
+//! the binary: one line per sample, what the probes read for the format,
+//! and the formats it refuses before any connection.
 
 mod support;
 
@@ -97,6 +99,8 @@ fn our_samples(server: &TestServer) -> Vec<Sample> {
     let rounds = probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet);
     assert!(rounds.stop.is_none(), "stopped: {:?}", rounds.stop);
     assert!(rounds.samples.iter().all(|s| s.ok()));
+    // Without a format asking (no `capture`), nothing more is read.
+    assert!(rounds.samples.iter().all(|s| s.transfer.is_none()));
     rounds.samples
 }
 
@@ -138,7 +142,7 @@ fn same_shape(h2: bool) {
     let theirs = fields(&theirs);
     assert_eq!(theirs.len(), names.len(), "curl: {theirs:?}");
     let samples = our_samples(&server);
-    let json = write_out::parse_format("%{json}").unwrap();
+    let json = write_out::parse_format("%{tlsping_json}").unwrap();
     for s in &samples {
         let rendered = format.render(s, None);
         eprintln!("ours ({} round {}): {rendered:?}", s.mode.as_str(), s.round);
@@ -191,8 +195,8 @@ fn same_shape_as_curl_w_over_http2() {
     same_shape(true);
 }
 
-/// `%{json}` is our sample object where curl's is its own, but both are one
-/// JSON object on one line, so a script can read either line by line.
+/// `%{json}` is one JSON object on one line in both, so a script can read
+/// either line by line.
 #[test]
 fn json_is_one_object_on_one_line_as_in_curl() {
     if !support::have("curl") {
@@ -249,20 +253,21 @@ fn the_flag_prints_one_line_per_sample_and_nothing_else() {
         "-i",
         "200ms",
         "--write-out",
-        "%{round} %{mode} %{http_code} %{num_connects}\\n",
+        "%{round} %{mode} %{http_code} %{num_connects} %{warmup}\\n",
         &server.url(),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
     let text = support::stdout(&out);
     let mut lines: Vec<&str> = text.lines().collect();
     lines.sort_unstable();
+    // Round 1 is the warm-up round (--warmup 1): a script can drop it.
     assert_eq!(
         lines,
         [
-            "1 cold 200 1",
-            "1 warm 200 1",
-            "2 cold 200 1",
-            "2 warm 200 0"
+            "1 cold 200 1 true",
+            "1 warm 200 1 true",
+            "2 cold 200 1 false",
+            "2 warm 200 0 false"
         ],
         "{text}"
     );
@@ -279,4 +284,116 @@ fn the_flag_prints_one_line_per_sample_and_nothing_else() {
         support::stderr(&out)
     );
     assert!(out.stdout.is_empty());
+}
+
+/// The binary reads of each transfer what the format prints: libcurl's
+/// answers, the header it names, curl's object.
+#[test]
+fn the_probes_read_what_the_format_prints() {
+    let server = support::start(support::ServerOpts {
+        headers: vec![
+            ("Server".into(), "tlsping-test/1".into()),
+            ("Content-Type".into(), "text/x-tlsping".into()),
+        ],
+        ..Default::default()
+    });
+    let ca = support::cacert();
+    let out = support::tlsping(&[
+        "--cacert",
+        &ca,
+        "-n",
+        "1",
+        "-m",
+        "cold",
+        "--write-out",
+        "%{method} %{content_type} %header{server} %{url_effective} %{json}\\n",
+        &server.url(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
+    let text = support::stdout(&out);
+    let want = format!(
+        "HEAD text/x-tlsping tlsping-test/1 {} {{\"certs\":\"Subject:",
+        server.url()
+    );
+    assert!(text.starts_with(&want), "{text}");
+    let json = text
+        .split_once(" {")
+        .map(|(_, j)| format!("{{{j}"))
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_str(json.trim_end()).unwrap();
+    assert!(doc["num_headers"].as_u64().unwrap() >= 2, "{doc}");
+    assert_eq!(doc["scheme"], "https");
+    assert_eq!(doc["warmup"], true);
+}
+
+/// A format is read within 64 KiB: a file or a stdin without end is a usage
+/// error at once, before any connection.
+#[test]
+fn an_endless_format_source_is_refused_at_once() {
+    use std::io::Write as _;
+    let server = support::start(support::ServerOpts::default());
+    let started = std::time::Instant::now();
+    let out = support::tlsping(&["--write-out", "@/dev/zero", &server.url()]);
+    assert_eq!(out.status.code(), Some(3), "{}", support::stderr(&out));
+    assert!(
+        support::stderr(&out).contains("/dev/zero is longer than 65536 bytes"),
+        "{}",
+        support::stderr(&out)
+    );
+
+    let mut child = support::command(&["--write-out", "@-", &server.url()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // Writes until tlsping stops reading and closes its end.
+    let writer = std::thread::spawn(move || {
+        let chunk = [b'%'; 4096];
+        while stdin.write_all(&chunk).is_ok() {}
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", support::stderr(&out));
+    assert!(
+        support::stderr(&out).contains("stdin is longer than 65536 bytes"),
+        "{}",
+        support::stderr(&out)
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    assert_eq!(server.counters.snapshot().tcp, 0, "a connection was made");
+}
+
+/// A name curl knows that cannot apply to a probe is refused with its own
+/// message, an unknown one with curl's; both before any connection.
+#[test]
+fn names_that_cannot_apply_are_refused_apart_from_unknown_ones() {
+    let server = support::start(support::ServerOpts::default());
+    let run = |fmt: &str| {
+        let out = support::tlsping(&["--write-out", fmt, &server.url()]);
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{fmt}: {}",
+            support::stderr(&out)
+        );
+        assert!(out.stdout.is_empty(), "{fmt}");
+        support::stderr(&out)
+    };
+    let not_here = run("%{http_code} %{filename_effective}");
+    assert!(
+        not_here.contains("curl's %{filename_effective} is not supported here"),
+        "{not_here}"
+    );
+    let unknown = run("%{http_code} %{filename_efective}");
+    assert!(
+        unknown.contains("unknown --write-out variable: 'filename_efective'"),
+        "{unknown}"
+    );
+    assert!(!unknown.contains("not supported here"), "{unknown}");
+    let output = run("%output{/tmp/tlsping-never-written}%{http_code}");
+    assert!(output.contains("not supported here"), "{output}");
+    assert!(!std::path::Path::new("/tmp/tlsping-never-written").exists());
+    assert_eq!(server.counters.snapshot().tcp, 0, "a connection was made");
 }

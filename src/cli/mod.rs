@@ -201,8 +201,9 @@ pub struct Args {
     pub jsonl: bool,
 
     /// Print FORMAT for every sample as it finishes, in place of the table: curl's -w
-    /// syntax and units (%{time_connect}, %{http_code}, %{json}, ...) plus %{mode},
-    /// %{round} and %{variant}; @FILE reads the format from a file
+    /// syntax, variables and units (%{time_connect}, %{http_code}, %header{name},
+    /// %{json}, ...) plus %{mode}, %{round}, %{variant}, %{warmup} and %{tlsping_json};
+    /// @FILE reads the format from a file, @- from stdin (at most 64 KiB)
     #[arg(long = "write-out", value_name = "FORMAT",
           conflicts_with_all = ["json", "csv", "jsonl"], help_heading = "Output")]
     pub write_out: Option<String>,
@@ -459,12 +460,21 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
             )));
         }
     }
+    let write_out = match &args.write_out {
+        Some(arg) => {
+            let format = crate::render::write_out::parse(arg).map_err(UsageError)?;
+            // The probes read only what the format prints.
+            config.capture = format.needs();
+            Some(format)
+        }
+        None => None,
+    };
     let compare = match &args.compare {
         Some(v) => Some(compare::parse(v, &fixed, &config)?),
         None => None,
     };
-    let output = if let Some(format) = &args.write_out {
-        Output::WriteOut(crate::render::write_out::parse(format).map_err(UsageError)?)
+    let output = if let Some(format) = write_out {
+        Output::WriteOut(format)
     } else if args.json {
         Output::Json
     } else if args.jsonl {

@@ -28,6 +28,9 @@ pub struct Collector {
     pub(super) tls: Option<TlsFacts>,
     /// The server's leaf certificate, examined once the transfer is over.
     pub(super) leaf: Option<openssl::x509::X509>,
+    /// The certificates the server sent, when the output prints them: room
+    /// for them is made once (`keep_chain`), so taking them allocates nothing.
+    pub(super) chain: Vec<openssl::x509::X509>,
     /// Requests libcurl sent during this `perform`. Shared, not boxed:
     /// libcurl writes through a pointer to it, and a heap value of its own
     /// keeps that pointer clear of every `&mut` to the handler.
@@ -66,6 +69,7 @@ impl Collector {
             cancel,
             tls: None,
             leaf: None,
+            chain: Vec::new(),
             requests_sent: Arc::default(),
             tls_taken: false,
             body_bytes: 0,
@@ -100,6 +104,11 @@ impl Collector {
         self.location.as_deref()
     }
 
+    /// Keep up to `max` certificates of each handshake's chain.
+    pub(super) fn keep_chain(&mut self, max: usize) {
+        self.chain.reserve_exact(max);
+    }
+
     /// Takes the TLS facts once the handshake of this transfer is complete.
     /// Called from libcurl's callbacks only.
     fn take_tls(&mut self) {
@@ -109,7 +118,7 @@ impl Collector {
         // SAFETY: we are inside a callback of the transfer running on the
         // handle `live` was taken from (set in `ProbeHandle::new`; a collector
         // without a handle holds a null one, which reads nothing).
-        if let Some(live) = unsafe { self.live.tls_facts_of_new_handshake() } {
+        if let Some(live) = unsafe { self.live.tls_facts_of_new_handshake(&mut self.chain) } {
             self.tls = Some(live.facts);
             self.leaf = live.leaf;
             self.tls_taken = true;
@@ -120,6 +129,7 @@ impl Collector {
         self.last_byte = None;
         self.tls = None;
         self.leaf = None;
+        self.chain.clear();
         self.tls_taken = false;
         self.requests_sent.store(0, Ordering::Relaxed);
         self.body_bytes = 0;

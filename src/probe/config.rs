@@ -227,6 +227,8 @@ pub struct Config {
     pub client_key: Option<PemFile>,
     /// `--early-data`: resumed cold probes send the request as TLS 1.3 early data.
     pub early_data: bool,
+    /// What the output reads of each transfer beyond the sample (`--write-out`).
+    pub capture: super::transfer::Capture,
 }
 
 impl Config {
@@ -292,6 +294,7 @@ impl Config {
             client_cert: None,
             client_key: None,
             early_data: false,
+            capture: super::transfer::Capture::default(),
         }
     }
 }

@@ -728,11 +728,18 @@ impl LiveHandle {
     /// `None` before that, and throughout a transfer on a reused connection
     /// (libcurl leaves its appconnect timer at 0 then), or without TLS.
     ///
+    /// `chain` receives counted references to the certificates the server
+    /// sent, as many as fit in the room it already has (none without room),
+    /// so nothing is allocated here.
+    ///
     /// # Safety
     /// Call only from a libcurl callback of the transfer running on this
     /// handle: the `SSL*` read here belongs to the connection and may be freed
     /// as soon as the transfer ends.
-    pub(crate) unsafe fn tls_facts_of_new_handshake(self) -> Option<LiveTls> {
+    pub(crate) unsafe fn tls_facts_of_new_handshake(
+        self,
+        chain: &mut Vec<openssl::x509::X509>,
+    ) -> Option<LiveTls> {
         if self.0.is_null() || getinfo_off_t(self.0, CURLINFO_APPCONNECT_TIME_T) == 0 {
             return None;
         }
@@ -775,6 +782,10 @@ impl LiveHandle {
             cert_days_left: None,
             cert_expired: false,
         };
+        if let Some(sent) = ssl.peer_cert_chain() {
+            let room = chain.capacity() - chain.len();
+            chain.extend(sent.iter().take(room).map(|c| c.to_owned()));
+        }
         // A counted reference: examining the certificate waits until the transfer is over.
         Some(LiveTls {
             facts,

@@ -15,6 +15,7 @@ use super::config::{Config, HttpVersion, IpVersion, Method, TlsMax};
 use super::curl_ffi::{self, CloseWatch, LiveHandle};
 use super::env::ProbeEnv;
 use super::sample::{self, Outcome};
+use super::transfer::{self, Capture, MAX_CERTS};
 use super::types::{Mode, Sample};
 
 /// An easy handle ready for probes.
@@ -27,6 +28,10 @@ pub struct ProbeHandle {
     _counter: std::sync::Arc<std::sync::atomic::AtomicU32>,
     /// `--early-data`: samples say what became of it.
     early_data: bool,
+    /// What the output reads of each transfer beyond the sample.
+    capture: Capture,
+    /// The URL of the next request, as handed to libcurl.
+    url: String,
     /// The cold runner's watch on its connections' sockets, which libcurl
     /// points at (see `read_tcp_info_at_close`): held here too, so it is
     /// alive whenever this handle's transfers can close a socket.
@@ -84,6 +89,9 @@ impl ProbeHandle {
         // as the handle does.
         easy.get_mut().live = LiveHandle::of(&easy);
         let counter = easy.get_ref().requests_counter();
+        if cfg.capture.certs {
+            easy.get_mut().keep_chain(MAX_CERTS);
+        }
         // SAFETY: the counter is a heap value of its own that this handle
         // keeps a reference to in `_counter`, dropped after `easy`; so it
         // stays put and alive until libcurl's handle is cleaned up.
@@ -203,13 +211,17 @@ impl ProbeHandle {
             easy,
             _counter: counter,
             early_data: cfg.early_data,
+            capture: cfg.capture.clone(),
+            url: url.to_string(),
             _close_watch: close_watch,
         })
     }
 
     /// The URL of the next request (cache busting changes it per round).
     pub fn set_url(&mut self, url: &str) -> Result<(), curl::Error> {
-        self.easy.url(url)
+        self.easy.url(url)?;
+        url.clone_into(&mut self.url);
+        Ok(())
     }
 
     /// The whole-transfer timeout of the next request.
@@ -260,6 +272,10 @@ impl ProbeHandle {
     /// ended, as a sample.
     pub fn sample(&mut self, mode: Mode, round: u32, https: bool, done: Outcome) -> Sample {
         let tcp = sample::tcp_facts(self.easy.get_mut());
-        sample::build(&self.easy, tcp, self.early_data, mode, round, https, done)
+        let facts = (!self.capture.is_empty())
+            .then(|| transfer::read(&self.easy, &self.capture, &self.url, &done.result));
+        let mut sample = sample::build(&self.easy, tcp, self.early_data, mode, round, https, done);
+        sample.transfer = facts.map(Box::new);
+        sample
     }
 }

@@ -1,9 +1,11 @@
 //! Measuring: the preflight, the cold and warm probes on libcurl, and the
 //! scheduler. Owns every shared data type; knows nothing of statistics or output.
 
-// Bottom-up: types, config, cancel <- curl_ffi <- errors, collector <-
-// sample, handle <- cold, warm, preflight <- scheduler.
+// Bottom-up: types, config, cancel <- curl_ffi, url_parts <- errors,
+// collector, cert_text <- transfer, sample, handle <- cold, warm, preflight
+// <- scheduler.
 mod cancel;
+mod cert_text;
 mod cold;
 mod cold_driver;
 mod collector;
@@ -19,8 +21,10 @@ mod retry_after;
 mod sample;
 mod scheduler;
 pub mod server_timing;
+mod transfer;
 mod trust;
 mod types;
+mod url_parts;
 mod warm;
 
 pub use cancel::Cancel;
@@ -41,11 +45,16 @@ pub use scheduler::{
     round_modes, run_lanes, run_rounds, EarlyStop, Lane, Notice, Observer, Rounds, RunStart,
     MAX_CONSECUTIVE_FAILURES,
 };
+pub use transfer::{
+    curl_version, Capture, HeaderCapture, TransferFacts, MAX_CERTS, MAX_HEADERS, MAX_HEADER_BYTES,
+    MAX_TEXT,
+};
 pub use trust::{check_sources as check_trust_sources, TrustStore};
 pub use types::{
     server_time_us, tls_version_label, Axis, CompareInfo, CurlTimers, ErrorKind, Mode, ProbeError,
     Proto, RunInfo, Sample, ServerTiming, TcpFacts, TlsFacts, VariantInfo,
 };
+pub use url_parts::{UrlPart, UrlParts};
 
 /// The run's facts for the header line and `run` in JSON.
 pub fn run_info(cfg: &Config, pre: &Preflight) -> RunInfo {

@@ -238,6 +238,9 @@ pub struct Sample {
     /// With `--early-data`: what became of the request as TLS early data.
     /// `None` when the flag is off.
     pub early_data: Option<super::config::EarlyData>,
+    /// libcurl's further answers about the transfer, only when the output
+    /// asks for them (`Config::capture`) and only until it has shown them.
+    pub transfer: Option<Box<super::transfer::TransferFacts>>,
 }
 
 fn diff(later: u32, earlier: u32) -> Option<Duration> {
@@ -274,6 +277,7 @@ impl Sample {
             socket_open: None,
             server_timing: Box::default(),
             early_data: None,
+            transfer: None,
         }
     }
 

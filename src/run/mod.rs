@@ -119,11 +119,15 @@ impl<W: Write> Observer for Watch<'_, W> {
         self.warnings
             .warn(render::warnings::notice_text(notice, self.info));
     }
-    fn keep(&mut self, samples: Vec<Sample>) -> Vec<Sample> {
+    fn keep(&mut self, mut samples: Vec<Sample>) -> Vec<Sample> {
         for s in &samples {
             self.history.push(s);
         }
         if self.keep_full {
+            // What `--write-out` read of each transfer has been printed.
+            for s in &mut samples {
+                s.transfer = None;
+            }
             samples
         } else {
             Vec::new()
@@ -316,6 +320,30 @@ mod tests {
             let rounds: Vec<u32> = watch.history.iter().map(|r| r.round()).collect();
             assert_eq!(rounds, [1, 1]);
         }
+    }
+
+    #[test]
+    fn a_sample_kept_in_full_forgets_what_write_out_read() {
+        use crate::stats::synthetic;
+        let info = synthetic::run_info();
+        let mut warnings = Warnings::new();
+        let mut watch = Watch::<Vec<u8>> {
+            live: Live::JsonAtEnd,
+            warnings: &mut warnings,
+            info: &info,
+            history: stats::History::new(),
+            keep_full: true,
+            early_data: Default::default(),
+            dns_overlap: Default::default(),
+        };
+        let mut shown = synthetic::cold(1, 40, 100, 3000, 1000, 50);
+        shown.transfer = Some(Box::new(probe::TransferFacts {
+            headers: vec![("server".into(), "x".repeat(1000))],
+            ..probe::TransferFacts::NOT_STARTED
+        }));
+        let back = watch.keep(vec![shown.clone()]);
+        assert_eq!(back[0].transfer, None);
+        assert_eq!(back[0].timers, shown.timers);
     }
 
     #[test]
