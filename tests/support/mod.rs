@@ -3,7 +3,9 @@
 
 pub mod delay;
 pub mod faults;
+pub mod path;
 pub mod pki;
+mod relay;
 pub mod server;
 
 use std::process::{Command, Output};
