@@ -139,21 +139,29 @@ fn stages_agree_with_curl_w_within_2ms() {
         report.push_str(&format!(
             "attempt {attempt} (zero-delay cold tls: tlsping {ours_cpu:.3} ms, curl -w {curl_cpu:.3} ms)\n"
         ));
-        for row in pairs.iter_mut().filter(|r| r.0 == "cold tls") {
-            row.0 = "cold tls beyond its zero-delay handshake";
-            row.1 -= ours_cpu;
-            row.2 -= curl_cpu;
-            // Reading the delay back must not fall short by more than noise.
-            row.3 -= 1.0;
-        }
         for (name, us, them, truth) in &pairs {
             report.push_str(&format!(
                 "  {name}: tlsping {us:.3} ms, curl -w {them:.3} ms, truth {truth} ms\n"
             ));
+            // Each stage holds at least its delay, whatever the machine's
+            // load: CPU time only ever adds to it.
             assert!(
                 *us >= truth - 0.05,
                 "{name} reads below the known delay\n{report}"
             );
+        }
+        // The handshake's own CPU (client and server) differs between the
+        // two clients: compare what the delay added. Each baseline is a
+        // median of its own run, so on a loaded machine it moves by whole
+        // milliseconds: only the agreement below uses it, never the floor.
+        for row in pairs.iter_mut().filter(|r| r.0 == "cold tls") {
+            row.0 = "cold tls beyond its zero-delay handshake";
+            row.1 -= ours_cpu;
+            row.2 -= curl_cpu;
+            report.push_str(&format!(
+                "  {}: tlsping {:.3} ms, curl -w {:.3} ms\n",
+                row.0, row.1, row.2
+            ));
         }
         if pairs
             .iter()

@@ -103,7 +103,7 @@ fn machine_outputs(url: &str) -> [(&'static str, Vec<String>); 4] {
         ("csv", base(&["--csv"])),
         ("jsonl", base(&["--jsonl"])),
         ("json", base(&["--json"])),
-        ("write-out", base(&["--write-out", "%{json}\\n"])),
+        ("write-out", base(&["--write-out", "%{tlsping_json}\\n"])),
     ]
 }
 
