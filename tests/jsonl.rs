@@ -213,7 +213,7 @@ fn a_run_that_ends_before_round_one_still_writes_its_run_and_summary_lines() {
 }
 
 #[test]
-fn csv_rows_end_with_when_each_probe_started() {
+fn csv_rows_say_when_each_probe_started_after_the_connection_columns() {
     let server = start(ServerOpts::default());
     let ca = support::cacert();
     let out = command(&[
@@ -232,19 +232,21 @@ fn csv_rows_end_with_when_each_probe_started() {
     let mut rdr = csv::Reader::from_reader(out.stdout.as_slice());
     let header = rdr.headers().unwrap().clone();
     let names: Vec<&str> = header.iter().collect();
-    assert_eq!(&names[names.len() - 2..], ["t_ms", "at"]);
+    let t_ms = names.iter().position(|n| *n == "t_ms").unwrap();
+    assert_eq!(
+        &names[t_ms - 1..t_ms + 2],
+        ["early_data", "t_ms", "at"],
+        "the earlier columns keep their places; only later additions follow"
+    );
     assert_eq!(
         &names[..3],
         ["round", "mode", "warmup"],
         "the original's columns keep their places"
     );
     let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
-    let t: Vec<f64> = rows
-        .iter()
-        .map(|r| r[names.len() - 2].parse().unwrap())
-        .collect();
+    let t: Vec<f64> = rows.iter().map(|r| r[t_ms].parse().unwrap()).collect();
     assert!(t.windows(2).all(|w| w[0] < w[1]), "{t:?}");
     for r in &rows {
-        humantime::parse_rfc3339(&r[names.len() - 1]).unwrap();
+        humantime::parse_rfc3339(&r[t_ms + 1]).unwrap();
     }
 }

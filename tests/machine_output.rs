@@ -248,7 +248,7 @@ fn csv_time_first_opens_with_round_time_and_mode() {
     let first = text.lines().next().unwrap();
     assert!(first.starts_with("round,t_ms,at,mode,warmup,"), "{first}");
     assert!(
-        first.ends_with(",early_data"),
+        first.ends_with(",early_data,ocsp_stapled,ocsp_status"),
         "the time columns moved, not copied: {first}"
     );
     let mut rdr = csv::Reader::from_reader(text.as_bytes());

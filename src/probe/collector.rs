@@ -10,6 +10,7 @@ use curl::easy::{Handler, WriteError};
 
 use super::cancel::Cancel;
 use super::curl_ffi::{self, KernelTcp, LiveHandle};
+use super::ocsp::{self, TakenStaple};
 use super::trust::TrustStore;
 use super::types::TlsFacts;
 
@@ -28,6 +29,8 @@ pub struct Collector {
     pub(super) tls: Option<TlsFacts>,
     /// The server's leaf certificate, examined once the transfer is over.
     pub(super) leaf: Option<openssl::x509::X509>,
+    /// A full handshake's OCSP staple, judged once the transfer is over.
+    pub(super) staple: TakenStaple,
     /// Requests libcurl sent during this `perform`. Shared, not boxed:
     /// libcurl writes through a pointer to it, and a heap value of its own
     /// keeps that pointer clear of every `&mut` to the handler.
@@ -61,6 +64,7 @@ impl Collector {
             cancel,
             tls: None,
             leaf: None,
+            staple: TakenStaple::default(),
             requests_sent: Arc::default(),
             tls_taken: false,
             body_bytes: 0,
@@ -88,6 +92,11 @@ impl Collector {
         self.body_bytes
     }
 
+    /// The run's trust anchors (`None` with `-k`).
+    pub(super) fn anchors(&self) -> Option<&openssl::x509::store::X509StoreRef> {
+        self.trust.as_deref().map(TrustStore::store)
+    }
+
     /// The last response's `Location`, trimmed.
     pub fn location(&self) -> Option<&str> {
         self.location.as_deref()
@@ -102,7 +111,7 @@ impl Collector {
         // SAFETY: we are inside a callback of the transfer running on the
         // handle `live` was taken from (set in `ProbeHandle::new`; a collector
         // without a handle holds a null one, which reads nothing).
-        if let Some(live) = unsafe { self.live.tls_facts_of_new_handshake() } {
+        if let Some(live) = unsafe { self.live.tls_facts_of_new_handshake(&mut self.staple) } {
             self.tls = Some(live.facts);
             self.leaf = live.leaf;
             self.tls_taken = true;
@@ -113,6 +122,7 @@ impl Collector {
         self.last_byte = None;
         self.tls = None;
         self.leaf = None;
+        self.staple.clear();
         self.tls_taken = false;
         self.requests_sent.store(0, Ordering::Relaxed);
         self.body_bytes = 0;
@@ -179,8 +189,11 @@ impl Handler for Collector {
             // SAFETY: libcurl calls this callback with the SSL_CTX it is setting up.
             unsafe { curl_ffi::install_trust_store(ssl_ctx, trust.store()) };
         }
-        // SAFETY: as above.
-        unsafe { curl_ffi::stamp_handshake(ssl_ctx) };
+        // SAFETY: as above (for both).
+        unsafe {
+            curl_ffi::stamp_handshake(ssl_ctx);
+            ocsp::request_staple(ssl_ctx);
+        }
         Ok(())
     }
 

@@ -12,6 +12,7 @@ use foreign_types::ForeignTypeRef;
 use openssl::ssl::SslRef;
 
 use super::config::EarlyData;
+use super::ocsp::TakenStaple;
 use super::types::{CurlTimers, Proto, TlsFacts};
 
 // Constants from curl.h (8.10+) that curl-sys does not export.
@@ -608,13 +609,17 @@ impl LiveHandle {
 
     /// The TLS facts of a handshake this transfer made, once it is complete;
     /// `None` before that, and throughout a transfer on a reused connection
-    /// (libcurl leaves its appconnect timer at 0 then), or without TLS.
+    /// (libcurl leaves its appconnect timer at 0 then), or without TLS. A
+    /// full handshake's OCSP staple is taken into `staple`.
     ///
     /// # Safety
     /// Call only from a libcurl callback of the transfer running on this
     /// handle: the `SSL*` read here belongs to the connection and may be freed
     /// as soon as the transfer ends.
-    pub(crate) unsafe fn tls_facts_of_new_handshake(self) -> Option<LiveTls> {
+    pub(crate) unsafe fn tls_facts_of_new_handshake(
+        self,
+        staple: &mut TakenStaple,
+    ) -> Option<LiveTls> {
         if self.0.is_null() || getinfo_off_t(self.0, CURLINFO_APPCONNECT_TIME_T) == 0 {
             return None;
         }
@@ -634,7 +639,8 @@ impl LiveHandle {
         }
         // SAFETY: with the OpenSSL backend, `internals` is the connection's
         // `SSL*`, alive while the transfer is; the borrow below ends before
-        // this function returns, and we only call read-only accessors.
+        // this function returns, and we only call read-only accessors (and
+        // take the OCSP staple out of it, which `ocsp::take_first_response` justifies).
         let ssl: &SslRef = unsafe { SslRef::from_ptr(internals as *mut openssl_sys::SSL) };
         // SAFETY: `ssl` is live (above); the returned C string belongs to it
         // and is copied (interned) before this function returns.
@@ -655,7 +661,11 @@ impl LiveHandle {
             cipher: ssl.current_cipher().map(|c| c.name()).unwrap_or(""),
             group,
             cert_days_left: None,
+            ocsp: None,
         };
+        if !facts.resumed {
+            staple.take_from(ssl);
+        }
         // A counted reference: examining the certificate waits until the transfer is over.
         Some(LiveTls {
             facts,

@@ -1,7 +1,7 @@
 //! Measuring: the preflight, the cold and warm probes on libcurl, and the
 //! scheduler. Owns every shared data type; knows nothing of statistics or output.
 
-// Bottom-up: types, config, cancel <- curl_ffi <- errors, collector <-
+// Bottom-up: ocsp <- types, config, cancel <- curl_ffi <- errors, collector <-
 // sample, handle <- cold, warm, preflight <- scheduler.
 mod cancel;
 mod cold;
@@ -12,6 +12,7 @@ mod curl_ffi;
 mod env;
 mod errors;
 mod handle;
+mod ocsp;
 mod preflight;
 mod resolver;
 mod sample;
@@ -40,8 +41,8 @@ pub use scheduler::{
 };
 pub use trust::{check_sources as check_trust_sources, TrustStore};
 pub use types::{
-    tls_version_label, Axis, CompareInfo, CurlTimers, ErrorKind, Mode, ProbeError, Proto, RunInfo,
-    Sample, ServerTiming, TcpFacts, TlsFacts, VariantInfo,
+    tls_version_label, Axis, CompareInfo, CurlTimers, ErrorKind, Mode, OcspStaple, ProbeError,
+    Proto, RunInfo, Sample, ServerTiming, TcpFacts, TlsFacts, VariantInfo,
 };
 
 /// The run's facts for the header line and `run` in JSON.

@@ -85,6 +85,9 @@ pub(super) fn build(
     let tls = if timers.num_connects > 0 {
         collector.tls.map(|mut facts| {
             facts.cert_days_left = collector.leaf.as_ref().and_then(days_left);
+            facts.ocsp = collector
+                .staple
+                .judge(collector.leaf.as_deref(), collector.anchors());
             facts
         })
     } else {

@@ -3,6 +3,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+pub use super::ocsp::OcspStaple;
 pub use super::server_timing::ServerTiming;
 use crate::text::micros;
 
@@ -153,6 +154,9 @@ pub struct TlsFacts {
     pub group: Option<&'static str>,
     /// Whole days until the server certificate's notAfter (negative once expired).
     pub cert_days_left: Option<i32>,
+    /// What the server stapled (OCSP); `None` on a resumed handshake, which
+    /// carries no certificate and so no staple.
+    pub ocsp: Option<OcspStaple>,
 }
 
 impl TlsFacts {

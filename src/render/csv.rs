@@ -59,9 +59,14 @@ pub const ATTRIBUTION_COLUMNS: [&str; 6] = [
 pub const CONNECTION_COLUMNS: [&str; 1] = ["early_data"];
 
 /// When each probe started: milliseconds from the start of the rounds and
-/// the wall clock (RFC 3339, UTC, milliseconds). At the end, so every
-/// column of the original and every earlier addition keeps its place.
+/// the wall clock (RFC 3339, UTC, milliseconds). After the connection
+/// columns, so every column of the original and every earlier addition
+/// keeps its place.
 pub const TIME_COLUMNS: [&str; 2] = ["t_ms", "at"];
+
+/// What the server stapled (see the JSON fields of the same names): after
+/// the time columns, so every earlier column keeps its place.
+pub const OCSP_COLUMNS: [&str; 2] = ["ocsp_stapled", "ocsp_status"];
 
 /// `Server-Timing` metrics in one cell, in the header's own syntax
 /// (`name;dur=12.5;desc="text", next`), so a spreadsheet keeps them together.
@@ -121,6 +126,7 @@ fn column_names(compared: bool, time_first: bool) -> impl Iterator<Item = &'stat
         .chain(ATTRIBUTION_COLUMNS.iter())
         .chain(CONNECTION_COLUMNS.iter())
         .chain(late)
+        .chain(OCSP_COLUMNS.iter())
         .copied()
         .chain(compared.then_some(COMPARE_COLUMN))
 }
@@ -275,6 +281,9 @@ impl<W: Write> CsvStream<W> {
         if !self.time_first {
             self.times(s)?;
         }
+        let ocsp = s.tls.and_then(|f| f.ocsp);
+        self.text(ocsp.map(|o| if o.stapled() { "true" } else { "false" }))?;
+        self.text(ocsp.and_then(|o| o.status()))?;
         if let Some(labels) = &self.labels {
             let label = labels.get(usize::from(s.variant)).map(|l| neutralise(l));
             self.out.write_field(label.as_deref().unwrap_or(""))?;
@@ -386,21 +395,52 @@ mod tests {
     }
 
     #[test]
-    fn default_order_keeps_time_at_the_end() {
+    fn default_order_keeps_time_after_the_connection_columns_and_ocsp_last() {
         let (header, rows) = read_back(None, false, &timed_samples(), None);
         let names: Vec<&str> = header.iter().collect();
         assert_eq!(names[..3], ["round", "mode", "warmup"]);
-        assert_eq!(names[names.len() - 2..], ["t_ms", "at"]);
-        assert_eq!(names.len(), COLUMNS.len() + 17);
+        assert_eq!(
+            names[names.len() - 5..],
+            ["early_data", "t_ms", "at", "ocsp_stapled", "ocsp_status"]
+        );
+        assert_eq!(names.len(), COLUMNS.len() + 19);
         for r in &rows {
             assert_eq!(r.len(), names.len());
         }
-        assert_eq!(&rows[0][names.len() - 2], "12.000");
-        assert_eq!(&rows[0][names.len() - 1], "2027-01-15T08:00:00.123Z");
+        let t_ms = names.len() - 4;
+        assert_eq!(&rows[0][t_ms], "12.000");
+        assert_eq!(&rows[0][t_ms + 1], "2027-01-15T08:00:00.123Z");
 
         let (header, _) = read_back(Some(vec!["a".into()]), false, &[], None);
         let names: Vec<&str> = header.iter().collect();
-        assert_eq!(names[names.len() - 3..], ["t_ms", "at", "variant"]);
+        assert_eq!(
+            names[names.len() - 5..],
+            ["t_ms", "at", "ocsp_stapled", "ocsp_status", "variant"]
+        );
+    }
+
+    #[test]
+    fn ocsp_cells_are_filled_for_full_handshakes_only() {
+        use crate::stats::synthetic;
+        // Round 1's cold probe makes a full handshake, round 2's resumes;
+        // a warm probe makes none.
+        let samples = [
+            synthetic::cold(1, 40, 100, 3000, 1000, 50),
+            synthetic::cold(2, 40, 100, 3000, 1000, 50),
+            synthetic::warm(1, 30, 1000, 10, true),
+        ];
+        let (header, rows) = read_back(None, false, &samples, None);
+        let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+        let (stapled, status) = (col("ocsp_stapled"), col("ocsp_status"));
+        let cells: Vec<(&str, &str)> = rows.iter().map(|r| (&r[stapled], &r[status])).collect();
+        assert_eq!(cells, [("true", "good"), ("", ""), ("", "")]);
+
+        let mut none = synthetic::cold(1, 40, 100, 3000, 1000, 50);
+        if let Some(t) = &mut none.tls {
+            t.ocsp = Some(crate::probe::OcspStaple::NotStapled);
+        }
+        let (_, rows) = read_back(None, false, &[none], None);
+        assert_eq!((&rows[0][stapled], &rows[0][status]), ("false", ""));
     }
 
     #[test]
@@ -448,7 +488,7 @@ mod tests {
         let labels = Some(vec!["v4".to_string()]);
         let (header, rows) = read_back(labels, true, &samples, None);
         assert_eq!(header.get(header.len() - 1), Some("variant"));
-        assert_eq!(header.get(header.len() - 2), Some("early_data"));
+        assert_eq!(header.get(header.len() - 4), Some("early_data"));
         assert!(rows
             .iter()
             .all(|r| r.len() == header.len() && &r[r.len() - 1] == "v4"));

@@ -77,6 +77,9 @@ pub struct RunJson {
     /// `--compare` only: the axis and every variant asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     compare: Option<CompareJson>,
+    /// What the server stapled to the preflight's handshake (see the samples).
+    ocsp_stapled: Option<bool>,
+    ocsp_status: Option<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -158,6 +161,10 @@ pub struct SampleJson<'a> {
     server_timing: Vec<ServerTimingJson<'a>>,
     /// `--early-data`: accepted, rejected or not_sent; null without the flag.
     early_data: Option<&'static str>,
+    /// Full handshakes only (null otherwise): whether the server stapled an
+    /// OCSP response, and what it says of the leaf (null when none was stapled).
+    ocsp_stapled: Option<bool>,
+    ocsp_status: Option<&'static str>,
     /// `--compare` only: the label of the sample's variant.
     #[serde(skip_serializing_if = "Option::is_none")]
     variant: Option<&'a str>,
@@ -289,6 +296,8 @@ pub fn run_json(info: &RunInfo) -> RunJson {
         preflight_error_kind: info.preflight_error.as_ref().map(|e| e.kind.slug()),
         preflight_error: info.preflight_error.as_ref().map(|e| e.text.clone()),
         compare: info.compare.as_ref().map(compare_json),
+        ocsp_stapled: info.tls.and_then(|t| t.ocsp).map(|o| o.stapled()),
+        ocsp_status: info.tls.and_then(|t| t.ocsp).and_then(|o| o.status()),
     }
 }
 
@@ -373,6 +382,8 @@ pub fn sample_json_in<'a>(s: &'a Sample, compare: Option<&'a CompareInfo>) -> Sa
             })
             .collect(),
         early_data: s.early_data.map(|e| e.as_str()),
+        ocsp_stapled: s.tls.and_then(|f| f.ocsp).map(|o| o.stapled()),
+        ocsp_status: s.tls.and_then(|f| f.ocsp).and_then(|o| o.status()),
         variant: compare.map(|c| c.label(s.variant)),
     }
 }
