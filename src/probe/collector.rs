@@ -10,6 +10,7 @@ use curl::easy::{Handler, WriteError};
 
 use super::cancel::Cancel;
 use super::curl_ffi::{self, CloseWatch, KernelTcp, LiveHandle};
+use super::ocsp::{self, TakenStaple};
 use super::trust::TrustStore;
 use super::types::TlsFacts;
 
@@ -31,6 +32,8 @@ pub struct Collector {
     /// The certificates the server sent, when the output prints them: room
     /// for them is made once (`keep_chain`), so taking them allocates nothing.
     pub(super) chain: Vec<openssl::x509::X509>,
+    /// A full handshake's OCSP staple, judged once the transfer is over.
+    pub(super) staple: TakenStaple,
     /// Requests libcurl sent during this `perform`. Shared, not boxed:
     /// libcurl writes through a pointer to it, and a heap value of its own
     /// keeps that pointer clear of every `&mut` to the handler.
@@ -70,6 +73,7 @@ impl Collector {
             tls: None,
             leaf: None,
             chain: Vec::new(),
+            staple: TakenStaple::default(),
             requests_sent: Arc::default(),
             tls_taken: false,
             body_bytes: 0,
@@ -99,6 +103,11 @@ impl Collector {
         self.body_bytes
     }
 
+    /// The run's trust anchors (`None` with `-k`).
+    pub(super) fn anchors(&self) -> Option<&openssl::x509::store::X509StoreRef> {
+        self.trust.as_deref().map(TrustStore::store)
+    }
+
     /// The last response's `Location`, trimmed.
     pub fn location(&self) -> Option<&str> {
         self.location.as_deref()
@@ -118,7 +127,10 @@ impl Collector {
         // SAFETY: we are inside a callback of the transfer running on the
         // handle `live` was taken from (set in `ProbeHandle::new`; a collector
         // without a handle holds a null one, which reads nothing).
-        if let Some(live) = unsafe { self.live.tls_facts_of_new_handshake(&mut self.chain) } {
+        if let Some(live) = unsafe {
+            self.live
+                .tls_facts_of_new_handshake(&mut self.chain, &mut self.staple)
+        } {
             self.tls = Some(live.facts);
             self.leaf = live.leaf;
             self.tls_taken = true;
@@ -130,6 +142,7 @@ impl Collector {
         self.tls = None;
         self.leaf = None;
         self.chain.clear();
+        self.staple.clear();
         self.tls_taken = false;
         self.requests_sent.store(0, Ordering::Relaxed);
         self.body_bytes = 0;
@@ -197,8 +210,11 @@ impl Handler for Collector {
             // SAFETY: libcurl calls this callback with the SSL_CTX it is setting up.
             unsafe { curl_ffi::install_trust_store(ssl_ctx, trust.store()) };
         }
-        // SAFETY: as above.
-        unsafe { curl_ffi::stamp_handshake(ssl_ctx) };
+        // SAFETY: as above (for both).
+        unsafe {
+            curl_ffi::stamp_handshake(ssl_ctx);
+            ocsp::request_staple(ssl_ctx);
+        }
         Ok(())
     }
 

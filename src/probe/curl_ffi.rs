@@ -12,6 +12,7 @@ use foreign_types::ForeignTypeRef;
 use openssl::ssl::SslRef;
 
 use super::config::EarlyData;
+use super::ocsp::TakenStaple;
 use super::types::{CurlTimers, Proto, TlsFacts};
 
 // Constants from curl.h (8.10+) that curl-sys does not export.
@@ -726,7 +727,8 @@ impl LiveHandle {
 
     /// The TLS facts of a handshake this transfer made, once it is complete;
     /// `None` before that, and throughout a transfer on a reused connection
-    /// (libcurl leaves its appconnect timer at 0 then), or without TLS.
+    /// (libcurl leaves its appconnect timer at 0 then), or without TLS. A
+    /// full handshake's OCSP staple is taken into `staple`.
     ///
     /// `chain` receives counted references to the certificates the server
     /// sent, as many as fit in the room it already has (none without room),
@@ -739,6 +741,7 @@ impl LiveHandle {
     pub(crate) unsafe fn tls_facts_of_new_handshake(
         self,
         chain: &mut Vec<openssl::x509::X509>,
+        staple: &mut TakenStaple,
     ) -> Option<LiveTls> {
         if self.0.is_null() || getinfo_off_t(self.0, CURLINFO_APPCONNECT_TIME_T) == 0 {
             return None;
@@ -759,7 +762,8 @@ impl LiveHandle {
         }
         // SAFETY: with the OpenSSL backend, `internals` is the connection's
         // `SSL*`, alive while the transfer is; the borrow below ends before
-        // this function returns, and we only call read-only accessors.
+        // this function returns, and we only call read-only accessors (and
+        // take the OCSP staple out of it, which `ocsp::take_first_response` justifies).
         let ssl: &SslRef = unsafe { SslRef::from_ptr(internals as *mut openssl_sys::SSL) };
         // SAFETY: `ssl` is live (above); the returned C string belongs to it
         // and is copied (interned) before this function returns.
@@ -781,7 +785,11 @@ impl LiveHandle {
             group,
             cert_days_left: None,
             cert_expired: false,
+            ocsp: None,
         };
+        if !facts.resumed {
+            staple.take_from(ssl);
+        }
         if let Some(sent) = ssl.peer_cert_chain() {
             let room = chain.capacity() - chain.len();
             chain.extend(sent.iter().take(room).map(|c| c.to_owned()));

@@ -1,7 +1,7 @@
 //! Measuring: the preflight, the cold and warm probes on libcurl, and the
 //! scheduler. Owns every shared data type; knows nothing of statistics or output.
 
-// Bottom-up: types, config, cancel <- curl_ffi, url_parts <- errors,
+// Bottom-up: ocsp <- types, config, cancel <- curl_ffi, url_parts <- errors,
 // collector, cert_text <- transfer, sample, handle <- cold, warm, preflight
 // <- scheduler.
 mod cancel;
@@ -15,6 +15,7 @@ mod curl_ffi;
 mod env;
 mod errors;
 mod handle;
+mod ocsp;
 mod preflight;
 mod resolver;
 mod retry_after;
@@ -51,8 +52,8 @@ pub use transfer::{
 };
 pub use trust::{check_sources as check_trust_sources, TrustStore};
 pub use types::{
-    server_time_us, tls_version_label, Axis, CompareInfo, CurlTimers, ErrorKind, Mode, ProbeError,
-    Proto, RunInfo, Sample, ServerTiming, TcpFacts, TlsFacts, VariantInfo,
+    server_time_us, tls_version_label, Axis, CompareInfo, CurlTimers, ErrorKind, Mode, OcspStaple,
+    ProbeError, Proto, RunInfo, Sample, ServerTiming, TcpFacts, TlsFacts, VariantInfo,
 };
 pub use url_parts::{UrlPart, UrlParts};
 

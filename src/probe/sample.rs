@@ -92,6 +92,9 @@ pub(super) fn build(
                 facts.cert_days_left = Some(days);
                 facts.cert_expired = expired;
             }
+            facts.ocsp = collector
+                .staple
+                .judge(collector.leaf.as_deref(), collector.anchors());
             facts
         })
     } else {

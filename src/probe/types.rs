@@ -3,6 +3,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+pub use super::ocsp::OcspStaple;
 pub use super::server_timing::ServerTiming;
 use crate::text::micros;
 
@@ -156,6 +157,9 @@ pub struct TlsFacts {
     pub cert_days_left: Option<i32>,
     /// The notAfter is past (what `cert_days_left` 0 cannot say).
     pub cert_expired: bool,
+    /// What the server stapled (OCSP); `None` on a resumed handshake, which
+    /// carries no certificate and so no staple.
+    pub ocsp: Option<OcspStaple>,
 }
 
 impl TlsFacts {

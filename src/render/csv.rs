@@ -59,12 +59,15 @@ pub const ATTRIBUTION_COLUMNS: [&str; 6] = [
 pub const CONNECTION_COLUMNS: [&str; 1] = ["early_data"];
 
 /// When each probe started: milliseconds from the start of the rounds and
-/// the wall clock (RFC 3339, UTC, milliseconds). At the end, so every
-/// column of the original and every earlier addition keeps its place.
+/// the wall clock (RFC 3339, UTC, milliseconds). After the connection
+/// columns, so every column of the original and every earlier addition
+/// keeps its place.
 pub const TIME_COLUMNS: [&str; 2] = ["t_ms", "at"];
 
-/// After the time columns: columns added since, each at the end.
-pub const LATE_COLUMNS: [&str; 1] = ["dns_overlap_ms"];
+/// After the time columns: columns added since, in the order they came.
+/// `dns_overlap_ms` (see the JSON field), then what the server stapled
+/// (`ocsp_stapled`, `ocsp_status`).
+pub const LATE_COLUMNS: [&str; 3] = ["dns_overlap_ms", "ocsp_stapled", "ocsp_status"];
 
 /// `Server-Timing` metrics in one cell, in the header's own syntax
 /// (`name;dur=12.5;desc="text", next`), so a spreadsheet keeps them together.
@@ -280,6 +283,9 @@ impl<W: Write> CsvStream<W> {
             self.times(s)?;
         }
         self.stage(s.dns_overlap())?;
+        let ocsp = s.tls.and_then(|f| f.ocsp);
+        self.text(ocsp.map(|o| if o.stapled() { "true" } else { "false" }))?;
+        self.text(ocsp.and_then(|o| o.status()))?;
         if let Some(labels) = &self.labels {
             let label = labels.get(usize::from(s.variant)).map(|l| neutralise(l));
             self.out.write_field(label.as_deref().unwrap_or(""))?;
@@ -413,6 +419,30 @@ mod tests {
     }
 
     #[test]
+    fn ocsp_cells_are_filled_for_full_handshakes_only() {
+        use crate::stats::synthetic;
+        // Round 1's cold probe makes a full handshake, round 2's resumes;
+        // a warm probe makes none.
+        let samples = [
+            synthetic::cold(1, 40, 100, 3000, 1000, 50),
+            synthetic::cold(2, 40, 100, 3000, 1000, 50),
+            synthetic::warm(1, 30, 1000, 10, true),
+        ];
+        let (header, rows) = read_back(None, false, &samples, None);
+        let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+        let (stapled, status) = (col("ocsp_stapled"), col("ocsp_status"));
+        let cells: Vec<(&str, &str)> = rows.iter().map(|r| (&r[stapled], &r[status])).collect();
+        assert_eq!(cells, [("true", "good"), ("", ""), ("", "")]);
+
+        let mut none = synthetic::cold(1, 40, 100, 3000, 1000, 50);
+        if let Some(t) = &mut none.tls {
+            t.ocsp = Some(crate::probe::OcspStaple::NotStapled);
+        }
+        let (_, rows) = read_back(None, false, &[none], None);
+        assert_eq!((&rows[0][stapled], &rows[0][status]), ("false", ""));
+    }
+
+    #[test]
     fn time_first_puts_t_ms_and_at_after_round_in_header_and_rows() {
         let samples = timed_samples();
         let (plain, _) = read_back(None, false, &samples, None);
@@ -457,7 +487,7 @@ mod tests {
         let labels = Some(vec!["v4".to_string()]);
         let (header, rows) = read_back(labels, true, &samples, None);
         assert_eq!(header.get(header.len() - 1), Some("variant"));
-        assert_eq!(header.get(header.len() - 2), Some("dns_overlap_ms"));
+        assert_eq!(header.get(header.len() - 2), Some("ocsp_status"));
         assert!(rows
             .iter()
             .all(|r| r.len() == header.len() && &r[r.len() - 1] == "v4"));

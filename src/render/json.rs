@@ -77,6 +77,9 @@ pub struct RunJson {
     /// `--compare` only: the axis and every variant asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     compare: Option<CompareJson>,
+    /// What the server stapled to the preflight's handshake (see the samples).
+    ocsp_stapled: Option<bool>,
+    ocsp_status: Option<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -162,6 +165,10 @@ pub struct SampleJson<'a> {
     /// connection's socket (`dns_ms` and `tcp_ms` overlap by this); null
     /// without an overlap.
     dns_overlap_ms: Option<f64>,
+    /// Full handshakes only (null otherwise): whether the server stapled an
+    /// OCSP response, and what it says of the leaf (null when none was stapled).
+    ocsp_stapled: Option<bool>,
+    ocsp_status: Option<&'static str>,
     /// `--compare` only: the label of the sample's variant.
     #[serde(skip_serializing_if = "Option::is_none")]
     variant: Option<&'a str>,
@@ -293,6 +300,8 @@ pub fn run_json(info: &RunInfo) -> RunJson {
         preflight_error_kind: info.preflight_error.as_ref().map(|e| e.kind.slug()),
         preflight_error: info.preflight_error.as_ref().map(|e| e.text.clone()),
         compare: info.compare.as_ref().map(compare_json),
+        ocsp_stapled: info.tls.and_then(|t| t.ocsp).map(|o| o.stapled()),
+        ocsp_status: info.tls.and_then(|t| t.ocsp).and_then(|o| o.status()),
     }
 }
 
@@ -378,6 +387,8 @@ pub fn sample_json_in<'a>(s: &'a Sample, compare: Option<&'a CompareInfo>) -> Sa
             .collect(),
         early_data: s.early_data.map(|e| e.as_str()),
         dns_overlap_ms: opt_ms(s.dns_overlap()),
+        ocsp_stapled: s.tls.and_then(|f| f.ocsp).map(|o| o.stapled()),
+        ocsp_status: s.tls.and_then(|f| f.ocsp).and_then(|o| o.status()),
         variant: compare.map(|c| c.label(s.variant)),
     }
 }

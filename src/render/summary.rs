@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::probe::{Mode, ModeChoice, Proto, RunInfo};
+use crate::probe::{Mode, ModeChoice, OcspStaple, Proto, RunInfo};
 use crate::stats::{share_percent, ModeSummary, Summary, P95_MIN_N};
 
 use super::format::{cell, ms, printable, secs, signed_ms};
@@ -278,6 +278,20 @@ pub fn summary_extras(info: &RunInfo, summary: &Summary) -> Vec<String> {
     out
 }
 
+/// The preflight's OCSP staple in a few words, its JSON slug first.
+fn ocsp_words(ocsp: OcspStaple) -> &'static str {
+    match ocsp {
+        OcspStaple::NotStapled => "none (the server stapled no OCSP response)",
+        OcspStaple::Good => "good (verified, current, for the leaf certificate)",
+        OcspStaple::Revoked => "revoked (the responder says the leaf certificate is revoked)",
+        OcspStaple::Unknown => "unknown (the responder does not know the leaf certificate)",
+        OcspStaple::Stale => "stale (outside its validity window)",
+        OcspStaple::Unverified => "unverified (its signer is not trusted or its signature fails)",
+        OcspStaple::WrongCert => "wrong_cert (about another certificate than the leaf)",
+        OcspStaple::Malformed => "malformed (not a usable OCSP response)",
+    }
+}
+
 /// What `-v` adds from the preflight: the connection it made. Not shown
 /// with `--compare`, where the variants' connections differ from it.
 fn preflight_extras(info: &RunInfo) -> Vec<String> {
@@ -297,6 +311,9 @@ fn preflight_extras(info: &RunInfo) -> Vec<String> {
         if let Some(days) = t.cert_days_left {
             let expiry = super::format::cert_expiry(days, t.cert_expired);
             out.push(format!("certificate        = {expiry}"));
+        }
+        if let Some(ocsp) = t.ocsp {
+            out.push(format!("ocsp staple        = {}", ocsp_words(ocsp)));
         }
     }
     if info.proto == Some(Proto::H2) && info.mode != ModeChoice::Cold {

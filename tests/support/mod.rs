@@ -3,6 +3,7 @@
 
 pub mod delay;
 pub mod faults;
+pub mod ocsp;
 pub mod path;
 pub mod pki;
 mod relay;

@@ -2,8 +2,8 @@
 //! and HTTP/2 over TLS 1.3 or 1.2, counting TCP connections and full versus
 //! resumed handshakes so tests can check what the tool claims. On request it
 //! restricts its key-exchange groups, requires a client certificate, or
-//! accepts TLS 1.3 early data, and it records what every handshake
-//! negotiated ([`HandshakeSeen`]).
+//! accepts TLS 1.3 early data, or staples an OCSP response, and it records
+//! what every handshake negotiated ([`HandshakeSeen`]).
 
 use std::ffi::CStr;
 use std::net::SocketAddr;
@@ -26,6 +26,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio_openssl::SslStream;
 
 use super::delay::DelayedStream;
+use super::ocsp::Staple;
 use super::pki::{client_ca, leaf, CertKind};
 
 #[derive(Clone, Debug)]
@@ -72,6 +73,9 @@ pub struct ServerOpts {
     /// does. The session ticket for the next resumption then leaves only
     /// once the client's Finished is in: after the response.
     pub answer_early: bool,
+    /// Staple this OCSP response (see `ocsp.rs`) to every handshake whose
+    /// client asks for one.
+    pub staple: Option<Staple>,
 }
 
 impl Default for ServerOpts {
@@ -95,6 +99,7 @@ impl Default for ServerOpts {
             require_client_cert: false,
             early_data: false,
             answer_early: false,
+            staple: None,
         }
     }
 }
@@ -112,6 +117,10 @@ pub struct Counters {
     pub seen: Mutex<Vec<(String, String, Option<String>)>>,
     /// What every completed handshake negotiated, in order of completion.
     pub handshakes: Mutex<Vec<HandshakeSeen>>,
+    /// Full handshakes whose client asked for a stapled OCSP response, on a
+    /// server with `staple` set (its status callback ran; OpenSSL does not
+    /// consult it on a resumed handshake, which sends no certificate).
+    pub status_requests: AtomicUsize,
 }
 
 /// The server's side of TLS 1.3 early data on one handshake
@@ -208,9 +217,19 @@ impl Drop for TestServer {
     }
 }
 
-fn acceptor(opts: &ServerOpts) -> SslAcceptor {
+fn acceptor(opts: &ServerOpts, counters: &Arc<Counters>) -> SslAcceptor {
     let mut b = SslAcceptor::mozilla_intermediate_v5(SslMethod::tls_server()).unwrap();
     let (cert, key) = leaf(opts.cert);
+    if let Some(staple) = &opts.staple {
+        let der = super::ocsp::response(&cert, staple);
+        let counters = counters.clone();
+        b.set_status_callback(move |ssl| {
+            counters.status_requests.fetch_add(1, Ordering::SeqCst);
+            ssl.set_ocsp_status(&der)?;
+            Ok(true)
+        })
+        .unwrap();
+    }
     b.set_certificate(&cert).unwrap();
     b.set_private_key(&key).unwrap();
     if opts.tls12 {
@@ -542,7 +561,7 @@ pub fn start(opts: ServerOpts) -> TestServer {
     listener.set_nonblocking(true).unwrap();
     let addr = listener.local_addr().unwrap();
     let counters = Arc::new(Counters::default());
-    let acceptor = Arc::new(acceptor(&opts));
+    let acceptor = Arc::new(acceptor(&opts, &counters));
     let opts = Arc::new(opts);
     let (stop_tx, mut stop_rx) = tokio::sync::oneshot::channel::<()>();
     let c = counters.clone();

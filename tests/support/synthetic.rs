@@ -9,8 +9,8 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use tlsping::probe::{
-    CurlTimers, ErrorKind, Mode, ModeChoice, Order, ProbeError, Proto, RunInfo, Sample, TcpFacts,
-    TlsFacts,
+    CurlTimers, ErrorKind, Mode, ModeChoice, OcspStaple, Order, ProbeError, Proto, RunInfo, Sample,
+    TcpFacts, TlsFacts,
 };
 
 fn base(round: u32, mode: Mode) -> Sample {
@@ -41,6 +41,7 @@ fn facts(resumed: bool) -> TlsFacts {
         group: Some("X25519MLKEM768"),
         cert_days_left: Some(61),
         cert_expired: false,
+        ocsp: (!resumed).then_some(OcspStaple::Good),
     }
 }
 
