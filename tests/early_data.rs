@@ -108,3 +108,56 @@ fn a_server_without_tickets_is_named_in_a_warning() {
         "{said:?}"
     );
 }
+
+#[test]
+fn compared_with_resumption_alone_early_data_saves_a_round_trip_every_round() {
+    // Two lanes in every round: the early-data lane's next probe can come
+    // right after its previous one (when it ran last in the round before),
+    // so its close is given its round trip before that probe's clock starts.
+    let delay = std::time::Duration::from_millis(25);
+    let server = start(ServerOpts {
+        early_data: true,
+        answer_early: true,
+        delay: Some(delay),
+        ..Default::default()
+    });
+    let url = server.url();
+    let cacert = support::cacert();
+    let (doc, out) = json_output(&[
+        "--cacert",
+        &cacert,
+        "--compare",
+        "early-data",
+        "--http-version",
+        "1.1",
+        "-m",
+        "cold",
+        "-n",
+        "9",
+        "-i",
+        "200ms",
+        "-w",
+        "3s",
+        "--json",
+        &url,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for s in samples(&doc) {
+        if s["variant"] == "early-data=on" && s["round"] != 1 {
+            assert_eq!(s["early_data"], "accepted", "round {}: {s:#}", s["round"]);
+        }
+    }
+    let total = doc["summary"]["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["stage"] == "total" && d["variant"] == "early-data=on")
+        .unwrap_or_else(|| panic!("{:#}", doc["summary"]));
+    // The server's flight to us is what early data saves (its bytes reach
+    // us 25 ms late; ours reach it at once), and the interval says so.
+    let [lo, hi] = [0, 1].map(|i| total["ci_ms"][i].as_f64().unwrap());
+    assert!(hi < 0.0, "the interval excludes no difference: {total:#}");
+    assert!(lo > -50.0, "{total:#}");
+    let median = total["median_ms"].as_f64().unwrap();
+    assert!((-35.0..=-20.0).contains(&median), "{total:#}");
+}

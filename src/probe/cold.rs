@@ -94,7 +94,12 @@ impl ColdRunner {
             start,
             returned,
         };
-        handle.sample(Mode::Cold, round, https, done)
+        let sample = handle.sample(Mode::Cold, round, https, done);
+        let rtt = sample
+            .tcp_info
+            .map(|t| crate::text::micros(t.min_rtt_us.unwrap_or(t.rtt_us)));
+        self.driver.closing_after(rtt);
+        sample
     }
 
     /// Lets the last probe's connection finish closing (and the server's

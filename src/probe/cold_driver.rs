@@ -23,9 +23,13 @@ use super::cancel::Cancel;
 use super::curl_ffi::{self, CloseWatch};
 use super::handle::ProbeHandle;
 
-/// How long a closing connection may take once the next cold probe is due,
-/// before we end it ourselves (a server that never answers close_notify).
-const LAST_CALL: Duration = Duration::from_millis(20);
+/// How long past two round trips after its probe a connection may take to
+/// close before we end it ourselves (a server that never answers
+/// close_notify), and the longest we wait for that in any case.
+const CLOSE_MARGIN: Duration = Duration::from_millis(20);
+const CLOSE_MAX: Duration = Duration::from_secs(1);
+/// The round trip assumed for a connection the kernel gave no RTT for.
+const UNKNOWN_RTT: Duration = Duration::from_millis(100);
 
 /// How often a wait for a close looks at the interrupt flag.
 const POLL_SLICE: Duration = Duration::from_millis(50);
@@ -35,6 +39,9 @@ pub struct ColdDriver {
     // multi closes whatever connection is left, which reports to `watch`.
     multi: Multi,
     watch: Arc<CloseWatch>,
+    /// When the last probe's close should be over: its session tickets and
+    /// the server's close come about one round trip after the response.
+    close_due: std::cell::Cell<Option<Instant>>,
 }
 
 impl ColdDriver {
@@ -42,6 +49,7 @@ impl ColdDriver {
         ColdDriver {
             multi: Multi::new(),
             watch: Arc::new(CloseWatch::new()),
+            close_due: std::cell::Cell::new(None),
         }
     }
 
@@ -53,6 +61,14 @@ impl ColdDriver {
     /// Runs the probe's transfer; its connection's close goes on afterwards.
     pub fn perform(&self, handle: &mut ProbeHandle) -> (Result<(), curl::Error>, Instant) {
         handle.perform_on(&self.multi)
+    }
+
+    /// The probe just run saw this round trip (`None`: the kernel said
+    /// nothing): its close is due two of them from now, and a margin.
+    pub fn closing_after(&self, rtt: Option<Duration>) {
+        let rtt = rtt.unwrap_or(UNKNOWN_RTT);
+        let due = Instant::now() + (rtt * 2 + CLOSE_MARGIN).min(CLOSE_MAX);
+        self.close_due.set(Some(due));
     }
 
     /// Whether the last probe's connection is still closing.
@@ -78,18 +94,20 @@ impl ColdDriver {
 
     /// Before the next cold probe's clock starts: whatever is left of the
     /// previous close is finished now, so none of it runs inside a timed
-    /// interval. A short last wait, then we hang up the connection ourselves
-    /// and let libcurl see it end.
+    /// interval. It gets until it is due (see `closing_after`), then we hang
+    /// up the connection ourselves and let libcurl see it end.
     pub fn finish_close(&self, cancel: &Cancel) {
         if !self.closing() {
             return;
         }
-        self.settle(Instant::now() + LAST_CALL, cancel);
+        let now = Instant::now();
+        let due = self.close_due.take().unwrap_or(now).min(now + CLOSE_MAX);
+        self.settle(due, cancel);
         if let Some(sock) = self.watch.open_socket() {
             // SAFETY: the watch reports `sock` still open, and only libcurl,
             // on this thread, closes it (reporting to the watch when it does).
             unsafe { curl_ffi::hang_up(sock) };
-            self.settle(Instant::now() + LAST_CALL, cancel);
+            self.settle(Instant::now() + CLOSE_MARGIN, cancel);
         }
     }
 }
