@@ -149,16 +149,20 @@ fn tcp_reads_the_round_trip_when_the_lookup_ends_inside_it() {
         // The lookup went on ~20 ms (45 − 25) beside the connect.
         let overlap = overlap.unwrap_or_else(|| panic!("no overlap said: {s:#}"));
         assert!((5.0..=35.0).contains(&overlap), "overlap {overlap}: {s:#}");
+        // dns ends where the connection began (libcurl's 25 ms wait for the
+        // AAAA answer included); with the overlap it reaches the late answer.
         let dns = s["dns_ms"].as_f64().unwrap();
+        assert!((20.0..45.0).contains(&dns), "dns {dns}: {s:#}");
+        let late = AAAA_LATE.as_secs_f64() * 1e3;
         assert!(
-            dns >= AAAA_LATE.as_secs_f64() * 1e3,
-            "dns runs to the late answer: {s:#}"
+            dns + overlap >= late - 1.0,
+            "dns and overlap reach the late answer: {s:#}"
         );
     }
-    let warned = doc["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|w| w.as_str().unwrap_or("").contains("dns overlaps tcp"));
+    let warned = doc["warnings"].as_array().unwrap().iter().any(|w| {
+        w.as_str()
+            .unwrap_or("")
+            .contains("its lookup went on beside tcp")
+    });
     assert!(warned, "{:#}", doc["warnings"]);
 }

@@ -324,12 +324,30 @@ impl Sample {
         self.mode == Mode::Warm && self.timers.num_connects > 0
     }
 
+    /// Our own lookup when we made one; else libcurl's, up to where its
+    /// connection began: its name-lookup timer, or the socket's opening
+    /// when libcurl started connecting before its lookup had ended (see
+    /// `dns_overlap`). So `dns` and `tcp` never share time, and a cold
+    /// probe's stages add up.
     pub fn dns(&self) -> Option<Duration> {
         match self.mode {
             Mode::Warm => None,
             Mode::Cold => self.own_dns.or_else(|| {
-                (self.timers.namelookup_us > 0).then(|| micros(self.timers.namelookup_us))
+                let until = self.connect_from_us();
+                (until > 0).then(|| micros(until))
             }),
+        }
+    }
+
+    /// Where libcurl's connection began on its time line: the end of its
+    /// lookup, or the socket's opening when that came first (the lookup
+    /// went on beside the connect), or came with no lookup stamped at all
+    /// (libcurl gave up on a late answer once connected).
+    fn connect_from_us(&self) -> u32 {
+        let lookup = self.timers.namelookup_us;
+        match self.socket_open_us() {
+            Some(open) if lookup == 0 || open < lookup => open,
+            _ => lookup,
         }
     }
 
@@ -340,24 +358,16 @@ impl Sample {
     pub fn tcp(&self) -> Option<Duration> {
         match self.mode {
             Mode::Warm => None,
-            Mode::Cold => {
-                let lookup = self.timers.namelookup_us;
-                let from = match self.socket_open_us() {
-                    // 0: libcurl gave up on a late answer once connected and
-                    // never stamped its lookup.
-                    Some(open) if lookup == 0 || open < lookup => open,
-                    _ => lookup,
-                };
-                diff(self.timers.connect_us, from)
-            }
+            Mode::Cold => diff(self.timers.connect_us, self.connect_from_us()),
         }
     }
 
     /// Cold probes where libcurl resolved the name itself (`--no-pin-ip`):
     /// how long its lookup went on after it had opened the connection's
     /// socket. libcurl connects on the first answer (A) when the second
-    /// (AAAA) is late; `dns` then runs to the last answer and overlaps
-    /// `tcp` by this much. `None` without an overlap.
+    /// (AAAA) is late, and takes the late one while connecting: this much
+    /// of the lookup ran beside `tcp` (and is in no stage but `tcp`).
+    /// `None` without an overlap.
     pub fn dns_overlap(&self) -> Option<Duration> {
         if self.mode != Mode::Cold || self.own_dns.is_some() {
             return None;
@@ -458,12 +468,7 @@ impl Sample {
             Mode::Cold => [self.dns(), self.tcp(), self.tls(), self.srv()],
             Mode::Warm => [self.wait(), self.srv(), None, None],
         };
-        // Time that two stages share is in the total once.
-        let sum = parts
-            .iter()
-            .flatten()
-            .sum::<Duration>()
-            .saturating_sub(self.dns_overlap().unwrap_or_default());
+        let sum: Duration = parts.iter().flatten().sum();
         Some(total.saturating_sub(sum))
     }
 }

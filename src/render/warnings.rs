@@ -116,8 +116,8 @@ pub fn dns_overlap(t: OverlapTally) -> Option<String> {
     (t.probes > 0).then(|| {
         format!(
             "libcurl began connecting on its first DNS answer while a second was still due, on \
-             {} cold probe{}: dns overlaps tcp there (by up to {}ms, dns_overlap_ms); tcp is timed \
-             from the socket's opening and the overlap is counted once",
+             {} cold probe{}: its lookup went on beside tcp (by up to {}ms, dns_overlap_ms); dns \
+             ends and tcp starts where the socket opened",
             t.probes,
             if t.probes == 1 { "" } else { "s" },
             super::format::ms(t.longest)

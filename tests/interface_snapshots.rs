@@ -1,0 +1,288 @@
+//! Snapshots of every machine interface on fixed inputs: the JSON document,
+//! the JSONL stream, the CSV (both column orders, with a comparison, and the
+//! row of a run that ended at its preflight), `--write-out` lines, the SVG,
+//! `--help`, the man page and the shell completions. They pin every byte, so
+//! a refactor that changes one shows up here; an intended change is reviewed
+//! in the snapshot diff (`INSTA_UPDATE=always cargo test --test
+//! interface_snapshots`, then read the diff).
+
+#[path = "support/synthetic.rs"]
+mod synthetic;
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use synthetic::{cold, failed, warm};
+use tlsping::probe::{
+    Axis, CompareInfo, EarlyData, ErrorKind, Mode, OcspStaple, ProbeError, RunInfo, Sample,
+    ServerTiming, TransferFacts, VariantInfo,
+};
+use tlsping::stats::{summarize, summarize_compared, History};
+
+/// The wall clock of the fixtures: 2027-01-15T08:00:00Z.
+fn epoch() -> SystemTime {
+    UNIX_EPOCH + Duration::from_secs(1_800_000_000)
+}
+
+fn info() -> RunInfo {
+    RunInfo {
+        started_at: Some(epoch()),
+        ..synthetic::run_info()
+    }
+}
+
+/// Sets when a sample started, `ms` into the run.
+fn at(mut s: Sample, ms: u64) -> Sample {
+    s.t = Some(Duration::from_micros(ms * 1000 + 250));
+    s.at = Some(epoch() + Duration::from_millis(ms));
+    s
+}
+
+/// Three rounds that between them use every field: a warmup round that
+/// dials warm, Server-Timing with a description that needs quoting, early
+/// data, an OCSP staple of each kind, a lookup that overlapped tcp, a
+/// failure, a body over the cap.
+fn samples() -> Vec<Sample> {
+    let mut r1c = at(cold(1, 2100, 31_000, 63_000, 32_000, 300), 0);
+    let mut r1w = at(warm(1, 96_000, 32_000, 200, false), 180);
+    r1c.warmup = true;
+    r1w.warmup = true;
+    r1c.server_timing = vec![
+        ServerTiming {
+            name: "db".into(),
+            dur_ms: Some(12.5),
+            desc: Some("primary, \"eu\"".into()),
+        },
+        ServerTiming {
+            name: "cache".into(),
+            dur_ms: None,
+            desc: Some("=HIT".into()),
+        },
+    ]
+    .into_boxed_slice();
+    r1c.early_data = Some(EarlyData::NotSent);
+    let mut r2w = at(warm(2, 40, 32_500, 120, true), 1000);
+    r2w.bytes = 65_536;
+    r2w.body_overflow = true;
+    let mut r2c = at(cold(2, 80, 30_500, 31_000, 33_000, 250), 1160);
+    r2c.early_data = Some(EarlyData::Accepted);
+    r2c.socket_open = Some(Duration::from_micros(5));
+    if let Some(t) = &mut r2c.tls {
+        t.ocsp = Some(OcspStaple::Revoked);
+    }
+    // An unpinned lookup that ended after the socket opened.
+    let mut r3c = at(cold(3, 0, 40_000, 41_000, 40_000, 100), 2000);
+    r3c.own_dns = None;
+    r3c.timers.namelookup_us = 40_800;
+    r3c.socket_open = Some(Duration::from_micros(800));
+    r3c.timers.connect_us = 40_800;
+    r3c.timers.appconnect_us = 81_800;
+    r3c.timers.pretransfer_us = 81_850;
+    r3c.timers.posttransfer_us = 81_850;
+    r3c.timers.starttransfer_us = 121_850;
+    r3c.timers.total_us = 121_900;
+    r3c.wall_total = Some(Duration::from_micros(121_900));
+    let mut r3w = at(failed(3, Mode::Warm, ErrorKind::ConnReset, 1_200), 2200);
+    r3w.error = Some(Box::new(ProbeError {
+        kind: ErrorKind::ConnReset,
+        text: "Recv failure: Connection reset by peer".into(),
+    }));
+    vec![r1c, r1w, r2w, r2c, r3c, r3w]
+}
+
+fn warnings() -> Vec<String> {
+    vec!["a response body is over the 64 KiB cap".to_string()]
+}
+
+#[test]
+fn json_document() {
+    let samples = samples();
+    let summary = summarize(&History::of(&samples), Duration::from_millis(2400));
+    let mut out = Vec::new();
+    tlsping::render::json::write_document(&mut out, &info(), &samples, &summary, &warnings())
+        .unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    synthetic::assert_valid_document(&doc);
+    insta::assert_snapshot!("json_document", text);
+}
+
+#[test]
+fn jsonl_stream() {
+    use tlsping::probe::Observer as _;
+    let samples = samples();
+    let summary = summarize(&History::of(&samples), Duration::from_millis(2400));
+    let mut out = Vec::new();
+    {
+        let mut stream = tlsping::render::jsonl::JsonlStream::start(&mut out, &info()).unwrap();
+        for s in &samples {
+            stream.sample(s).unwrap();
+        }
+        stream.finish(&summary, &warnings()).unwrap();
+    }
+    insta::assert_snapshot!("jsonl_stream", String::from_utf8(out).unwrap());
+}
+
+fn csv(info: &RunInfo, time_first: bool, samples: &[Sample]) -> String {
+    use tlsping::probe::Observer as _;
+    let mut out = Vec::new();
+    {
+        let mut stream =
+            tlsping::render::csv::CsvStream::for_run(&mut out, info, time_first).unwrap();
+        for s in samples {
+            stream.sample(s).unwrap();
+        }
+    }
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn csv_in_both_orders() {
+    insta::assert_snapshot!("csv_default", csv(&info(), false, &samples()));
+    insta::assert_snapshot!("csv_time_first", csv(&info(), true, &samples()));
+}
+
+/// Two variants of one axis, each with the first rounds of `samples`.
+fn compared() -> (RunInfo, Vec<Sample>) {
+    let mut cmp_info = info();
+    cmp_info.compare = Some(CompareInfo {
+        axis: Axis::Tls,
+        variants: vec![
+            VariantInfo {
+                addr: Some("192.0.2.10:443".parse().unwrap()),
+                ..VariantInfo::new("TLS1.2", "1.2")
+            },
+            VariantInfo {
+                addr: Some("192.0.2.10:443".parse().unwrap()),
+                ..VariantInfo::new("TLS1.3", "1.3")
+            },
+        ],
+        probes_per_round: 4,
+    });
+    let mut all = Vec::new();
+    for s in samples().into_iter().take(4) {
+        for variant in 0..2u8 {
+            let mut v = s.clone();
+            v.variant = variant;
+            all.push(v);
+        }
+    }
+    (cmp_info, all)
+}
+
+#[test]
+fn csv_and_json_of_a_comparison() {
+    let (info, samples) = compared();
+    insta::assert_snapshot!("csv_compare", csv(&info, false, &samples));
+    let history = History::of(&samples);
+    let summary = summarize_compared(&history, Duration::from_millis(2400), 2);
+    let mut out = Vec::new();
+    tlsping::render::json::write_document(&mut out, &info, &samples, &summary, &[]).unwrap();
+    insta::assert_snapshot!("json_compare", String::from_utf8(out).unwrap());
+}
+
+#[test]
+fn csv_and_json_of_a_run_that_ended_at_its_preflight() {
+    let mut info = info();
+    info.started_at = None;
+    info.preflight_status = 0;
+    info.preflight_error = Some(ProbeError {
+        kind: ErrorKind::CertExpired,
+        text: "SSL certificate problem: certificate has expired".into(),
+    });
+    let mut out = Vec::new();
+    {
+        let mut stream = tlsping::render::csv::CsvStream::for_run(&mut out, &info, false).unwrap();
+        stream.preflight_row(&info).unwrap();
+    }
+    insta::assert_snapshot!("csv_preflight", String::from_utf8(out).unwrap());
+    let summary = summarize(&History::new(), Duration::ZERO);
+    let mut out = Vec::new();
+    tlsping::render::json::write_document(&mut out, &info, &[], &summary, &[]).unwrap();
+    insta::assert_snapshot!("json_preflight", String::from_utf8(out).unwrap());
+}
+
+#[test]
+fn write_out_lines() {
+    let mut samples = samples();
+    // What libcurl would have answered, for the variables that read it.
+    for s in &mut samples {
+        s.transfer = Some(Box::new(TransferFacts {
+            url: "https://example.test/".into(),
+            url_effective: Some("https://example.test/".into()),
+            method: Some("HEAD".into()),
+            scheme: Some("https".into()),
+            content_type: Some("text/html".into()),
+            local_ip: Some("192.0.2.99".into()),
+            local_port: 50_000 + i64::from(s.round),
+            size_header: 120,
+            size_request: 80,
+            num_headers: 2,
+            conn_id: i64::from(s.round),
+            xfer_id: i64::from(s.round),
+            headers: vec![
+                ("server".into(), "test".into()),
+                ("content-type".into(), "text/html".into()),
+            ],
+            ..TransferFacts::NOT_STARTED
+        }));
+    }
+    let formats = [
+        "%{mode} %{round} %{warmup} %{time_namelookup} %{time_connect} %{time_appconnect} \
+         %{time_pretransfer} %{time_posttransfer} %{time_starttransfer} %{time_total}\\n",
+        "%{http_code} %{http_version} %{remote_ip}:%{remote_port} %{num_connects} \
+         %{local_ip}:%{local_port} %{size_header} %header{server}\\n",
+        "%{json}\\n",
+        "%{tlsping_json}\\n",
+        "%{header_json}\\n",
+    ];
+    let mut text = String::new();
+    for f in formats {
+        let w = match tlsping::render::write_out::parse_format(f) {
+            Ok(w) => w,
+            Err(e) => {
+                text.push_str(&format!("{f} -> error: {e}\n"));
+                continue;
+            }
+        };
+        text.push_str(&format!("format {f}\n"));
+        for s in &samples {
+            text.push_str(&w.render(s, None));
+        }
+    }
+    insta::assert_snapshot!("write_out_lines", text);
+}
+
+#[test]
+fn svg_picture() {
+    let mut out = Vec::new();
+    tlsping::render::svg::write_svg(&mut out, &info(), &samples()).unwrap();
+    insta::assert_snapshot!("svg", String::from_utf8(out).unwrap());
+}
+
+#[test]
+fn help_man_page_and_completions() {
+    let mut cmd = tlsping::cli::docs::command();
+    insta::assert_snapshot!("help", cmd.render_long_help().to_string());
+    let mut man = Vec::new();
+    clap_mangen::Man::new(tlsping::cli::docs::command())
+        .render(&mut man)
+        .unwrap();
+    insta::assert_snapshot!("man_page", String::from_utf8(man).unwrap());
+    for (name, shell) in [
+        ("bash", clap_complete::Shell::Bash),
+        ("zsh", clap_complete::Shell::Zsh),
+        ("fish", clap_complete::Shell::Fish),
+    ] {
+        let mut out = Vec::new();
+        clap_complete::generate(
+            shell,
+            &mut tlsping::cli::docs::command(),
+            "tlsping",
+            &mut out,
+        );
+        insta::assert_snapshot!(
+            format!("completions_{name}"),
+            String::from_utf8(out).unwrap()
+        );
+    }
+}
