@@ -22,6 +22,7 @@ mod retry_after;
 mod sample;
 mod scheduler;
 pub mod server_timing;
+mod stages;
 mod transfer;
 mod trust;
 mod types;
@@ -46,14 +47,15 @@ pub use scheduler::{
     round_modes, run_lanes, run_rounds, EarlyStop, Lane, Notice, Observer, Rounds, RunStart,
     MAX_CONSECUTIVE_FAILURES,
 };
+pub use stages::{whole_us, Stage, Stages};
 pub use transfer::{
     curl_version, Capture, HeaderCapture, TransferFacts, MAX_CERTS, MAX_HEADERS, MAX_HEADER_BYTES,
     MAX_TEXT,
 };
 pub use trust::{check_sources as check_trust_sources, TrustStore};
 pub use types::{
-    server_time_us, tls_version_label, Axis, CompareInfo, CurlTimers, ErrorKind, Mode, OcspStaple,
-    ProbeError, Proto, RunInfo, Sample, ServerTiming, TcpFacts, TlsFacts, VariantInfo,
+    tls_version_label, Axis, CompareInfo, CurlTimers, ErrorKind, Mode, OcspStaple, ProbeError,
+    Proto, RunInfo, Sample, ServerTiming, TcpFacts, TlsFacts, VariantInfo,
 };
 pub use url_parts::{UrlPart, UrlParts};
 

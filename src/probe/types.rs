@@ -5,6 +5,7 @@ use std::time::Duration;
 
 pub use super::ocsp::OcspStaple;
 pub use super::server_timing::ServerTiming;
+use super::stages::{whole_us, Stage, Stages};
 use crate::text::micros;
 
 /// Which kind of connection a probe measured.
@@ -247,8 +248,8 @@ pub struct Sample {
     pub transfer: Option<Box<super::transfer::TransferFacts>>,
 }
 
-fn diff(later: u32, earlier: u32) -> Option<Duration> {
-    (later > 0).then(|| micros(later.saturating_sub(earlier)))
+fn diff(later: u32, earlier: u32) -> Option<u32> {
+    (later > 0).then(|| later.saturating_sub(earlier))
 }
 
 impl Sample {
@@ -324,18 +325,60 @@ impl Sample {
         self.mode == Mode::Warm && self.timers.num_connects > 0
     }
 
-    /// Our own lookup when we made one; else libcurl's, up to where its
-    /// connection began: its name-lookup timer, or the socket's opening
-    /// when libcurl started connecting before its lookup had ended (see
-    /// `dns_overlap`). So `dns` and `tcp` never share time, and a cold
-    /// probe's stages add up.
-    pub fn dns(&self) -> Option<Duration> {
-        match self.mode {
-            Mode::Warm => None,
-            Mode::Cold => self.own_dns.or_else(|| {
-                let until = self.connect_from_us();
-                (until > 0).then(|| micros(until))
-            }),
+    /// Every stage of this probe in whole microseconds: the one place the
+    /// rules below live. Each accessor (`dns`, `tcp`, ...) reads it, and so
+    /// do the statistics (`stats::Record` keeps exactly these values).
+    ///
+    /// - `dns` (cold): our own lookup when we made one; else libcurl's, up
+    ///   to where its connection began (`connect_from_us`), so `dns` and
+    ///   `tcp` never share time and a cold probe's stages add up.
+    /// - `tcp` (cold): from there to connected, which is `curl -w`'s
+    ///   `time_connect − time_namelookup` unless libcurl's lookup went on
+    ///   beside the connect (`dns_overlap`).
+    /// - `tls` (cold, https): `appconnect − connect`.
+    /// - `wait` (warm): until the request could be written; on a re-dial it
+    ///   swallows the connect and the handshake.
+    /// - `srv`: from the request fully sent to the first response byte.
+    ///   libcurl's posttransfer timer marks "request sent"; pretransfer would
+    ///   also count the time spent writing the request, which is ours.
+    /// - `total`: our own wall clock around the probe.
+    /// - `tls_setup`, `tls_finish`: our own stamps (see the fields), never
+    ///   more than `tls` leaves for them.
+    pub fn stages(&self) -> Stages {
+        let t = &self.timers;
+        let cold = self.mode == Mode::Cold;
+        let from = self.connect_from_us();
+        let tls = (cold && self.https)
+            .then(|| diff(t.appconnect_us, t.connect_us))
+            .flatten();
+        let tls_setup = tls.and_then(|tls| self.tls_setup.map(|d| whole_us(d).min(tls)));
+        let tls_finish = tls
+            .zip(tls_setup)
+            .and_then(|(tls, setup)| self.tls_finish.map(|d| whole_us(d).min(tls - setup)));
+        let srv = (t.starttransfer_us > 0 && self.status > 0).then(|| {
+            let sent = if t.posttransfer_us > 0 {
+                t.posttransfer_us
+            } else {
+                t.pretransfer_us
+            };
+            t.starttransfer_us.saturating_sub(sent)
+        });
+        Stages {
+            dns: cold
+                .then(|| self.own_dns.map(whole_us).or((from > 0).then_some(from)))
+                .flatten(),
+            tcp: cold.then(|| diff(t.connect_us, from)).flatten(),
+            tls,
+            wait: (!cold && (t.pretransfer_us > 0 || self.status > 0)).then_some(t.pretransfer_us),
+            srv,
+            total: self.wall_total.map(whole_us),
+            tls_setup,
+            tls_finish,
+            rtt: self.tcp_info.map(|k| k.rtt_us.min(u32::MAX - 1)),
+            min_rtt: self
+                .tcp_info
+                .and_then(|k| k.min_rtt_us)
+                .map(|v| v.min(u32::MAX - 1)),
         }
     }
 
@@ -345,20 +388,9 @@ impl Sample {
     /// (libcurl gave up on a late answer once connected).
     fn connect_from_us(&self) -> u32 {
         let lookup = self.timers.namelookup_us;
-        match self.socket_open_us() {
+        match self.socket_open.map(whole_us) {
             Some(open) if lookup == 0 || open < lookup => open,
             _ => lookup,
-        }
-    }
-
-    /// From the lookup's end to connected, as `curl -w` gives it
-    /// (`time_connect − time_namelookup`); but from the socket's opening
-    /// when libcurl opened it before its lookup ended (see `dns_overlap`), so
-    /// `tcp` is never cut short by a lookup that went on beside it.
-    pub fn tcp(&self) -> Option<Duration> {
-        match self.mode {
-            Mode::Warm => None,
-            Mode::Cold => diff(self.timers.connect_us, self.connect_from_us()),
         }
     }
 
@@ -372,82 +404,66 @@ impl Sample {
         if self.mode != Mode::Cold || self.own_dns.is_some() {
             return None;
         }
-        let open = self.socket_open_us()?;
+        let open = whole_us(self.socket_open?);
         (self.timers.namelookup_us > open).then(|| micros(self.timers.namelookup_us - open))
     }
 
-    fn socket_open_us(&self) -> Option<u32> {
-        self.socket_open
-            .map(|d| d.as_micros().min(u128::from(u32::MAX)) as u32)
+    fn stage(&self, stage: Stage) -> Option<Duration> {
+        self.stages().get(stage).map(micros)
+    }
+
+    pub fn dns(&self) -> Option<Duration> {
+        self.stage(Stage::Dns)
+    }
+
+    pub fn tcp(&self) -> Option<Duration> {
+        self.stage(Stage::Tcp)
     }
 
     pub fn tls(&self) -> Option<Duration> {
-        match self.mode {
-            Mode::Cold if self.https => diff(self.timers.appconnect_us, self.timers.connect_us),
-            _ => None,
-        }
+        self.stage(Stage::Tls)
     }
 
-    /// Warm only: until the request could be written. On a re-dial this
-    /// swallows the connect and the handshake.
     pub fn wait(&self) -> Option<Duration> {
-        match self.mode {
-            Mode::Cold => None,
-            Mode::Warm => (self.timers.pretransfer_us > 0 || self.status > 0)
-                .then(|| micros(self.timers.pretransfer_us)),
-        }
+        self.stage(Stage::Wait)
     }
 
-    /// From the request fully sent to the first response byte. libcurl's
-    /// posttransfer timer marks "request sent"; pretransfer would also count
-    /// the time spent writing the request, which is ours, not the server's.
     pub fn srv(&self) -> Option<Duration> {
-        let t = &self.timers;
-        if t.starttransfer_us == 0 || self.status == 0 {
-            return None;
-        }
-        let sent = if t.posttransfer_us > 0 {
-            t.posttransfer_us
-        } else {
-            t.pretransfer_us
-        };
-        Some(micros(t.starttransfer_us.saturating_sub(sent)))
+        self.stage(Stage::Srv)
     }
 
-    /// The client's own work inside `tls` (see `tls_setup`); never above `tls`.
+    pub fn total(&self) -> Option<Duration> {
+        self.stage(Stage::Total)
+    }
+
+    /// What the stages leave unexplained: header writing, body reading, our call overhead.
+    pub fn other(&self) -> Option<Duration> {
+        self.stage(Stage::Other)
+    }
+
+    /// The client's own work inside `tls` before its ClientHello left.
     pub fn tls_setup(&self) -> Option<Duration> {
-        let tls = self.tls()?;
-        self.tls_setup.map(|d| d.min(tls))
+        self.stages().tls_setup.map(micros)
     }
 
-    /// `tls` without the client's set-up: from the ClientHello leaving to the
-    /// handshake done, i.e. the network, the server and our reading of its reply.
+    /// See `Stages::tls_after_setup`.
     pub fn tls_after_setup(&self) -> Option<Duration> {
-        Some(self.tls()?.saturating_sub(self.tls_setup()?))
+        self.stages().tls_after_setup().map(micros)
     }
 
-    /// The client's work on the server's last flight (see `tls_finish`);
-    /// never more than what the set-up leaves of `tls`.
+    /// The client's work on the server's last flight.
     pub fn tls_finish(&self) -> Option<Duration> {
-        let left = self.tls_after_setup()?;
-        self.tls_finish.map(|d| d.min(left))
+        self.stages().tls_finish.map(micros)
     }
 
-    /// What of `tls` is neither our set-up nor our finish: the path and the
-    /// server (its flights in transit and its own handshake work).
+    /// See `Stages::tls_network_server`.
     pub fn tls_network_server(&self) -> Option<Duration> {
-        Some(self.tls_after_setup()?.saturating_sub(self.tls_finish()?))
+        self.stages().tls_network_server().map(micros)
     }
 
-    /// `srv` minus one round trip of the path, in signed microseconds: the
-    /// part of the server stage the path does not explain, i.e. the server's
-    /// own time (see `server_time_us`).
+    /// The server's own time in signed microseconds (`Stages::server_time`).
     pub fn server_time_us(&self) -> Option<i64> {
-        let srv = self.srv()?.as_micros().min(u128::from(u32::MAX)) as u32;
-        let tcp = self
-            .tcp()
-            .map(|d| d.as_micros().min(u128::from(u32::MAX)) as u32);
-        server_time_us(srv, self.tcp_info.and_then(|t| t.min_rtt_us), tcp)
+        self.stages().server_time()
     }
 
     /// The connection lost segments and recovered them during this probe,
@@ -455,35 +471,6 @@ impl Sample {
     pub fn retransmitted(&self) -> bool {
         self.tcp_info.is_some_and(|t| t.retrans > 0)
     }
-
-    pub fn total(&self) -> Option<Duration> {
-        self.wall_total
-    }
-
-    /// What the stages leave unexplained: header writing, body reading, our call overhead.
-    /// Never negative: the stages are subtracted with saturation.
-    pub fn other(&self) -> Option<Duration> {
-        let total = self.total()?;
-        let parts = match self.mode {
-            Mode::Cold => [self.dns(), self.tcp(), self.tls(), self.srv()],
-            Mode::Warm => [self.wait(), self.srv(), None, None],
-        };
-        let sum: Duration = parts.iter().flatten().sum();
-        Some(total.saturating_sub(sum))
-    }
-}
-
-/// The server's own time in a probe: `srv` (µs) less one round trip of the
-/// path that the server's think time cannot inflate. That is the kernel's
-/// minimum RTT of the connection when it reports one; else, for a cold
-/// probe, its own TCP handshake (`tcp_us`: SYN to SYN-ACK, answered by the
-/// server's kernel, not its application). Never the smoothed RTT: a server
-/// that answers slowly delays the ACKs the kernel smooths over, so srtt grows
-/// with the very time this figure is meant to isolate. `None` when neither
-/// round trip was measured. Signed: jitter can make it negative.
-pub fn server_time_us(srv_us: u32, min_rtt_us: Option<u32>, tcp_us: Option<u32>) -> Option<i64> {
-    let path = min_rtt_us.or(tcp_us)?;
-    Some(i64::from(srv_us) - i64::from(path))
 }
 
 /// Facts settled once per run by the preflight, plus the settings used.

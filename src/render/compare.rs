@@ -194,7 +194,7 @@ pub fn difference_line(d: &Difference, cmp: &CompareInfo) -> Option<String> {
         printable(cmp.label(d.variant)),
         printable(cmp.label(d.against)),
     );
-    let stage = format!("{} {}", d.mode.as_str(), d.stage);
+    let stage = format!("{} {}", d.mode.as_str(), d.stage.as_str());
     let rounds = match d.rounds {
         1 => "1 round".to_string(),
         n => format!("{n} rounds"),
@@ -296,7 +296,7 @@ mod tests {
             variant: 1,
             against: 0,
             mode: Mode::Cold,
-            stage: "tls",
+            stage: crate::probe::Stage::Tls,
             median_ms: Some(median),
             ci_ms: ci,
             rounds,

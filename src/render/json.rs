@@ -448,7 +448,7 @@ fn difference_json<'a>(d: &Difference, cmp: &'a CompareInfo) -> DifferenceJson<'
         variant: cmp.label(d.variant),
         against: cmp.label(d.against),
         mode: d.mode.as_str(),
-        stage: d.stage,
+        stage: d.stage.as_str(),
         median_ms: d.median_ms.map(round3),
         ci_ms: d.ci_ms.map(|(lo, hi)| [round3(lo), round3(hi)]),
         rounds: d.rounds,

@@ -713,7 +713,7 @@ fn draw_distribution(
         .iter()
         .map(|s| Record::of(s))
         .filter(Record::timed)
-        .filter_map(|r| r.total_us())
+        .filter_map(|r| r.stages().total)
         .collect();
     if totals.is_empty() {
         let (px, py) = coord.translate(&(x, 0.0));

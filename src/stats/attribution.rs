@@ -4,10 +4,11 @@
 
 use std::time::Duration;
 
-use crate::probe::Mode;
+use crate::probe::{Mode, Stages};
 
 use super::descriptive::{median_us_ms, middle};
-use super::record::{exact, median_of, History, Record};
+use super::history::History;
+use super::record::{exact, median_of};
 
 /// One `Server-Timing` metric over the run: the median of its `dur`.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,25 +58,25 @@ pub fn attribute(history: &History, variant: Option<u8>) -> Attribution {
     // split over those that also have the finish.
     let with_setup = cold
         .clone()
-        .filter(|r| r.tls_us().is_some() && r.tls_setup_us().is_some());
+        .filter(|r| r.stages().tls.is_some() && r.stages().tls_setup.is_some());
     let with_finish =
-        cold.filter(|r| r.tls_finish_us().is_some() && r.tls_after_setup_us().is_some());
-    let (tls, tls_setup_n) = median_of(with_setup.clone(), Record::tls_us);
-    let (rtt, rtt_n) = median_of(timed.clone(), Record::rtt_us);
-    let mut server: Vec<i64> = exact(timed.clone().filter_map(Record::server_time_us));
+        cold.filter(|r| r.stages().tls_finish.is_some() && r.stages().tls_after_setup().is_some());
+    let (tls, tls_setup_n) = median_of(with_setup.clone(), |st| st.tls);
+    let (rtt, rtt_n) = median_of(timed.clone(), |st| st.rtt);
+    let mut server: Vec<i64> = exact(timed.clone().filter_map(|r| r.stages().server_time()));
     server.sort_unstable();
     let server_time_n = server.len();
     let server_time_ms = middle(&server).map(|(a, b)| (a as f64 + b as f64) / 2.0 / 1000.0);
     drop(server);
     Attribution {
         tls,
-        tls_setup: median_of(with_setup.clone(), Record::tls_setup_us).0,
-        tls_after_setup: median_of(with_setup, Record::tls_after_setup_us).0,
-        tls_finish: median_of(with_finish.clone(), Record::tls_finish_us).0,
-        tls_network_server: median_of(with_finish, Record::tls_network_server_us).0,
+        tls_setup: median_of(with_setup.clone(), |st| st.tls_setup).0,
+        tls_after_setup: median_of(with_setup, Stages::tls_after_setup).0,
+        tls_finish: median_of(with_finish.clone(), |st| st.tls_finish).0,
+        tls_network_server: median_of(with_finish, Stages::tls_network_server).0,
         tls_setup_n,
         rtt,
-        min_rtt: median_of(timed, Record::min_rtt_us).0,
+        min_rtt: median_of(timed, |st| st.min_rtt).0,
         rtt_n,
         server_time_ms,
         server_time_n,

@@ -4,17 +4,19 @@
 
 use std::time::Duration;
 
-use crate::probe::Mode;
+use crate::probe::{Mode, Stage};
 use crate::text::{micros, millis as ms};
 
 use super::descriptive::median_f64;
-use super::record::History;
-use super::summary::{join_by_round, summarize, summarize_variant, Summary};
+use super::history::History;
+use super::pairing::join_by_round;
+use super::summary::{summarize, summarize_variant, Summary};
 
 /// The stages compared for cold probes, in the order they are reported.
-pub const COLD_STAGES: [&str; 5] = ["dns", "tcp", "tls", "srv", "total"];
-/// The stages compared for warm probes (a reused connection has no handshake).
-pub const WARM_STAGES: [&str; 2] = ["srv", "total"];
+pub const COLD_STAGES: [Stage; 5] = Stage::COLD;
+/// The stages compared for warm probes (a reused connection has no
+/// handshake, and its `wait` is about 0 whatever the variant).
+pub const WARM_STAGES: [Stage; 2] = [Stage::Srv, Stage::Total];
 
 /// How `variant` differs from `against` on one stage of one mode: the median
 /// of per-round `value(variant) − value(against)`, in milliseconds, signed
@@ -24,7 +26,7 @@ pub struct Difference {
     pub variant: u8,
     pub against: u8,
     pub mode: Mode,
-    pub stage: &'static str,
+    pub stage: Stage,
     pub median_ms: Option<f64>,
     /// The distribution-free 95% interval of that median; `None` when there
     /// are too few rounds for one (see `ci::min_n`).
@@ -49,12 +51,12 @@ fn stage_by_round<'a>(
     history: &'a History,
     variant: u8,
     mode: Mode,
-    stage: &'a str,
+    stage: Stage,
 ) -> impl Iterator<Item = (u32, u32)> + Clone + 'a {
     history
         .of_variant(Some(variant))
         .filter(move |r| r.mode() == mode && r.timed())
-        .filter_map(move |r| Some((r.round(), r.stage_us(stage)?)))
+        .filter_map(move |r| Some((r.round(), r.stages().get(stage)?)))
 }
 
 /// The difference of `variant` against `against` on each stage with pairs.
@@ -151,12 +153,12 @@ mod tests {
         v
     }
 
-    fn find(c: &Comparison, mode: Mode, stage: &str) -> Difference {
+    fn find(c: &Comparison, mode: Mode, stage: Stage) -> Difference {
         c.differences
             .iter()
             .find(|d| d.mode == mode && d.stage == stage)
             .cloned()
-            .unwrap_or_else(|| panic!("no {stage}: {:#?}", c.differences))
+            .unwrap_or_else(|| panic!("no {stage:?}: {:#?}", c.differences))
     }
 
     #[test]
@@ -165,7 +167,7 @@ mod tests {
         assert_eq!(c.summaries.len(), 2);
         assert_eq!((c.summaries[0].0, c.summaries[1].0), (0, 1));
         assert_eq!(c.summaries[1].1.cold.timing.n, 10);
-        let tls = find(&c, Mode::Cold, "tls");
+        let tls = find(&c, Mode::Cold, Stage::Tls);
         assert_eq!((tls.variant, tls.against, tls.rounds), (1, 0, 10));
         // Per round: (10 000 + r) − 50 000 µs for r = 2..=11, i.e. −39.998 ..
         // −39.989 ms; the median is the mean of r = 6 and 7.
@@ -176,36 +178,36 @@ mod tests {
         assert!((lo - -39.997).abs() < 1e-9, "{lo}");
         assert!((hi - -39.990).abs() < 1e-9, "{hi}");
         // Same tcp in each round: a difference of exactly zero.
-        let tcp = find(&c, Mode::Cold, "tcp");
+        let tcp = find(&c, Mode::Cold, Stage::Tcp);
         assert_eq!(tcp.median_ms, Some(0.0));
         assert_eq!(tcp.ci_ms, Some((0.0, 0.0)));
         // Warm: srv and total only, in that order after the cold stages.
-        let stages: Vec<(Mode, &str)> = c.differences.iter().map(|d| (d.mode, d.stage)).collect();
+        let stages: Vec<(Mode, Stage)> = c.differences.iter().map(|d| (d.mode, d.stage)).collect();
         assert_eq!(
             stages,
             [
-                (Mode::Cold, "dns"),
-                (Mode::Cold, "tcp"),
-                (Mode::Cold, "tls"),
-                (Mode::Cold, "srv"),
-                (Mode::Cold, "total"),
-                (Mode::Warm, "srv"),
-                (Mode::Warm, "total"),
+                (Mode::Cold, Stage::Dns),
+                (Mode::Cold, Stage::Tcp),
+                (Mode::Cold, Stage::Tls),
+                (Mode::Cold, Stage::Srv),
+                (Mode::Cold, Stage::Total),
+                (Mode::Warm, Stage::Srv),
+                (Mode::Warm, Stage::Total),
             ]
         );
-        let warm_srv = find(&c, Mode::Warm, "srv");
+        let warm_srv = find(&c, Mode::Warm, Stage::Srv);
         assert!((warm_srv.median_ms.unwrap() - 0.0065).abs() < 1e-9);
     }
 
     #[test]
     fn too_few_rounds_give_no_interval() {
         let c = compare(&two_variants(5), Duration::ZERO, 2);
-        let tls = find(&c, Mode::Cold, "tls");
+        let tls = find(&c, Mode::Cold, Stage::Tls);
         assert_eq!(tls.rounds, 5);
         assert!(tls.median_ms.is_some());
         assert_eq!(tls.ci_ms, None);
         let c = compare(&two_variants(6), Duration::ZERO, 2);
-        assert!(find(&c, Mode::Cold, "tls").ci_ms.is_some());
+        assert!(find(&c, Mode::Cold, Stage::Tls).ci_ms.is_some());
     }
 
     #[test]
@@ -218,7 +220,7 @@ mod tests {
             of(0, cold(4, 100, 1_000, 9_000, 1_000, 0)),
         ];
         let c = compare(&samples, Duration::ZERO, 2);
-        let tls = find(&c, Mode::Cold, "tls");
+        let tls = find(&c, Mode::Cold, Stage::Tls);
         assert_eq!(tls.rounds, 1);
         assert_eq!(tls.median_ms, Some(-3.0));
         assert!(c.differences.iter().all(|d| d.mode == Mode::Cold));
@@ -234,9 +236,9 @@ mod tests {
             .unwrap();
         samples[at] = of(1, failed(4, Mode::Cold, ErrorKind::Timeout, 5_000_000));
         let c = compare(&samples, Duration::ZERO, 2);
-        assert_eq!(find(&c, Mode::Cold, "tls").rounds, 5);
-        assert_eq!(find(&c, Mode::Cold, "total").rounds, 5);
-        assert_eq!(find(&c, Mode::Warm, "total").rounds, 6);
+        assert_eq!(find(&c, Mode::Cold, Stage::Tls).rounds, 5);
+        assert_eq!(find(&c, Mode::Cold, Stage::Total).rounds, 5);
+        assert_eq!(find(&c, Mode::Warm, Stage::Total).rounds, 6);
         // The failure still counts as loss in its variant's own summary.
         let (_, v1) = &c.summaries[1];
         assert_eq!((v1.cold.sent, v1.cold.ok), (6, 5));
@@ -270,7 +272,7 @@ mod tests {
             })
             .collect();
         let c = compare(&samples, Duration::ZERO, 2);
-        assert!(c.differences.iter().all(|d| d.stage != "tls"));
+        assert!(c.differences.iter().all(|d| d.stage != Stage::Tls));
     }
 
     #[test]

@@ -4,8 +4,11 @@ mod attribution;
 pub mod ci;
 mod compare;
 pub mod descriptive;
+mod history;
+mod pairing;
 mod record;
 mod running;
+mod server_timings;
 mod summary;
 #[cfg(test)]
 mod summary_tests;
@@ -16,8 +19,10 @@ pub(crate) mod synthetic;
 pub use attribution::{share_percent, Attribution, ServerMetric};
 pub use compare::{summarize_compared, Comparison, Difference, COLD_STAGES, WARM_STAGES};
 pub use descriptive::{Description, P95_MIN_N};
-pub use record::{History, Record, ServerTimings, MAX_TRACKED_METRICS};
+pub use history::History;
+pub use record::Record;
 pub use running::RunningMedian;
+pub use server_timings::{ServerTimings, MAX_TRACKED_METRICS};
 pub use summary::{
     judge, large_residual, summarize, timed, Handshake, ModeSummary, Summary, Verdict,
 };

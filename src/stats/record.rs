@@ -1,25 +1,16 @@
 //! What the statistics keep of a sample once it has been printed or
-//! streamed: every stage they use as whole microseconds, the variant, the
-//! mode, the error kind and eight flags, in 42 bytes. A run keeps these
+//! streamed: its stages (`probe::Stages`) as whole microseconds, the variant,
+//! the mode, the error kind and eight flags, in 42 bytes. A run keeps these
 //! instead of full samples (unless the output itself needs every sample at
 //! the end, as `--json` and `--svg` do), so a `-n 0` run at 200 ms holds a
-//! day of samples in under 40 MiB. `Server-Timing` durations, which vary in
-//! number per response, are kept beside the records (see `ServerTimings`).
+//! day of samples in under 40 MiB (see `History`).
 
 use std::time::Duration;
 
-use crate::probe::{ErrorKind, Mode, Sample, ServerTiming};
+use crate::probe::{ErrorKind, Mode, Sample, Stages};
 
 /// A stage that was not measured.
 const NONE: u32 = u32::MAX;
-
-/// Records are stored in blocks of this many, so growing the store never
-/// copies what it holds and never reserves more than one block ahead.
-const BLOCK: usize = 4096;
-
-/// At most this many `Server-Timing` metric names are followed per run;
-/// later names are counted (`ServerTimings::untracked`), not kept.
-pub const MAX_TRACKED_METRICS: usize = 64;
 
 const WARMUP: u8 = 1;
 const OK: u8 = 1 << 1;
@@ -38,23 +29,20 @@ const KIND_SHIFT: u32 = 4;
 const _: () = assert!(crate::probe::MAX_VARIANTS <= VARIANT_BITS as usize + 1);
 const _: () = assert!(ErrorKind::ALL.len() < 16);
 
-/// One sample as the statistics see it. Stages are taken from the
-/// sample's own accessors (so every rule about what was measured is the
-/// sample's), rounded to the nearest microsecond. Packed to 2-byte
-/// alignment so that ten 32-bit fields and two bytes take 42 bytes, not 44;
-/// fields are only ever copied out, never borrowed.
+/// One sample as the statistics see it: `Sample::stages`, packed. Packed to
+/// 2-byte alignment so that ten 32-bit fields and two bytes take 42 bytes,
+/// not 44; fields are only ever copied out, never borrowed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C, packed(2))]
 pub struct Record {
     round: u32,
     total: u32,
-    /// Cold: `dns`; warm: `wait`.
-    first: u32,
+    /// The one of `dns` (cold) and `wait` (warm) the mode has: a probe
+    /// never has both, so they share a field.
+    dns_or_wait: u32,
     tcp: u32,
     tls: u32,
     srv: u32,
-    /// `Sample::tls_setup` and `Sample::tls_finish`: already no larger than
-    /// what `tls` leaves for them.
     tls_setup: u32,
     tls_finish: u32,
     rtt: u32,
@@ -65,19 +53,11 @@ pub struct Record {
 
 const _: () = assert!(std::mem::size_of::<Record>() == 42);
 
-/// Whole microseconds, to the nearest; the largest that fits stays below
-/// the "not measured" mark.
-pub(super) fn us(d: Duration) -> u32 {
-    u32::try_from(d.as_nanos().saturating_add(500) / 1000)
-        .unwrap_or(NONE - 1)
-        .min(NONE - 1)
+fn pack(v: Option<u32>) -> u32 {
+    v.map_or(NONE, |v| v.min(NONE - 1))
 }
 
-fn us_of(d: Option<Duration>) -> u32 {
-    d.map_or(NONE, us)
-}
-
-fn some(v: u32) -> Option<u32> {
+fn unpack(v: u32) -> Option<u32> {
     (v != NONE).then_some(v)
 }
 
@@ -113,25 +93,38 @@ impl Record {
                 flags |= flag;
             }
         }
+        let st = s.stages();
         Record {
             round: s.round,
-            total: us_of(s.total()),
-            first: us_of(match s.mode {
-                Mode::Cold => s.dns(),
-                Mode::Warm => s.wait(),
-            }),
-            tcp: us_of(s.tcp()),
-            tls: us_of(s.tls()),
-            srv: us_of(s.srv()),
-            tls_setup: us_of(s.tls_setup()),
-            tls_finish: us_of(s.tls_finish()),
-            rtt: s.tcp_info.map_or(NONE, |t| t.rtt_us.min(NONE - 1)),
-            min_rtt: s
-                .tcp_info
-                .and_then(|t| t.min_rtt_us)
-                .map_or(NONE, |v| v.min(NONE - 1)),
+            total: pack(st.total),
+            dns_or_wait: pack(st.dns.or(st.wait)),
+            tcp: pack(st.tcp),
+            tls: pack(st.tls),
+            srv: pack(st.srv),
+            tls_setup: pack(st.tls_setup),
+            tls_finish: pack(st.tls_finish),
+            rtt: pack(st.rtt),
+            min_rtt: pack(st.min_rtt),
             tag: tag(s),
             flags,
+        }
+    }
+
+    /// The sample's stages, as `Sample::stages` gave them.
+    pub fn stages(&self) -> Stages {
+        let first = unpack(self.dns_or_wait);
+        let warm = self.mode() == Mode::Warm;
+        Stages {
+            dns: if warm { None } else { first },
+            wait: if warm { first } else { None },
+            tcp: unpack(self.tcp),
+            tls: unpack(self.tls),
+            srv: unpack(self.srv),
+            total: unpack(self.total),
+            tls_setup: unpack(self.tls_setup),
+            tls_finish: unpack(self.tls_finish),
+            rtt: unpack(self.rtt),
+            min_rtt: unpack(self.min_rtt),
         }
     }
 
@@ -197,87 +190,15 @@ impl Record {
         let total = self.total;
         self.ok() && !self.warmup() && total != NONE && (self.mode() == Mode::Cold || self.reused())
     }
-
-    pub fn total_us(&self) -> Option<u32> {
-        some(self.total)
-    }
-    pub fn dns_us(&self) -> Option<u32> {
-        (self.mode() == Mode::Cold)
-            .then_some(self.first)
-            .and_then(some)
-    }
-    pub fn wait_us(&self) -> Option<u32> {
-        (self.mode() == Mode::Warm)
-            .then_some(self.first)
-            .and_then(some)
-    }
-    pub fn tcp_us(&self) -> Option<u32> {
-        some(self.tcp)
-    }
-    pub fn tls_us(&self) -> Option<u32> {
-        some(self.tls)
-    }
-    pub fn srv_us(&self) -> Option<u32> {
-        some(self.srv)
-    }
-    pub fn tls_setup_us(&self) -> Option<u32> {
-        some(self.tls_setup)
-    }
-    pub fn tls_after_setup_us(&self) -> Option<u32> {
-        Some(self.tls_us()?.saturating_sub(self.tls_setup_us()?))
-    }
-    pub fn tls_finish_us(&self) -> Option<u32> {
-        some(self.tls_finish)
-    }
-    pub fn tls_network_server_us(&self) -> Option<u32> {
-        Some(
-            self.tls_after_setup_us()?
-                .saturating_sub(self.tls_finish_us()?),
-        )
-    }
-    pub fn rtt_us(&self) -> Option<u32> {
-        some(self.rtt)
-    }
-    pub fn min_rtt_us(&self) -> Option<u32> {
-        some(self.min_rtt)
-    }
-    /// `srv` minus a round trip the server cannot inflate, signed
-    /// (`probe::server_time_us`, the rule `Sample::server_time_us` uses too).
-    pub fn server_time_us(&self) -> Option<i64> {
-        crate::probe::server_time_us(self.srv_us()?, self.min_rtt_us(), self.tcp_us())
-    }
-
-    /// What the stages leave unexplained (`Sample::other`).
-    pub fn other_us(&self) -> Option<u32> {
-        let total = self.total_us()?;
-        let parts = match self.mode() {
-            Mode::Cold => [self.dns_us(), self.tcp_us(), self.tls_us(), self.srv_us()],
-            Mode::Warm => [self.wait_us(), self.srv_us(), None, None],
-        };
-        let sum: u64 = parts.iter().flatten().map(|&v| u64::from(v)).sum();
-        Some(u64::from(total).saturating_sub(sum) as u32)
-    }
-
-    /// A stage by the name `--compare` reports it under.
-    pub fn stage_us(&self, stage: &str) -> Option<u32> {
-        match stage {
-            "dns" => self.dns_us(),
-            "tcp" => self.tcp_us(),
-            "tls" => self.tls_us(),
-            "srv" => self.srv_us(),
-            "total" => self.total_us(),
-            _ => None,
-        }
-    }
 }
 
 /// The median of one value of `records` (sorted on the way), and how many
 /// records had it: one value list at a time, dropped before the next.
 pub(super) fn median_of<'a>(
     records: impl Iterator<Item = &'a Record> + Clone,
-    value: impl Fn(&Record) -> Option<u32>,
+    value: impl Fn(&Stages) -> Option<u32>,
 ) -> (Option<Duration>, usize) {
-    let mut v = exact(records.filter_map(&value));
+    let mut v = exact(records.filter_map(|r| value(&r.stages())));
     v.sort_unstable();
     (super::descriptive::median_us(&v), v.len())
 }
@@ -288,192 +209,6 @@ pub(super) fn exact<T>(iter: impl Iterator<Item = T> + Clone) -> Vec<T> {
     let mut v = Vec::with_capacity(iter.clone().count());
     v.extend(iter);
     v
-}
-
-/// One metric name's durations from one variant's timed samples.
-#[derive(Debug)]
-struct Series {
-    /// Index into `ServerTimings::names`.
-    name: u16,
-    variant: u8,
-    /// Where it was first seen: the sample's number and the metric's place
-    /// in that sample's header (for "first seen" order).
-    first: (usize, usize),
-    /// Durations in whole microseconds, the way every other stage is kept;
-    /// the rare one beyond 32 bits (over 71 minutes) in `long`.
-    us: Vec<u32>,
-    long: Vec<u64>,
-}
-
-/// The `Server-Timing` durations of timed samples, per metric name and
-/// variant: 4 bytes for each metric a response carried.
-#[derive(Debug, Default)]
-pub struct ServerTimings {
-    names: Vec<String>,
-    series: Vec<Series>,
-    /// Metric names seen after `MAX_TRACKED_METRICS` were already followed.
-    untracked: Vec<String>,
-}
-
-/// Milliseconds (a `Server-Timing` `dur`) as whole microseconds; the parser
-/// keeps `dur` within 0 ..= 10^9 ms, far below what `u64` holds.
-fn dur_us(ms: f64) -> u64 {
-    (ms * 1000.0).round().max(0.0) as u64
-}
-
-impl ServerTimings {
-    fn add(&mut self, seq: usize, variant: u8, metrics: &[ServerTiming]) {
-        for (place, m) in metrics.iter().enumerate() {
-            let Some(dur) = m.dur_ms else { continue };
-            let name = match self.names.iter().position(|n| *n == m.name) {
-                Some(i) => i,
-                None if self.names.len() < MAX_TRACKED_METRICS => {
-                    self.names.push(m.name.clone());
-                    self.names.len() - 1
-                }
-                None => {
-                    if self.untracked.len() < MAX_TRACKED_METRICS
-                        && !self.untracked.contains(&m.name)
-                    {
-                        self.untracked.push(m.name.clone());
-                    }
-                    continue;
-                }
-            };
-            let name = name as u16;
-            let at = match self
-                .series
-                .iter()
-                .position(|s| s.name == name && s.variant == variant)
-            {
-                Some(i) => i,
-                None => {
-                    self.series.push(Series {
-                        name,
-                        variant,
-                        first: (seq, place),
-                        us: Vec::new(),
-                        long: Vec::new(),
-                    });
-                    self.series.len() - 1
-                }
-            };
-            let v = dur_us(dur);
-            match u32::try_from(v) {
-                Ok(short) => self.series[at].us.push(short),
-                Err(_) => self.series[at].long.push(v),
-            }
-        }
-    }
-
-    /// Each metric of `variant` (all variants: `None`) with its durations,
-    /// in the order the names were first seen.
-    pub fn metrics(&self, variant: Option<u8>) -> Vec<(&str, Vec<u64>)> {
-        let mut order: Vec<((usize, usize), u16)> = Vec::new();
-        for s in &self.series {
-            if variant.is_some_and(|v| v != s.variant) {
-                continue;
-            }
-            match order.iter_mut().find(|(_, n)| *n == s.name) {
-                Some(entry) => entry.0 = entry.0.min(s.first),
-                None => order.push((s.first, s.name)),
-            }
-        }
-        order.sort_unstable_by_key(|&(first, _)| first);
-        order
-            .into_iter()
-            .map(|(_, name)| {
-                let durs = self
-                    .series
-                    .iter()
-                    .filter(|s| s.name == name && variant.is_none_or(|v| v == s.variant))
-                    .flat_map(|s| {
-                        let short = s.us.iter().map(|&v| u64::from(v));
-                        short.chain(s.long.iter().copied())
-                    })
-                    .collect();
-                (self.names[usize::from(name)].as_str(), durs)
-            })
-            .collect()
-    }
-
-    /// Metric names that came after the first `MAX_TRACKED_METRICS` (at
-    /// most that many are listed): their durations are not in the statistics.
-    pub fn untracked(&self) -> &[String] {
-        &self.untracked
-    }
-}
-
-/// Every sample of a run as a `Record`, in the order they finished, and
-/// the `Server-Timing` durations beside them.
-#[derive(Debug, Default)]
-pub struct History {
-    blocks: Vec<Vec<Record>>,
-    pub server_timing: ServerTimings,
-}
-
-impl History {
-    pub fn new() -> History {
-        History::default()
-    }
-
-    /// Records of `samples`, in round order (samples of one round keep
-    /// their order), as a run would have pushed them.
-    pub fn of(samples: &[Sample]) -> History {
-        let mut in_order: Vec<&Sample> = samples.iter().collect();
-        in_order.sort_by_key(|s| s.round);
-        let mut h = History::new();
-        for s in in_order {
-            h.push(s);
-        }
-        h
-    }
-
-    /// Keeps `s`. Samples must come in round order, as the rounds produce
-    /// them: the statistics pair a round's probes by walking the records.
-    pub fn push(&mut self, s: &Sample) {
-        let record = Record::of(s);
-        debug_assert!(
-            self.blocks
-                .last()
-                .and_then(|b| b.last())
-                .is_none_or(|r| r.round() <= s.round),
-            "samples out of round order"
-        );
-        if record.timed() {
-            self.server_timing
-                .add(self.len(), s.variant, &s.server_timing);
-        }
-        match self.blocks.last_mut() {
-            Some(block) if block.len() < BLOCK => block.push(record),
-            _ => {
-                let mut block = Vec::with_capacity(BLOCK);
-                block.push(record);
-                self.blocks.push(block);
-            }
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        // Every block but the last is full.
-        self.blocks
-            .last()
-            .map_or(0, |last| (self.blocks.len() - 1) * BLOCK + last.len())
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.blocks.is_empty()
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = &Record> + Clone {
-        self.blocks.iter().flatten()
-    }
-
-    /// The records of one variant (`None`: all of them).
-    pub fn of_variant(&self, variant: Option<u8>) -> impl Iterator<Item = &Record> + Clone {
-        self.iter()
-            .filter(move |r| variant.is_none_or(|v| r.variant() == v))
-    }
 }
 
 #[cfg(test)]
@@ -491,23 +226,16 @@ mod tests {
             retrans: 2,
         });
         let r = Record::of(&s);
-        let us = |d: Option<Duration>| d.map(|d| d.as_micros() as u32);
         assert_eq!(r.round(), 3);
         assert_eq!(r.mode(), Mode::Cold);
         assert_eq!((r.variant(), r.kind()), (0, None));
-        assert_eq!(r.total_us(), us(s.total()));
-        assert_eq!(r.dns_us(), us(s.dns()));
-        assert_eq!(r.tcp_us(), us(s.tcp()));
-        assert_eq!(r.tls_us(), us(s.tls()));
-        assert_eq!(r.srv_us(), us(s.srv()));
-        assert_eq!(r.other_us(), us(s.other()));
-        assert_eq!(r.tls_setup_us(), us(s.tls_setup()));
-        assert_eq!(r.tls_after_setup_us(), us(s.tls_after_setup()));
-        assert_eq!(r.tls_finish_us(), us(s.tls_finish()));
-        assert_eq!(r.tls_network_server_us(), us(s.tls_network_server()));
-        assert_eq!(r.server_time_us(), s.server_time_us());
-        assert_eq!((r.rtt_us(), r.min_rtt_us()), (Some(400), Some(300)));
-        assert_eq!(r.wait_us(), None);
+        // Exactly the sample's own stages: every figure derived from them
+        // (other, the tls split, the server's time) is then the same too.
+        assert_eq!(r.stages(), s.stages());
+        assert_eq!(r.stages().server_time(), s.server_time_us());
+        assert_eq!(r.stages().other(), s.other().map(|d| d.as_micros() as u32));
+        assert_eq!((r.stages().rtt, r.stages().min_rtt), (Some(400), Some(300)));
+        assert_eq!(r.stages().wait, None);
         assert!(r.ok() && r.https() && r.handshake() && r.resumed() && r.retransmitted());
         assert!(!r.warmup() && !r.new_conn() && !r.canceled());
         assert_eq!(r.timed(), crate::stats::timed(&s));
@@ -517,9 +245,10 @@ mod tests {
     fn a_warm_record_has_wait_and_no_handshake_stages() {
         let s = synthetic::warm(2, 120, 900, 30, true);
         let r = Record::of(&s);
-        assert_eq!(r.wait_us(), s.wait().map(|d| d.as_micros() as u32));
-        assert_eq!((r.dns_us(), r.tcp_us(), r.tls_us()), (None, None, None));
-        assert_eq!(r.other_us(), s.other().map(|d| d.as_micros() as u32));
+        assert_eq!(r.stages(), s.stages());
+        assert_eq!(r.stages().wait, s.wait().map(|d| d.as_micros() as u32));
+        let st = r.stages();
+        assert_eq!((st.dns, st.tcp, st.tls), (None, None, None));
         assert!(r.reused() && r.timed());
     }
 
@@ -552,87 +281,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn stages_round_to_the_nearest_microsecond() {
-        assert_eq!(us(Duration::from_nanos(1_499)), 1);
-        assert_eq!(us(Duration::from_nanos(1_500)), 2);
-        // Longer than 32 bits of microseconds: the longest that fits, never
-        // mistaken for "not measured".
-        assert_eq!(us(Duration::from_secs(10_000)), NONE - 1);
-    }
-
-    #[test]
-    fn blocks_grow_one_at_a_time_and_keep_order() {
-        let mut h = History::new();
-        for i in 0..(BLOCK + 3) as u32 {
-            h.push(&synthetic::warm(i + 1, 100, 1000, 10, true));
-        }
-        assert_eq!(h.len(), BLOCK + 3);
-        assert_eq!(h.blocks.len(), 2);
-        let rounds: Vec<u32> = h.iter().map(|r| r.round()).collect();
-        assert_eq!(rounds, (1..=(BLOCK + 3) as u32).collect::<Vec<_>>());
-        // Each block reserved exactly once, at its size: nothing ahead.
-        let reserved: Vec<usize> = h.blocks.iter().map(Vec::capacity).collect();
-        assert_eq!(reserved, [BLOCK, BLOCK]);
-    }
-
-    #[test]
-    fn server_timing_order_is_first_seen_per_variant_and_overall() {
-        let with = |variant: u8, round: u32, names: &[&str]| {
-            let mut s = synthetic::warm(round, 100, 1000, 10, true);
-            s.variant = variant;
-            s.server_timing = names
-                .iter()
-                .map(|n| ServerTiming {
-                    name: n.to_string(),
-                    dur_ms: Some(1.0),
-                    desc: None,
-                })
-                .collect();
-            s
-        };
-        // Variant 0 says `b, a` first; variant 1 says `a, b` in the same round.
-        let h = History::of(&[with(0, 1, &["b", "a"]), with(1, 1, &["a", "b"])]);
-        let names = |v| -> Vec<&str> {
-            h.server_timing
-                .metrics(v)
-                .into_iter()
-                .map(|(n, _)| n)
-                .collect()
-        };
-        assert_eq!(names(None), ["b", "a"]);
-        assert_eq!(names(Some(0)), ["b", "a"]);
-        assert_eq!(names(Some(1)), ["a", "b"]);
-    }
-
-    #[test]
-    fn history_of_puts_samples_in_round_order() {
-        let h = History::of(&[
-            synthetic::warm(2, 100, 1000, 10, true),
-            synthetic::cold(1, 40, 100, 3000, 1000, 50),
-            synthetic::warm(1, 100, 1000, 10, true),
-        ]);
-        let order: Vec<(u32, Mode)> = h.iter().map(|r| (r.round(), r.mode())).collect();
-        assert_eq!(order, [(1, Mode::Cold), (1, Mode::Warm), (2, Mode::Warm)]);
-    }
-
-    #[test]
-    fn server_timing_names_beyond_the_limit_are_counted_not_kept() {
-        let mut h = History::new();
-        let mut s = synthetic::warm(1, 100, 1000, 10, true);
-        s.server_timing = (0..MAX_TRACKED_METRICS + 2)
-            .map(|i| ServerTiming {
-                name: format!("m{i}"),
-                dur_ms: Some(1.5),
-                desc: None,
-            })
-            .collect();
-        h.push(&s);
-        let metrics = h.server_timing.metrics(None);
-        assert_eq!(metrics.len(), MAX_TRACKED_METRICS);
-        assert_eq!(metrics[0], ("m0", vec![1500]));
-        assert_eq!(h.server_timing.untracked(), ["m64", "m65"]);
     }
 }

@@ -41,7 +41,7 @@ impl RunningMedian {
     }
 
     pub fn push(&mut self, v: Duration) {
-        let v = super::record::us(v);
+        let v = crate::probe::whole_us(v);
         // Grow by a fixed step rather than doubling, so a long run holds
         // about 4 bytes per value, not up to 8.
         room(&mut self.low);

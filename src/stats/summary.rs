@@ -6,7 +6,10 @@ use std::time::Duration;
 use crate::probe::{Mode, Sample};
 
 use super::descriptive::{describe, median_f64, median_us, Description};
-use super::record::{exact, median_of, History, Record};
+use super::history::History;
+use super::pairing::paired_differences;
+use super::record::{exact, median_of, Record};
+use crate::text::millis as ms;
 
 /// A residual above this share of total is worth a warning.
 pub const RESIDUAL_WARN_SHARE: f64 = 0.20;
@@ -76,7 +79,11 @@ fn mode_summary<'a>(records: impl Iterator<Item = &'a Record> + Clone, mode: Mod
     let counted = of_mode.clone().filter(|r| !r.warmup() && !r.canceled());
     let sent = counted.clone().count();
     let ok = counted.filter(|r| r.ok()).count();
-    let totals = exact(of_mode.filter(|r| r.timed()).filter_map(Record::total_us));
+    let totals = exact(
+        of_mode
+            .filter(|r| r.timed())
+            .filter_map(|r| r.stages().total),
+    );
     ModeSummary {
         sent,
         ok,
@@ -94,8 +101,9 @@ fn handshake<'a>(
         .filter(|r| r.mode() == Mode::Cold && r.timed());
     // A stage of a sample that has all three (tls counts as 0 for http://).
     let stage = |r: &Record| {
-        let tls = if r.https() { r.tls_us() } else { Some(0) };
-        Some((r.dns_us()?, r.tcp_us()?, tls?))
+        let st = r.stages();
+        let tls = if r.https() { st.tls } else { Some(0) };
+        Some((st.dns?, st.tcp?, tls?))
     };
     let complete = cold.clone().filter(|r| stage(r).is_some());
     let mut sums: Vec<u64> = exact(
@@ -112,10 +120,11 @@ fn handshake<'a>(
     let any_https = records.clone().any(|r| r.https());
     let h = Handshake {
         overhead,
-        dns: median_of(complete.clone(), |r| stage(r).map(|s| s.0)).0,
-        tcp: median_of(complete.clone(), |r| stage(r).map(|s| s.1)).0,
+        dns: median_of(complete.clone(), |st| st.dns).0,
+        tcp: median_of(complete.clone(), |st| st.tcp).0,
+        // Every record of an https run has its tls (`complete`).
         tls: if any_https {
-            median_of(complete, |r| stage(r).map(|s| s.2)).0
+            median_of(complete, |st| st.tls).0
         } else {
             None
         },
@@ -123,67 +132,6 @@ fn handshake<'a>(
         n,
     };
     (h, overhead_ci)
-}
-
-use crate::text::{micros, millis as ms};
-
-/// Per-round (cold − warm) totals in milliseconds, over rounds where both
-/// modes were timed, ascending. A round with several probes of a mode (the
-/// variants of `--compare`, in the overall summary) counts once, with the
-/// last of each mode.
-fn paired_differences<'a>(records: impl Iterator<Item = &'a Record> + Clone) -> Vec<f64> {
-    let totals = |mode: Mode| {
-        records
-            .clone()
-            .filter(move |r| r.mode() == mode && r.timed())
-            .filter_map(|r| Some((r.round(), r.total_us()?)))
-    };
-    let mut n = 0;
-    join_by_round(totals(Mode::Cold), totals(Mode::Warm), |_, _| n += 1);
-    let mut diffs = Vec::with_capacity(n);
-    join_by_round(totals(Mode::Cold), totals(Mode::Warm), |c, w| {
-        diffs.push(ms(micros(c)) - ms(micros(w)))
-    });
-    diffs.sort_unstable_by(|a, b| a.total_cmp(b));
-    diffs
-}
-
-/// The last value of each round of a stream in round order.
-fn last_per_round(pairs: impl Iterator<Item = (u32, u32)>) -> impl Iterator<Item = (u32, u32)> {
-    let mut pairs = pairs.peekable();
-    std::iter::from_fn(move || {
-        let (round, mut value) = pairs.next()?;
-        while let Some((_, later)) = pairs.next_if(|&(r, _)| r == round) {
-            value = later;
-        }
-        Some((round, value))
-    })
-}
-
-/// `f(x, y)` for every round that both streams have, each stream in round
-/// order (as records are, see `History::push`) and taken at the last value
-/// of each round. One pass, nothing held but the two current values.
-pub(super) fn join_by_round(
-    xs: impl Iterator<Item = (u32, u32)>,
-    ys: impl Iterator<Item = (u32, u32)>,
-    mut f: impl FnMut(u32, u32),
-) {
-    let (mut xs, mut ys) = (last_per_round(xs).peekable(), last_per_round(ys).peekable());
-    while let (Some(&(rx, x)), Some(&(ry, y))) = (xs.peek(), ys.peek()) {
-        match rx.cmp(&ry) {
-            std::cmp::Ordering::Less => {
-                xs.next();
-            }
-            std::cmp::Ordering::Greater => {
-                ys.next();
-            }
-            std::cmp::Ordering::Equal => {
-                f(x, y);
-                xs.next();
-                ys.next();
-            }
-        }
-    }
 }
 
 /// The statistics of a run's kept records.
@@ -265,7 +213,7 @@ pub fn large_residual(history: &History) -> bool {
     history
         .iter()
         .filter(|r| r.timed())
-        .any(|r| match (r.other_us(), r.total_us()) {
+        .any(|r| match (r.stages().other(), r.stages().total) {
             (Some(o), Some(t)) if t > 0 => f64::from(o) > RESIDUAL_WARN_SHARE * f64::from(t),
             _ => false,
         })

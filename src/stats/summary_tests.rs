@@ -5,7 +5,7 @@ use std::time::Duration;
 use super::synthetic::{cold, failed, warm};
 use crate::probe::{ErrorKind, Mode, Sample};
 
-use super::record::History;
+use super::history::History;
 use super::summary::{judge, large_residual, summarize, timed, Verdict};
 
 fn ms(v: f64) -> Duration {

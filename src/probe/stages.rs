@@ -1,0 +1,164 @@
+//! The stages of a probe, named once and derived once: `Sample::stages`
+//! turns libcurl's timers and our own stamps into `Stages`, and everything
+//! downstream (the sample's accessors, the statistics' kept records, every
+//! output) reads those values, so a figure derived from them (`other`, the
+//! split of `tls`, the server's own time) is the same wherever it is read.
+
+use std::time::Duration;
+
+/// One stage of a probe, as every output names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Stage {
+    Dns,
+    Tcp,
+    Tls,
+    /// Warm only: until the request could be written.
+    Wait,
+    Srv,
+    Total,
+    /// What no stage accounts for.
+    Other,
+}
+
+impl Stage {
+    /// The cold stages in the order of the table, `total` last.
+    pub const COLD: [Stage; 5] = [Stage::Dns, Stage::Tcp, Stage::Tls, Stage::Srv, Stage::Total];
+    /// The warm stages in the order of the table, `total` last.
+    pub const WARM: [Stage; 3] = [Stage::Wait, Stage::Srv, Stage::Total];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Dns => "dns",
+            Stage::Tcp => "tcp",
+            Stage::Tls => "tls",
+            Stage::Wait => "wait",
+            Stage::Srv => "srv",
+            Stage::Total => "total",
+            Stage::Other => "other",
+        }
+    }
+}
+
+/// Every stage of one probe in whole microseconds; `None` where it was not
+/// measured (never 0 for that). Which of `dns`, `tcp`, `tls` and `wait` a
+/// probe has depends on its mode (see `Sample::stages`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stages {
+    pub dns: Option<u32>,
+    pub tcp: Option<u32>,
+    pub tls: Option<u32>,
+    pub wait: Option<u32>,
+    pub srv: Option<u32>,
+    pub total: Option<u32>,
+    /// The client's own work inside `tls`: before its ClientHello left, and
+    /// on the server's last flight; each never more than `tls` leaves for it.
+    pub tls_setup: Option<u32>,
+    pub tls_finish: Option<u32>,
+    /// The kernel's smoothed and minimum round trip of the connection.
+    pub rtt: Option<u32>,
+    pub min_rtt: Option<u32>,
+}
+
+/// Whole microseconds, to the nearest, saturating just below `u32::MAX`
+/// (71 minutes, above the longest timeout a probe may have).
+pub fn whole_us(d: Duration) -> u32 {
+    u32::try_from(d.as_nanos().saturating_add(500) / 1000)
+        .unwrap_or(u32::MAX - 1)
+        .min(u32::MAX - 1)
+}
+
+impl Stages {
+    pub fn get(&self, stage: Stage) -> Option<u32> {
+        match stage {
+            Stage::Dns => self.dns,
+            Stage::Tcp => self.tcp,
+            Stage::Tls => self.tls,
+            Stage::Wait => self.wait,
+            Stage::Srv => self.srv,
+            Stage::Total => self.total,
+            Stage::Other => self.other(),
+        }
+    }
+
+    /// What the stages leave of the total: writing the request, reading the
+    /// body, libcurl's and our own work between stages. Never negative.
+    pub fn other(&self) -> Option<u32> {
+        let total = self.total?;
+        let sum: u64 = [self.dns, self.tcp, self.tls, self.wait, self.srv]
+            .iter()
+            .flatten()
+            .map(|&v| u64::from(v))
+            .sum();
+        Some(u64::from(total).saturating_sub(sum) as u32)
+    }
+
+    /// `tls` without the client's set-up: from the ClientHello leaving to the
+    /// handshake done, i.e. the network, the server and our reading of its reply.
+    pub fn tls_after_setup(&self) -> Option<u32> {
+        Some(self.tls?.saturating_sub(self.tls_setup?))
+    }
+
+    /// What of `tls` is neither our set-up nor our finish: the path and the
+    /// server (its flights in transit and its own handshake work).
+    pub fn tls_network_server(&self) -> Option<u32> {
+        Some(self.tls_after_setup()?.saturating_sub(self.tls_finish?))
+    }
+
+    /// The server's own time, signed: `srv` less one round trip of the path
+    /// that the server's think time cannot inflate. That is the kernel's
+    /// minimum RTT of the connection when it reports one; else, for a cold
+    /// probe, its own TCP handshake (SYN to SYN-ACK, answered by the server's
+    /// kernel, not its application). Never the smoothed RTT: a server that
+    /// answers slowly delays the ACKs the kernel smooths over, so srtt grows
+    /// with the very time this figure is meant to isolate. `None` when
+    /// neither round trip was measured. Jitter can make it negative.
+    pub fn server_time(&self) -> Option<i64> {
+        let path = self.min_rtt.or(self.tcp)?;
+        Some(i64::from(self.srv?) - i64::from(path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stages_round_to_the_nearest_microsecond() {
+        assert_eq!(whole_us(Duration::from_nanos(1_499)), 1);
+        assert_eq!(whole_us(Duration::from_nanos(1_500)), 2);
+        // Longer than 32 bits of microseconds: the longest that fits.
+        assert_eq!(whole_us(Duration::from_secs(10_000)), u32::MAX - 1);
+    }
+
+    #[test]
+    fn derived_figures_come_from_the_stages() {
+        let s = Stages {
+            dns: Some(40),
+            tcp: Some(100),
+            tls: Some(3000),
+            srv: Some(1000),
+            total: Some(4200),
+            tls_setup: Some(900),
+            tls_finish: Some(500),
+            rtt: Some(400),
+            min_rtt: Some(300),
+            ..Stages::default()
+        };
+        assert_eq!(s.other(), Some(60));
+        assert_eq!(s.get(Stage::Other), Some(60));
+        assert_eq!(s.tls_after_setup(), Some(2100));
+        assert_eq!(s.tls_network_server(), Some(1600));
+        assert_eq!(s.server_time(), Some(700), "srv − min rtt");
+        let no_min = Stages { min_rtt: None, ..s };
+        assert_eq!(no_min.server_time(), Some(900), "srv − the probe's own tcp");
+        let warm = Stages {
+            wait: Some(50),
+            srv: Some(1000),
+            total: Some(1100),
+            rtt: Some(400),
+            ..Stages::default()
+        };
+        assert_eq!(warm.server_time(), None, "no round trip it cannot inflate");
+        assert_eq!(warm.other(), Some(50));
+    }
+}
