@@ -254,8 +254,10 @@ fn write_out_lines() {
 
 #[test]
 fn svg_picture() {
+    let samples = samples();
+    let summary = summarize(&History::of(&samples), Duration::from_millis(2400));
     let mut out = Vec::new();
-    tlsping::render::svg::write_svg(&mut out, &info(), &samples()).unwrap();
+    tlsping::render::svg::write_svg(&mut out, &info(), &samples, &summary).unwrap();
     insta::assert_snapshot!("svg", String::from_utf8(out).unwrap());
 }
 

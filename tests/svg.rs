@@ -81,9 +81,19 @@ fn samples() -> Vec<Sample> {
     v
 }
 
+/// The run's statistics, as the run computes them for its picture.
+fn statistics(info: &RunInfo, samples: &[Sample]) -> tlsping::stats::Summary {
+    let history = tlsping::stats::History::of(samples);
+    let elapsed = Duration::from_secs(10);
+    match &info.compare {
+        Some(c) => tlsping::stats::summarize_compared(&history, elapsed, c.variants.len()),
+        None => tlsping::stats::summarize(&history, elapsed),
+    }
+}
+
 fn picture(info: &RunInfo, samples: &[Sample]) -> String {
     let mut out = Vec::new();
-    write_svg(&mut out, info, samples).unwrap();
+    write_svg(&mut out, info, samples, &statistics(info, samples)).unwrap();
     String::from_utf8(out).unwrap()
 }
 
@@ -489,14 +499,11 @@ fn the_flag_writes_the_picture_of_the_run() {
 }
 
 #[test]
-fn each_box_shows_the_statistics_own_median_and_count() {
+fn each_box_shows_the_statistics_own_figures() {
     let samples = samples();
     let svg = picture(&info(), &samples);
     let doc = roxmltree::Document::parse(&svg).unwrap();
-    let summary = tlsping::stats::summarize(
-        &tlsping::stats::History::of(&samples),
-        Duration::from_secs(10),
-    );
+    let summary = statistics(&info(), &samples);
     for (mode, timing) in [
         ("cold", &summary.cold.timing),
         ("warm", &summary.warm.timing),
@@ -513,5 +520,65 @@ fn each_box_shows_the_statistics_own_median_and_count() {
             tooltip.contains(&expected),
             "{mode}: {tooltip:?} lacks {expected:?}"
         );
+        // Whiskers from the minimum to p95 (the maximum below 20 values),
+        // as the terminal's distribution rows draw them.
+        let ms = |d: Option<Duration>| tlsping::render::format::ms(d.unwrap());
+        let whiskers = format!(
+            "whiskers {}–{} ms, max {} ms",
+            ms(timing.min),
+            ms(timing.p95.or(timing.max)),
+            ms(timing.max)
+        );
+        assert!(
+            tooltip.contains(&whiskers),
+            "{mode}: {tooltip:?} lacks {whiskers:?}"
+        );
     }
+}
+
+/// With 20 timed totals and more, the box's whiskers end at p95 and a
+/// maximum beyond it is a dot of its own, as in the terminal's rows.
+#[test]
+fn whiskers_end_at_p95_and_a_farther_maximum_is_a_dot() {
+    let mut samples = Vec::new();
+    for round in 1..=24u32 {
+        let slow = if round == 24 { 400_000 } else { 0 };
+        samples.push(cold(
+            round,
+            70,
+            30_000 + round * 100,
+            31_000,
+            33_000 + slow,
+            250,
+        ));
+    }
+    let summary = statistics(&info(), &samples);
+    let timing = &summary.cold.timing;
+    assert!(timing.p95 < timing.max, "{timing:?}");
+    let svg = picture(&info(), &samples);
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let group = doc
+        .descendants()
+        .find(|n| class_of(n) == Some("distribution") && n.attribute("data-mode") == Some("cold"))
+        .unwrap();
+    let tooltip = group
+        .children()
+        .find(|c| c.has_tag_name("title"))
+        .and_then(|t| t.text())
+        .unwrap();
+    let ms = |d: Option<Duration>| tlsping::render::format::ms(d.unwrap());
+    assert!(
+        tooltip.contains(&format!(
+            "whiskers {}–{} ms",
+            ms(timing.min),
+            ms(timing.p95)
+        )),
+        "{tooltip}"
+    );
+    // The points are r=3; the maximum beyond the whisker is the one r=4 dot.
+    let dots = group
+        .descendants()
+        .filter(|n| n.has_tag_name("circle") && n.attribute("r") == Some("4"))
+        .count();
+    assert_eq!(dots, 1, "{tooltip}");
 }

@@ -21,11 +21,10 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::probe::{tls_version_label, Mode, RunInfo, Sample};
+use crate::probe::{tls_version_label, Mode, RunInfo, Sample, Stage};
 use crate::render::format;
-use crate::stats::descriptive::describe;
-use crate::stats::Record;
-use crate::text::{micros, millis, printable};
+use crate::stats::{Description, Summary};
+use crate::text::{millis, printable};
 
 /// The picture's size in pixels; it scales, but its text is sized for this.
 pub const WIDTH: u32 = 1000;
@@ -55,18 +54,15 @@ const WARMUP_ALPHA: f64 = 0.4;
 /// A failure is a light red box with a red outline: the time it took, not a stage.
 const FAILED_FILL: f64 = 0.22;
 
-/// One piece of a bar.
+/// One piece of a bar: a stage, the client's TLS set-up drawn apart from
+/// the rest of `tls`, or the time a failed probe spent before it gave up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Part {
-    Dns,
-    Tcp,
+    /// `Stage::Tls` is the rest of `tls`, or all of it when the set-up was
+    /// not measured.
+    Stage(Stage),
     /// The client's own work before its ClientHello (`Sample::tls_setup`).
     TlsSetup,
-    /// The rest of `tls`, or all of it when the set-up was not measured.
-    Tls,
-    Wait,
-    Srv,
-    Other,
     /// From the last stage the probe finished to where it gave up.
     Failed,
 }
@@ -74,26 +70,21 @@ enum Part {
 impl Part {
     fn label(self) -> &'static str {
         match self {
-            Part::Dns => "dns",
-            Part::Tcp => "tcp",
+            Part::Stage(stage) => stage.as_str(),
             Part::TlsSetup => "tls set-up",
-            Part::Tls => "tls",
-            Part::Wait => "wait",
-            Part::Srv => "srv",
-            Part::Other => "other",
             Part::Failed => "failed",
         }
     }
 
     fn color(self) -> RGBColor {
         match self {
-            Part::Dns => RGBColor(0x56, 0xb4, 0xe9),
-            Part::Tcp => RGBColor(0x00, 0x72, 0xb2),
+            Part::Stage(Stage::Dns) => RGBColor(0x56, 0xb4, 0xe9),
+            Part::Stage(Stage::Tcp) => RGBColor(0x00, 0x72, 0xb2),
             Part::TlsSetup => RGBColor(0x9a, 0x5b, 0x00),
-            Part::Tls => RGBColor(0xe6, 0x9f, 0x00),
-            Part::Wait => RGBColor(0xcc, 0x79, 0xa7),
-            Part::Srv => RGBColor(0x00, 0x9e, 0x73),
-            Part::Other => RGBColor(0xb4, 0xb4, 0xb4),
+            Part::Stage(Stage::Tls) => RGBColor(0xe6, 0x9f, 0x00),
+            Part::Stage(Stage::Wait) => RGBColor(0xcc, 0x79, 0xa7),
+            Part::Stage(Stage::Srv) => RGBColor(0x00, 0x9e, 0x73),
+            Part::Stage(Stage::Other | Stage::Total) => RGBColor(0xb4, 0xb4, 0xb4),
             Part::Failed => FAILED,
         }
     }
@@ -110,17 +101,17 @@ fn parts(s: &Sample) -> Vec<(Part, f64)> {
                 _ => (None, s.tls()),
             };
             vec![
-                (Part::Dns, ms(s.dns())),
-                (Part::Tcp, ms(s.tcp())),
+                (Part::Stage(Stage::Dns), ms(s.dns())),
+                (Part::Stage(Stage::Tcp), ms(s.tcp())),
                 (Part::TlsSetup, ms(setup)),
-                (Part::Tls, ms(rest)),
+                (Part::Stage(Stage::Tls), ms(rest)),
             ]
         }
-        Mode::Warm => vec![(Part::Wait, ms(s.wait()))],
+        Mode::Warm => vec![(Part::Stage(Stage::Wait), ms(s.wait()))],
     };
     if s.ok() {
-        v.push((Part::Srv, ms(s.srv())));
-        v.push((Part::Other, ms(s.other())));
+        v.push((Part::Stage(Stage::Srv), ms(s.srv())));
+        v.push((Part::Stage(Stage::Other), ms(s.other())));
     } else {
         let reached: f64 = v.iter().map(|(_, d)| d).sum();
         v.push((Part::Failed, (ms(s.total()) - reached).max(0.0)));
@@ -129,10 +120,10 @@ fn parts(s: &Sample) -> Vec<(Part, f64)> {
     v
 }
 
-/// A probe's lane inside its round: cold before warm, then by variant.
-type Lane = (u8, u8);
+/// A probe's track (its column of bars and its box) inside its round: cold before warm, then by variant.
+type Track = (u8, u8);
 
-fn lane_of(s: &Sample) -> Lane {
+fn track_of(s: &Sample) -> Track {
     let mode = match s.mode {
         Mode::Cold => 0,
         Mode::Warm => 1,
@@ -140,8 +131,8 @@ fn lane_of(s: &Sample) -> Lane {
     (mode, s.variant)
 }
 
-fn lane_mode(lane: Lane) -> Mode {
-    if lane.0 == 0 {
+fn track_mode(track: Track) -> Mode {
+    if track.0 == 0 {
         Mode::Cold
     } else {
         Mode::Warm
@@ -149,26 +140,26 @@ fn lane_mode(lane: Lane) -> Mode {
 }
 
 /// `cold`, `warm`, or with `--compare` the variant too: `cold TLS1.3`.
-fn lane_label(info: &RunInfo, lane: Lane) -> String {
-    let mode = lane_mode(lane).as_str();
+fn track_label(info: &RunInfo, track: Track) -> String {
+    let mode = track_mode(track).as_str();
     match &info.compare {
-        Some(cmp) => format!("{mode} {}", cmp.label(lane.1)),
+        Some(cmp) => format!("{mode} {}", cmp.label(track.1)),
         None => mode.to_string(),
     }
 }
 
-/// Everything both panels place by: the rounds, the lanes, the scale.
-struct Plan {
-    lanes: Vec<Lane>,
+/// Everything both panels place by: the rounds, the tracks, the scale.
+struct Scene {
+    tracks: Vec<Track>,
     rounds: Range<u32>,
     /// The top of the millisecond axis: above every answered probe; a
     /// failure that took longer is cut there and says so.
     top_ms: f64,
 }
 
-impl Plan {
-    fn new(samples: &[Sample]) -> Plan {
-        let lanes: BTreeSet<Lane> = samples.iter().map(lane_of).collect();
+impl Scene {
+    fn new(samples: &[Sample]) -> Scene {
+        let tracks: BTreeSet<Track> = samples.iter().map(track_of).collect();
         let first = samples.iter().map(|s| s.round).min().unwrap_or(1);
         let last = samples.iter().map(|s| s.round).max().unwrap_or(1);
         let highest = |ok_only: bool| {
@@ -183,8 +174,8 @@ impl Plan {
             .into_iter()
             .find(|v| *v > 0.0)
             .unwrap_or(1.0);
-        Plan {
-            lanes: lanes.into_iter().collect(),
+        Scene {
+            tracks: tracks.into_iter().collect(),
             rounds: first..last + 1,
             top_ms: top * 1.12,
         }
@@ -192,11 +183,11 @@ impl Plan {
 
     /// The left and right edge of a probe's bar on the round axis.
     fn bar_x(&self, s: &Sample) -> (f64, f64) {
-        let n = self.lanes.len().max(1) as f64;
+        let n = self.tracks.len().max(1) as f64;
         let i = self
-            .lanes
+            .tracks
             .iter()
-            .position(|l| *l == lane_of(s))
+            .position(|l| *l == track_of(s))
             .unwrap_or(0) as f64;
         let slot = 0.8 / n;
         let left = f64::from(s.round) - 0.4 + i * slot;
@@ -315,13 +306,18 @@ fn legend(samples: &[Sample]) -> Vec<Part> {
     let has = |mode| samples.iter().any(|s| s.mode == mode);
     let mut v = Vec::new();
     if has(Mode::Cold) {
-        v.extend([Part::Dns, Part::Tcp, Part::TlsSetup, Part::Tls]);
+        v.extend([
+            Part::Stage(Stage::Dns),
+            Part::Stage(Stage::Tcp),
+            Part::TlsSetup,
+            Part::Stage(Stage::Tls),
+        ]);
     }
     if has(Mode::Warm) {
-        v.push(Part::Wait);
+        v.push(Part::Stage(Stage::Wait));
     }
     if !samples.is_empty() {
-        v.extend([Part::Srv, Part::Other]);
+        v.extend([Part::Stage(Stage::Srv), Part::Stage(Stage::Other)]);
     }
     if samples.iter().any(|s| !s.ok()) {
         v.push(Part::Failed);
@@ -330,16 +326,40 @@ fn legend(samples: &[Sample]) -> Vec<Part> {
 }
 
 /// Writes the picture of a run: `info` for its title and header, `samples`
-/// (every probe, warmup and failures included) for its bars and boxes.
-/// The same input always gives the same bytes.
-pub fn write_svg(out: &mut dyn Write, info: &RunInfo, samples: &[Sample]) -> io::Result<()> {
-    out.write_all(render(info, samples)?.as_bytes())?;
+/// (every probe, warmup and failures included) for its bars and points,
+/// `summary` (the run's statistics) for its boxes. The same input always
+/// gives the same bytes.
+pub fn write_svg(
+    out: &mut dyn Write,
+    info: &RunInfo,
+    samples: &[Sample],
+    summary: &Summary,
+) -> io::Result<()> {
+    out.write_all(render(info, samples, summary)?.as_bytes())?;
     out.flush()
 }
 
-fn render(info: &RunInfo, samples: &[Sample]) -> io::Result<String> {
-    let plan = Plan::new(samples);
-    let (frame, (bars, boxes)) = fragment(|root| draw_frame(root, info, samples, &plan))?;
+/// The timed totals' figures of a track, from the run's statistics (a
+/// variant's own with `--compare`; none for a variant without any).
+fn track_timing(summary: &Summary, info: &RunInfo, track: Track) -> Description {
+    let of_mode = |s: &Summary| match track_mode(track) {
+        Mode::Cold => s.cold.timing.clone(),
+        Mode::Warm => s.warm.timing.clone(),
+    };
+    match (&info.compare, &summary.comparison) {
+        (Some(_), Some(c)) => c
+            .summaries
+            .iter()
+            .find(|(v, _)| *v == track.1)
+            .map(|(_, own)| of_mode(own))
+            .unwrap_or_default(),
+        _ => of_mode(summary),
+    }
+}
+
+fn render(info: &RunInfo, samples: &[Sample], summary: &Summary) -> io::Result<String> {
+    let scene = Scene::new(samples);
+    let (frame, (bars, boxes)) = fragment(|root| draw_frame(root, info, samples, &scene))?;
 
     let mut doc = String::with_capacity(4096 + samples.len() * 900);
     let _ = writeln!(
@@ -357,7 +377,7 @@ fn render(info: &RunInfo, samples: &[Sample]) -> io::Result<String> {
 
     doc.push_str("<g class=\"bars\">\n");
     for s in samples {
-        let (shapes, ()) = fragment(|root| draw_bar(root, &bars, &plan, info, s))?;
+        let (shapes, ()) = fragment(|root| draw_bar(root, &bars, &scene, info, s))?;
         let outcome = match &s.error {
             Some(e) => e.kind.slug(),
             None if s.ok() => "ok",
@@ -380,19 +400,21 @@ fn render(info: &RunInfo, samples: &[Sample]) -> io::Result<String> {
     doc.push_str("</g>\n");
 
     doc.push_str("<g class=\"distributions\">\n");
-    for (i, lane) in plan.lanes.iter().enumerate() {
-        let in_lane: Vec<&Sample> = samples.iter().filter(|s| lane_of(s) == *lane).collect();
-        let (shapes, summary) = fragment(|root| draw_distribution(root, &boxes, i, &in_lane))?;
+    for (i, track) in scene.tracks.iter().enumerate() {
+        let in_track: Vec<&Sample> = samples.iter().filter(|s| track_of(s) == *track).collect();
+        let timing = track_timing(summary, info, *track);
+        let (shapes, figures) =
+            fragment(|root| draw_distribution(root, &boxes, i, &in_track, &timing))?;
         let _ = writeln!(
             doc,
             r#"<g class="distribution" data-mode="{}" data-variant="{}">"#,
-            lane_mode(*lane).as_str(),
-            lane.1,
+            track_mode(*track).as_str(),
+            track.1,
         );
         let _ = writeln!(
             doc,
             "<title>{}</title>",
-            xml(&format!("{} totals: {summary}", lane_label(info, *lane)))
+            xml(&format!("{} totals: {figures}", track_label(info, *track)))
         );
         if !shapes.is_empty() {
             let _ = writeln!(doc, "{shapes}");
@@ -458,7 +480,7 @@ fn draw_frame(
     root: &DrawingArea<SVGBackend<'_>, Shift>,
     info: &RunInfo,
     samples: &[Sample],
-    plan: &Plan,
+    scene: &Scene,
 ) -> DrawResult<(Coord, Coord)> {
     // plotters escapes XML's own characters; control characters are ours.
     root.draw(&Text::new(
@@ -506,7 +528,7 @@ fn draw_frame(
 
     let (_, body) = root.split_vertically(HEADER);
     let (left, right) = body.split_horizontally(BARS_WIDTH);
-    let rounds = (f64::from(plan.rounds.start) - 0.5)..(f64::from(plan.rounds.end) - 0.5);
+    let rounds = (f64::from(scene.rounds.start) - 0.5)..(f64::from(scene.rounds.end) - 0.5);
     let mut bars = ChartBuilder::on(&left)
         .margin_top(CAPTION)
         .margin_left(8)
@@ -514,8 +536,8 @@ fn draw_frame(
         .margin_bottom(4)
         .x_label_area_size(X_LABELS)
         .y_label_area_size(Y_LABELS)
-        .build_cartesian_2d(rounds, 0.0..plan.top_ms)?;
-    let lanes = plan.lanes.len().max(1) as f64;
+        .build_cartesian_2d(rounds, 0.0..scene.top_ms)?;
+    let tracks = scene.tracks.len().max(1) as f64;
     let mut boxes = ChartBuilder::on(&right)
         .margin_top(CAPTION)
         .margin_left(8)
@@ -523,7 +545,7 @@ fn draw_frame(
         .margin_bottom(4)
         .x_label_area_size(X_LABELS)
         .y_label_area_size(Y_LABELS)
-        .build_cartesian_2d(-0.5..lanes - 0.5, 0.0..plan.top_ms)?;
+        .build_cartesian_2d(-0.5..tracks - 0.5, 0.0..scene.top_ms)?;
 
     // Warmup rounds get a band behind their bars.
     let warmup: BTreeSet<u32> = samples
@@ -534,12 +556,12 @@ fn draw_frame(
     for round in &warmup {
         let r = f64::from(*round);
         bars.draw_series(std::iter::once(Rectangle::new(
-            [(r - 0.48, 0.0), (r + 0.48, plan.top_ms)],
+            [(r - 0.48, 0.0), (r + 0.48, scene.top_ms)],
             WARMUP_BAND.filled(),
         )))?;
     }
 
-    let round_count = plan.rounds.len();
+    let round_count = scene.rounds.len();
     let round_label = |x: &f64| {
         if (x - x.round()).abs() < 1e-9 {
             format!("{x:.0}")
@@ -589,23 +611,23 @@ fn draw_frame(
             anchored(bold(14.0, &INK), HPos::Left, VPos::Bottom),
         ))?;
     }
-    // Lane names under the distributions (the variant on a line of its
-    // own, cut to the lane's width), then their failures.
+    // Track names under the distributions (the variant on a line of its
+    // own, cut to the track's width), then their failures.
     let coord = boxes.as_coord_spec().clone();
-    let lane_px = coord.translate(&(1.0, 0.0)).0 - coord.translate(&(0.0, 0.0)).0;
-    for (i, lane) in plan.lanes.iter().enumerate() {
+    let track_px = coord.translate(&(1.0, 0.0)).0 - coord.translate(&(0.0, 0.0)).0;
+    for (i, track) in scene.tracks.iter().enumerate() {
         let (x, y) = coord.translate(&(i as f64, 0.0));
-        let mut lines = vec![(lane_mode(*lane).as_str().to_string(), bold(14.0, &INK))];
+        let mut lines = vec![(track_mode(*track).as_str().to_string(), bold(14.0, &INK))];
         if let Some(cmp) = &info.compare {
-            let fits = (lane_px / 7).max(3) as usize;
+            let fits = (track_px / 7).max(3) as usize;
             lines.push((
-                format::truncate(&printable(cmp.label(lane.1)), fits),
+                format::truncate(&printable(cmp.label(track.1)), fits),
                 text_style(12.0, &INK),
             ));
         }
         let failed = samples
             .iter()
-            .filter(|s| lane_of(s) == *lane && !s.warmup && !s.ok())
+            .filter(|s| track_of(s) == *track && !s.warmup && !s.ok())
             .count();
         if failed > 0 {
             lines.push((format!("{failed} failed"), text_style(12.0, &FAILED)));
@@ -621,7 +643,7 @@ fn draw_frame(
     if samples.is_empty() {
         let (x, y) = bars
             .as_coord_spec()
-            .translate(&(f64::from(plan.rounds.start), plan.top_ms / 2.0));
+            .translate(&(f64::from(scene.rounds.start), scene.top_ms / 2.0));
         root.draw(&Text::new(
             "no probe ran",
             (x, y),
@@ -636,15 +658,15 @@ fn draw_frame(
 fn draw_bar(
     root: &DrawingArea<SVGBackend<'_>, Shift>,
     coord: &Coord,
-    plan: &Plan,
+    scene: &Scene,
     info: &RunInfo,
     s: &Sample,
 ) -> DrawResult<()> {
-    let (left, right) = plan.bar_x(s);
+    let (left, right) = scene.bar_x(s);
     let alpha = if s.warmup { WARMUP_ALPHA } else { 1.0 };
     let mut base = 0.0;
     for (part, ms) in parts(s) {
-        let top = (base + ms).min(plan.top_ms);
+        let top = (base + ms).min(scene.top_ms);
         let (x0, mut y0) = coord.translate(&(left, top));
         let (x1, y1) = coord.translate(&(right, base));
         base += ms;
@@ -668,7 +690,7 @@ fn draw_bar(
     if s.ok() {
         return Ok(());
     }
-    let end = base.min(plan.top_ms);
+    let end = base.min(scene.top_ms);
     let (x0, y_end) = coord.translate(&(left, end));
     let (x1, y_base) = coord.translate(&(right, 0.0));
     let cx = (x0 + x1) / 2;
@@ -696,26 +718,32 @@ fn draw_bar(
     Ok(())
 }
 
-/// One lane's timed totals: every value as a point (spread sideways by a
-/// fixed sequence, so the picture does not change between runs), a box
-/// from the 25th to the 75th percentile, the median, whiskers to min and
-/// max. Gives back the figures for the lane's tooltip.
+/// One track's timed totals: every value as a point (spread sideways by a
+/// fixed sequence, so the picture does not change between runs), and the
+/// box the statistics block draws in the terminal from the same figures
+/// (`timing`, the run's own `Description`): p25..p75, the median, whiskers
+/// from the minimum to p95 (to the maximum below 20 values, where p95 is
+/// the maximum) and a dot for a maximum beyond p95. Gives back the figures
+/// for the track's tooltip.
 fn draw_distribution(
     root: &DrawingArea<SVGBackend<'_>, Shift>,
     coord: &Coord,
-    lane: usize,
+    track: usize,
     samples: &[&Sample],
+    timing: &Description,
 ) -> DrawResult<String> {
-    let x = lane as f64;
-    // The totals as the statistics keep them, so the box shows the very
-    // figures the table and the JSON print.
-    let totals: Vec<u32> = samples
+    let x = track as f64;
+    let totals = samples
         .iter()
-        .map(|s| Record::of(s))
-        .filter(Record::timed)
-        .filter_map(|r| r.stages().total)
-        .collect();
-    if totals.is_empty() {
+        .filter(|s| crate::stats::timed(s))
+        .filter_map(|s| s.total());
+    let (Some(median), Some(low), Some(q1), Some(q3), Some(max)) = (
+        timing.median,
+        timing.min,
+        timing.p25,
+        timing.p75,
+        timing.max,
+    ) else {
         let (px, py) = coord.translate(&(x, 0.0));
         root.draw(&Text::new(
             "no timed probes",
@@ -723,23 +751,24 @@ fn draw_distribution(
             anchored(text_style(12.0, &DIM), HPos::Center, VPos::Center),
         ))?;
         return Ok("none timed".into());
-    }
-    for (i, total) in totals.iter().enumerate() {
+    };
+    for (i, total) in totals.enumerate() {
         // The golden-ratio sequence spreads points evenly with no randomness.
         let jitter = ((i as f64 + 1.0) * 0.618_033_988_749_895).fract() - 0.5;
-        let at = coord.translate(&(x + jitter * 0.44, millis(micros(*total))));
+        let at = coord.translate(&(x + jitter * 0.44, millis(total)));
         root.draw(&Circle::new(at, 3, INK.mix(0.35).filled()))?;
     }
-    let d = describe(totals);
-    let q = |v: Option<Duration>| v.map_or(0.0, millis);
-    let (low, q1, q3, high) = (q(d.min), q(d.p25), q(d.p75), q(d.max));
-    let mid = q(d.median);
+    let whisker = timing.p95.unwrap_or(max);
+    let [low, q1, mid, q3, high, max] = [low, q1, median, q3, whisker, max].map(millis);
     let pt = |dx: f64, ms: f64| coord.translate(&(x + dx, ms));
     let line = INK.stroke_width(1);
     root.draw(&PathElement::new(vec![pt(0.0, q3), pt(0.0, high)], line))?;
     root.draw(&PathElement::new(vec![pt(0.0, low), pt(0.0, q1)], line))?;
     for end in [low, high] {
         root.draw(&PathElement::new(vec![pt(-0.1, end), pt(0.1, end)], line))?;
+    }
+    if max > high {
+        root.draw(&Circle::new(pt(0.0, max), 4, INK.filled()))?;
     }
     root.draw(&Rectangle::new(
         [pt(-0.26, q3), pt(0.26, q1)],
@@ -749,9 +778,9 @@ fn draw_distribution(
         vec![pt(-0.26, mid), pt(0.26, mid)],
         INK.stroke_width(3),
     ))?;
-    let (lx, ly) = pt(0.0, high);
-    let summary = format!("median {} ms, n={}", ms_text(mid), d.n);
-    // A narrow lane (with `--compare`) has room for the figure alone.
+    let (lx, ly) = pt(0.0, max);
+    let summary = format!("median {} ms, n={}", ms_text(mid), timing.n);
+    // A narrow track (with `--compare`) has room for the figure alone.
     let wide = pt(0.5, 0.0).0 - pt(-0.5, 0.0).0 >= 90;
     root.draw(&Text::new(
         if wide {
@@ -763,15 +792,16 @@ fn draw_distribution(
         anchored(bold(12.0, &INK), HPos::Center, VPos::Bottom),
     ))?;
     root.draw(&Text::new(
-        format!("n={}", d.n),
+        format!("n={}", timing.n),
         (lx, ly - 8),
         anchored(text_style(12.0, &DIM), HPos::Center, VPos::Bottom),
     ))?;
     Ok(format!(
-        "{summary}, quartiles {}–{} ms, range {}–{} ms",
+        "{summary}, quartiles {}–{} ms, whiskers {}–{} ms, max {} ms",
         ms_text(q1),
         ms_text(q3),
         ms_text(low),
-        ms_text(high)
+        ms_text(high),
+        ms_text(max)
     ))
 }

@@ -136,9 +136,14 @@ impl<W: Write> Observer for Watch<'_, W> {
 }
 
 /// `--svg`: the picture of the run, written when it ends.
-fn write_svg(path: &std::path::Path, info: &probe::RunInfo, samples: &[Sample]) -> io::Result<()> {
+fn write_svg(
+    path: &std::path::Path,
+    info: &probe::RunInfo,
+    samples: &[Sample],
+    summary: &stats::Summary,
+) -> io::Result<()> {
     let mut out = io::BufWriter::new(std::fs::File::create(path)?);
-    render::svg::write_svg(&mut out, info, samples)?;
+    render::svg::write_svg(&mut out, info, samples, summary)?;
     out.flush()
 }
 
@@ -280,7 +285,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
         return output_failed(&e);
     }
     if let Some(path) = &opts.svg {
-        if let Err(e) = write_svg(path, &info, &rounds.samples) {
+        if let Err(e) = write_svg(path, &info, &rounds.samples, &summary) {
             eprintln!(
                 "tlsping: could not write the picture to {}: {e}",
                 path.display()

@@ -9,7 +9,7 @@ mod wide;
 
 use std::time::Duration;
 
-use crate::probe::{Mode, ModeChoice, RunInfo, Sample};
+use crate::probe::{Mode, ModeChoice, RunInfo, Sample, Stage};
 use crate::render::format;
 use crate::text::format_duration;
 
@@ -46,15 +46,11 @@ pub struct RowFormat {
     pub tags: Tags,
 }
 
-/// The stages a cold probe shows before its total, in order.
-const COLD_STAGES: [&str; 4] = ["dns", "tcp", "tls", "srv"];
-/// The stages a warm probe shows before its total, in order.
-const WARM_STAGES: [&str; 2] = ["wait", "srv"];
-
-fn stage_labels(mode: Mode) -> &'static [&'static str] {
+/// The stages a mode shows before its total, in order.
+fn shown_stages(mode: Mode) -> &'static [Stage] {
     match mode {
-        Mode::Cold => &COLD_STAGES,
-        Mode::Warm => &WARM_STAGES,
+        Mode::Cold => &Stage::COLD[..4],
+        Mode::Warm => &Stage::WARM[..2],
     }
 }
 
@@ -69,28 +65,21 @@ pub fn title(mode: Mode, short: bool) -> &'static str {
     }
 }
 
-/// Pairs each label with its value; the array lengths make them agree.
-fn labelled<const N: usize>(
-    labels: [&'static str; N],
-    values: [Option<Duration>; N],
-) -> Vec<(&'static str, Option<Duration>)> {
-    labels.into_iter().zip(values).collect()
-}
-
 /// The stages a mode shows before its total, with their labels.
 fn stages(s: &Sample) -> Vec<(&'static str, Option<Duration>)> {
-    match s.mode {
-        Mode::Cold => labelled(COLD_STAGES, [s.dns(), s.tcp(), s.tls(), s.srv()]),
-        Mode::Warm => labelled(WARM_STAGES, [s.wait(), s.srv()]),
-    }
+    let all = s.stages();
+    shown_stages(s.mode)
+        .iter()
+        .map(|&stage| (stage.as_str(), all.get(stage).map(crate::text::micros)))
+        .collect()
 }
 
 /// A mode's column names: its stages and `total`, then `-v`'s extras.
 fn stage_names(mode: Mode, verbose: bool) -> Vec<&'static str> {
-    let mut v = stage_labels(mode).to_vec();
-    v.push("total");
+    let mut v: Vec<&str> = shown_stages(mode).iter().map(|s| s.as_str()).collect();
+    v.push(Stage::Total.as_str());
     if verbose {
-        v.push("other");
+        v.push(Stage::Other.as_str());
         if mode == Mode::Cold {
             v.push("setup");
             v.push("res");
