@@ -6,6 +6,7 @@ pub mod faults;
 pub mod ocsp;
 pub mod path;
 pub mod pki;
+pub mod prometheus;
 mod relay;
 pub mod server;
 
