@@ -155,9 +155,11 @@ fn compared_with_resumption_alone_early_data_saves_a_round_trip_every_round() {
         .unwrap_or_else(|| panic!("{:#}", doc["summary"]));
     // The server's flight to us is what early data saves (its bytes reach
     // us 25 ms late; ours reach it at once), and the interval says so.
+    // A loaded machine only adds time to either lane, so the bounds are
+    // wide; what must hold is a saving, and an interval that excludes 0.
     let [lo, hi] = [0, 1].map(|i| total["ci_ms"][i].as_f64().unwrap());
     assert!(hi < 0.0, "the interval excludes no difference: {total:#}");
-    assert!(lo > -50.0, "{total:#}");
+    assert!(lo > -80.0, "{total:#}");
     let median = total["median_ms"].as_f64().unwrap();
-    assert!((-35.0..=-20.0).contains(&median), "{total:#}");
+    assert!((-50.0..=-12.0).contains(&median), "{total:#}");
 }

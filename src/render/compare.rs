@@ -3,13 +3,11 @@
 //! the baseline. Labels come from the command line, so they are made
 //! printable before they reach a terminal.
 
-use std::time::Duration;
-
 use crate::probe::{CompareInfo, RunInfo};
-use crate::stats::{Comparison, Difference};
+use crate::stats::{Comparison, Delta, Difference};
 use crate::text::printable;
 
-use super::format::ms;
+use super::format::{prints_as_zero, signed_ms, Sign};
 
 /// How the rows name each variant: by its label, or by a letter (`A`, `B`,
 /// …) when the longest label would push the rows past the width; the
@@ -167,21 +165,6 @@ pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
-/// Milliseconds by the table's precision rule, with a `-` when negative.
-fn signed(v: f64) -> String {
-    let text = ms(Duration::from_secs_f64(v.abs() / 1000.0));
-    if v < 0.0 && text.chars().any(|c| c.is_ascii_digit() && c != '0') {
-        format!("-{text}")
-    } else {
-        text
-    }
-}
-
-/// Whether `v` prints as zero at the table's precision (`0.00`).
-fn prints_as_zero(v: f64) -> bool {
-    !signed(v).chars().any(|c| c.is_ascii_digit() && c != '0')
-}
-
 /// One difference in words: `cold tls: TLS1.3 is 40.2ms faster than TLS1.2
 /// (95% CI 39.8 .. 40.9), 12 rounds`. "No difference detectable", with the
 /// median beside the interval, when the interval holds 0; "no difference"
@@ -189,7 +172,7 @@ fn prints_as_zero(v: f64) -> bool {
 /// direction the figure does not show. Without an interval the median
 /// still decides, with that caveat. `None` when there is no median.
 pub fn difference_line(d: &Difference, cmp: &CompareInfo) -> Option<String> {
-    let median = d.median_ms?;
+    let median = d.median?;
     let (v, base) = (
         printable(cmp.label(d.variant)),
         printable(cmp.label(d.against)),
@@ -199,9 +182,10 @@ pub fn difference_line(d: &Difference, cmp: &CompareInfo) -> Option<String> {
         1 => "1 round".to_string(),
         n => format!("{n} rounds"),
     };
-    let faster = |m: f64| format!("{v} is {}ms faster than {base}", signed(-m));
-    let slower = |m: f64| format!("{v} is {}ms slower than {base}", signed(m));
-    let beside = |(lo, hi): (f64, f64)| {
+    let signed = |d: Delta| signed_ms(d, Sign::Minus);
+    let faster = |m: Delta| format!("{v} is {}ms faster than {base}", signed(-m));
+    let slower = |m: Delta| format!("{v} is {}ms slower than {base}", signed(m));
+    let beside = |(lo, hi): (Delta, Delta)| {
         format!(
             "(median {}ms, 95% CI {} .. {})",
             signed(median),
@@ -209,15 +193,15 @@ pub fn difference_line(d: &Difference, cmp: &CompareInfo) -> Option<String> {
             signed(hi)
         )
     };
-    let text = match d.ci_ms {
-        Some((lo, hi)) if lo <= 0.0 && hi >= 0.0 => format!(
+    let text = match d.ci {
+        Some((lo, hi)) if lo <= Delta::ZERO && hi >= Delta::ZERO => format!(
             "no difference detectable between {v} and {base} {}",
             beside((lo, hi))
         ),
         Some(ci) if prints_as_zero(median) => {
             format!("no difference between {v} and {base} {}", beside(ci))
         }
-        Some((lo, hi)) if hi < 0.0 => format!(
+        Some((lo, hi)) if hi < Delta::ZERO => format!(
             "{} (95% CI {} .. {})",
             faster(median),
             signed(-hi),
@@ -232,7 +216,9 @@ pub fn difference_line(d: &Difference, cmp: &CompareInfo) -> Option<String> {
         None if prints_as_zero(median) => format!(
             "no difference between the medians of {v} and {base} (too few rounds for an interval)"
         ),
-        None if median < 0.0 => format!("{} (too few rounds for an interval)", faster(median)),
+        None if median.is_negative() => {
+            format!("{} (too few rounds for an interval)", faster(median))
+        }
         None => format!("{} (too few rounds for an interval)", slower(median)),
     };
     Some(format!("{stage}: {text}, {rounds}"))
@@ -291,14 +277,16 @@ mod tests {
         }
     }
 
+    /// A difference given in milliseconds, as the sentences print them.
     fn diff(median: f64, ci: Option<(f64, f64)>, rounds: usize) -> Difference {
+        let d = |ms: f64| Delta::from_nanos((ms * 1e6).round() as i64);
         Difference {
             variant: 1,
             against: 0,
             mode: Mode::Cold,
             stage: crate::probe::Stage::Tls,
-            median_ms: Some(median),
-            ci_ms: ci,
+            median: Some(d(median)),
+            ci: ci.map(|(lo, hi)| (d(lo), d(hi))),
             rounds,
         }
     }

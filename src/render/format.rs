@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use crate::probe::ErrorKind;
+use crate::stats::Delta;
 
 pub use crate::text::{format_duration, printable};
 
@@ -52,10 +53,30 @@ pub fn cell(d: Option<Duration>) -> String {
     out
 }
 
-/// Signed milliseconds with an explicit sign: `+353`, `-1.20`.
-pub fn signed_ms(v: f64) -> String {
-    let sign = if v < 0.0 { "-" } else { "+" };
-    format!("{sign}{}", ms(Duration::from_secs_f64(v.abs() / 1000.0)))
+/// How a signed figure shows its sign.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sign {
+    /// `+353`, `-1.20`: a gain, whose direction is the point.
+    Always,
+    /// `353`, `-1.20`: a figure that is usually positive.
+    Minus,
+}
+
+/// Signed milliseconds by `ms`'s precision rule. A value that prints as
+/// zero carries no minus: `-0.00` would claim a direction it does not show.
+pub fn signed_ms(d: Delta, sign: Sign) -> String {
+    let text = ms(d.abs());
+    let zero = !text.chars().any(|c| c.is_ascii_digit() && c != '0');
+    match (d.is_negative() && !zero, sign) {
+        (true, _) => format!("-{text}"),
+        (false, Sign::Always) => format!("+{text}"),
+        (false, Sign::Minus) => text,
+    }
+}
+
+/// Whether `d` prints as zero at `ms`'s precision (`0.00`).
+pub fn prints_as_zero(d: Delta) -> bool {
+    !ms(d.abs()).chars().any(|c| c.is_ascii_digit() && c != '0')
 }
 
 /// Cuts `text` to at most `width` characters, marking the cut with `…`.
@@ -126,8 +147,15 @@ mod tests {
 
     #[test]
     fn signed_values_keep_their_sign() {
-        assert_eq!(signed_ms(353.0), "+353");
-        assert_eq!(signed_ms(-1.2), "-1.20");
+        let us = Delta::from_us;
+        assert_eq!(signed_ms(us(353_000), Sign::Always), "+353");
+        assert_eq!(signed_ms(us(-1_200), Sign::Always), "-1.20");
+        assert_eq!(signed_ms(us(353_000), Sign::Minus), "353");
+        assert_eq!(signed_ms(us(-1_200), Sign::Minus), "-1.20");
+        // Zero at this precision has no direction.
+        assert_eq!(signed_ms(us(-4), Sign::Minus), "0.00");
+        assert_eq!(signed_ms(us(-4), Sign::Always), "+0.00");
+        assert!(prints_as_zero(us(-4)) && !prints_as_zero(us(-6)));
     }
 
     #[test]

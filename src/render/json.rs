@@ -19,6 +19,11 @@ fn round3(v: f64) -> f64 {
     (v * 1000.0).round() / 1000.0
 }
 
+/// A signed figure in milliseconds, to the microsecond as every `_ms` is.
+fn delta_ms(d: crate::stats::Delta) -> f64 {
+    round3(d.as_millis_f64())
+}
+
 fn opt_ms(d: Option<Duration>) -> Option<f64> {
     d.map(ms)
 }
@@ -449,8 +454,8 @@ fn difference_json<'a>(d: &Difference, cmp: &'a CompareInfo) -> DifferenceJson<'
         against: cmp.label(d.against),
         mode: d.mode.as_str(),
         stage: d.stage.as_str(),
-        median_ms: d.median_ms.map(round3),
-        ci_ms: d.ci_ms.map(|(lo, hi)| [round3(lo), round3(hi)]),
+        median_ms: d.median.map(delta_ms),
+        ci_ms: d.ci.map(|(lo, hi)| [delta_ms(lo), delta_ms(hi)]),
         rounds: d.rounds,
     }
 }
@@ -467,9 +472,11 @@ fn figures_json(s: &Summary) -> SummaryJson<'_> {
         handshake_tcp_ms: opt_ms(s.handshake.tcp),
         handshake_tls_ms: opt_ms(s.handshake.tls),
         handshake_excluded: s.handshake.excluded,
-        keepalive_gain_ms: s.keepalive_gain_ms.map(round3),
-        paired_gain_ms: s.paired_gain_ms.map(round3),
-        paired_gain_ci_ms: s.paired_gain_ci_ms.map(|(lo, hi)| [round3(lo), round3(hi)]),
+        keepalive_gain_ms: s.keepalive_gain.map(delta_ms),
+        paired_gain_ms: s.paired_gain.map(delta_ms),
+        paired_gain_ci_ms: s
+            .paired_gain_ci
+            .map(|(lo, hi)| [delta_ms(lo), delta_ms(hi)]),
         paired_gain_n: s.paired_rounds,
         handshake_overhead_ci_ms: s.handshake_overhead_ci.map(|(lo, hi)| [ms(lo), ms(hi)]),
         handshake_overhead_n: s.handshake.n,
@@ -484,7 +491,7 @@ fn figures_json(s: &Summary) -> SummaryJson<'_> {
         tcp_rtt_ms: opt_ms(a.rtt),
         tcp_min_rtt_ms: opt_ms(a.min_rtt),
         tcp_rtt_n: a.rtt_n,
-        server_time_ms: a.server_time_ms.map(round3),
+        server_time_ms: a.server_time.map(delta_ms),
         server_time_n: a.server_time_n,
         retrans_probes: a.retransmitted,
         server_timing: a
@@ -492,7 +499,7 @@ fn figures_json(s: &Summary) -> SummaryJson<'_> {
             .iter()
             .map(|m| ServerMetricJson {
                 name: &m.name,
-                median_ms: round3(m.median_ms),
+                median_ms: ms(m.median),
                 n: m.n,
             })
             .collect(),

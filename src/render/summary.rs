@@ -5,7 +5,7 @@ use std::time::Duration;
 use crate::probe::{Mode, ModeChoice, OcspStaple, Proto, RunInfo};
 use crate::stats::{share_percent, ModeSummary, Summary, P95_MIN_N};
 
-use super::format::{cell, ms, printable, secs, signed_ms};
+use super::format::{cell, ms, printable, secs, signed_ms, Sign};
 
 const LABEL: usize = 10;
 const COL: usize = 10;
@@ -16,8 +16,8 @@ fn with_unit(d: Option<Duration>) -> String {
 }
 
 /// A signed gain in ms with its sign, or `-` when there is none.
-fn gain(ms: Option<f64>) -> String {
-    ms.map(|g| format!("{}ms", signed_ms(g)))
+fn gain(d: Option<crate::stats::Delta>) -> String {
+    d.map(|g| format!("{}ms", signed_ms(g, Sign::Always)))
         .unwrap_or_else(|| "-".into())
 }
 
@@ -133,7 +133,7 @@ pub fn titled_statistics(
     if info.mode == ModeChoice::Both {
         out.push(format!(
             "keep-alive gain    = {}  median cold - median warm [reference]",
-            gain(summary.keepalive_gain_ms)
+            gain(summary.keepalive_gain)
         ));
     }
     out
@@ -189,10 +189,10 @@ fn path_and_server(summary: &Summary) -> Vec<String> {
             a.rtt_n
         ));
     }
-    if let Some(server) = a.server_time_ms {
+    if let Some(server) = a.server_time {
         out.push(format!(
             "server time       ~= {}ms  median of srv - min rtt per sample (n = {})",
-            signed_ms(server).trim_start_matches('+'),
+            signed_ms(server, Sign::Minus),
             a.server_time_n
         ));
     }
@@ -200,10 +200,7 @@ fn path_and_server(summary: &Summary) -> Vec<String> {
         let metrics: Vec<String> = a
             .server_timing
             .iter()
-            .map(|m| {
-                let median = Duration::try_from_secs_f64(m.median_ms / 1000.0).ok();
-                format!("{} {}ms", printable(&m.name), cell(median))
-            })
+            .map(|m| format!("{} {}ms", printable(&m.name), cell(Some(m.median))))
             .collect();
         out.push(format!(
             "server-timing      = {}  (medians the server reported)",
@@ -233,14 +230,14 @@ pub fn summary_extras(info: &RunInfo, summary: &Summary) -> Vec<String> {
     if info.mode == ModeChoice::Both {
         out.push(format!(
             "paired gain        = {}  median of per-round cold - warm, {} rounds",
-            gain(summary.paired_gain_ms),
+            gain(summary.paired_gain),
             summary.paired_rounds
         ));
-        out.push(match summary.paired_gain_ci_ms {
+        out.push(match summary.paired_gain_ci {
             Some((lo, hi)) => format!(
                 "  95% CI {}ms .. {}ms (n = {})",
-                signed_ms(lo),
-                signed_ms(hi),
+                signed_ms(lo, Sign::Always),
+                signed_ms(hi, Sign::Always),
                 summary.paired_rounds
             ),
             None => format!("  ({no_ci}; n = {})", summary.paired_rounds),

@@ -343,8 +343,8 @@ pub fn write_svg(
 /// variant's own with `--compare`; none for a variant without any).
 fn track_timing(summary: &Summary, info: &RunInfo, track: Track) -> Description {
     let of_mode = |s: &Summary| match track_mode(track) {
-        Mode::Cold => s.cold.timing.clone(),
-        Mode::Warm => s.warm.timing.clone(),
+        Mode::Cold => s.cold.timing,
+        Mode::Warm => s.warm.timing,
     };
     match (&info.compare, &summary.comparison) {
         (Some(_), Some(c)) => c

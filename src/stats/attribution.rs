@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use crate::probe::{Mode, Stages};
 
-use super::descriptive::{median_us_ms, middle};
+use super::delta::{median_delta, Delta};
+use super::descriptive::median_us;
 use super::history::History;
 use super::record::{exact, median_of};
 
@@ -14,7 +15,7 @@ use super::record::{exact, median_of};
 #[derive(Clone, Debug, PartialEq)]
 pub struct ServerMetric {
     pub name: String,
-    pub median_ms: f64,
+    pub median: Duration,
     /// Samples that carried this metric with a duration.
     pub n: usize,
 }
@@ -37,9 +38,9 @@ pub struct Attribution {
     pub rtt: Option<Duration>,
     pub min_rtt: Option<Duration>,
     pub rtt_n: usize,
-    /// Median of per-sample `srv − rtt`, milliseconds, signed: the server's
-    /// own processing with the path taken out.
-    pub server_time_ms: Option<f64>,
+    /// Median of per-sample `srv − min rtt` (`Stages::server_time`), signed:
+    /// the server's own processing with the path taken out.
+    pub server_time: Option<Delta>,
     pub server_time_n: usize,
     /// Probes (not warmup) whose connection retransmitted during the probe.
     pub retransmitted: usize,
@@ -63,10 +64,14 @@ pub fn attribute(history: &History, variant: Option<u8>) -> Attribution {
         cold.filter(|r| r.stages().tls_finish.is_some() && r.stages().tls_after_setup().is_some());
     let (tls, tls_setup_n) = median_of(with_setup.clone(), |st| st.tls);
     let (rtt, rtt_n) = median_of(timed.clone(), |st| st.rtt);
-    let mut server: Vec<i64> = exact(timed.clone().filter_map(|r| r.stages().server_time()));
+    let mut server: Vec<Delta> = exact(
+        timed
+            .clone()
+            .filter_map(|r| r.stages().server_time().map(Delta::from_us)),
+    );
     server.sort_unstable();
     let server_time_n = server.len();
-    let server_time_ms = middle(&server).map(|(a, b)| (a as f64 + b as f64) / 2.0 / 1000.0);
+    let server_time = median_delta(&server);
     drop(server);
     Attribution {
         tls,
@@ -78,7 +83,7 @@ pub fn attribute(history: &History, variant: Option<u8>) -> Attribution {
         rtt,
         min_rtt: median_of(timed, |st| st.min_rtt).0,
         rtt_n,
-        server_time_ms,
+        server_time,
         server_time_n,
         retransmitted: history
             .of_variant(variant)
@@ -91,9 +96,9 @@ pub fn attribute(history: &History, variant: Option<u8>) -> Attribution {
             .filter_map(|(name, mut durs)| {
                 let n = durs.len();
                 durs.sort_unstable();
-                median_us_ms(&durs).map(|median_ms| ServerMetric {
+                median_us(&durs).map(|median| ServerMetric {
                     name: name.to_string(),
-                    median_ms,
+                    median,
                     n,
                 })
             })
@@ -159,7 +164,7 @@ mod tests {
         assert_eq!(a.min_rtt, Some(Duration::from_micros(250)));
         // srv − min rtt, or the cold probe's own tcp where the kernel gave no
         // minimum: 1000−300, 2000−100, 3000−200 → 0.7, 1.9, 2.8 ms.
-        assert_eq!(a.server_time_ms, Some(1.9));
+        assert_eq!(a.server_time, Some(Delta::from_us(1_900)));
         assert_eq!(a.server_time_n, 3);
         assert_eq!(a.retransmitted, 1);
     }
@@ -180,8 +185,8 @@ mod tests {
         };
         let a = attribute(&History::of(&[warm(1), warm(2), warm(3)]), None);
         assert_eq!(
-            a.server_time_ms,
-            Some(101.8),
+            a.server_time,
+            Some(Delta::from_us(101_800)),
             "srv − min rtt, not srv − srtt"
         );
         // Without a minimum from the kernel a warm probe has no round trip
@@ -190,7 +195,7 @@ mod tests {
         let mut no_min = warm(4);
         no_min.tcp_info.as_mut().unwrap().min_rtt_us = None;
         let a = attribute(&History::of(&[no_min]), None);
-        assert_eq!((a.server_time_ms, a.server_time_n), (None, 0));
+        assert_eq!((a.server_time, a.server_time_n), (None, 0));
     }
 
     #[test]
@@ -210,12 +215,13 @@ mod tests {
             ),
         ];
         let a = attribute(&History::of(&samples), None);
-        let got: Vec<(&str, f64, usize)> = a
+        let got: Vec<(&str, Duration, usize)> = a
             .server_timing
             .iter()
-            .map(|m| (m.name.as_str(), m.median_ms, m.n))
+            .map(|m| (m.name.as_str(), m.median, m.n))
             .collect();
-        assert_eq!(got, vec![("db", 4.0, 3), ("app", 15.0, 2)]);
+        let ms = Duration::from_millis;
+        assert_eq!(got, vec![("db", ms(4), 3), ("app", ms(15), 2)]);
     }
 
     #[test]
@@ -226,7 +232,7 @@ mod tests {
         let a = attribute(&History::of(&[warm_up, failed]), None);
         assert_eq!(a.tls_setup, None);
         assert_eq!(a.rtt, None);
-        assert_eq!(a.server_time_ms, None);
+        assert_eq!(a.server_time, None);
         assert_eq!(a.tls_setup_n, 0);
     }
 }

@@ -5,9 +5,8 @@
 use std::time::Duration;
 
 use crate::probe::{Mode, Stage};
-use crate::text::{micros, millis as ms};
 
-use super::descriptive::median_f64;
+use super::delta::{median_delta, Delta};
 use super::history::History;
 use super::pairing::join_by_round;
 use super::summary::{summarize, summarize_variant, Summary};
@@ -19,18 +18,18 @@ pub const COLD_STAGES: [Stage; 5] = Stage::COLD;
 pub const WARM_STAGES: [Stage; 2] = [Stage::Srv, Stage::Total];
 
 /// How `variant` differs from `against` on one stage of one mode: the median
-/// of per-round `value(variant) − value(against)`, in milliseconds, signed
-/// (negative: `variant` is faster).
+/// of per-round `value(variant) − value(against)`, signed (negative:
+/// `variant` is faster).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Difference {
     pub variant: u8,
     pub against: u8,
     pub mode: Mode,
     pub stage: Stage,
-    pub median_ms: Option<f64>,
+    pub median: Option<Delta>,
     /// The distribution-free 95% interval of that median; `None` when there
     /// are too few rounds for one (see `ci::min_n`).
-    pub ci_ms: Option<(f64, f64)>,
+    pub ci: Option<(Delta, Delta)>,
     /// Rounds in which both variants had a timed value for this stage.
     pub rounds: usize,
 }
@@ -71,19 +70,19 @@ fn differences(history: &History, variant: u8, against: u8) -> Vec<Difference> {
             let other = stage_by_round(history, variant, mode, stage);
             let mut diffs = Vec::new();
             join_by_round(base, other, |b, o| {
-                diffs.push(ms(micros(o)) - ms(micros(b)))
+                diffs.push(Delta::from_us(i64::from(o) - i64::from(b)))
             });
             if diffs.is_empty() {
                 continue;
             }
-            diffs.sort_unstable_by(|a, b| a.total_cmp(b));
+            diffs.sort_unstable();
             out.push(Difference {
                 variant,
                 against,
                 mode,
                 stage,
-                median_ms: median_f64(&diffs),
-                ci_ms: super::ci::median_ci(&diffs),
+                median: median_delta(&diffs),
+                ci: super::ci::median_ci(&diffs),
                 rounds: diffs.len(),
             });
         }
@@ -171,16 +170,16 @@ mod tests {
         assert_eq!((tls.variant, tls.against, tls.rounds), (1, 0, 10));
         // Per round: (10 000 + r) − 50 000 µs for r = 2..=11, i.e. −39.998 ..
         // −39.989 ms; the median is the mean of r = 6 and 7.
-        assert!((tls.median_ms.unwrap() - -39.9935).abs() < 1e-9, "{tls:?}");
+        assert_eq!(tls.median, Some(Delta::from_nanos(-39_993_500)), "{tls:?}");
         // n = 10: the interval is [x2, x9] of the ascending differences
         // (r = 2 is the lowest), i.e. r = 3 and r = 10.
-        let (lo, hi) = tls.ci_ms.unwrap();
-        assert!((lo - -39.997).abs() < 1e-9, "{lo}");
-        assert!((hi - -39.990).abs() < 1e-9, "{hi}");
+        let (lo, hi) = tls.ci.unwrap();
+        assert_eq!(lo, Delta::from_us(-39_997));
+        assert_eq!(hi, Delta::from_us(-39_990));
         // Same tcp in each round: a difference of exactly zero.
         let tcp = find(&c, Mode::Cold, Stage::Tcp);
-        assert_eq!(tcp.median_ms, Some(0.0));
-        assert_eq!(tcp.ci_ms, Some((0.0, 0.0)));
+        assert_eq!(tcp.median, Some(Delta::ZERO));
+        assert_eq!(tcp.ci, Some((Delta::ZERO, Delta::ZERO)));
         // Warm: srv and total only, in that order after the cold stages.
         let stages: Vec<(Mode, Stage)> = c.differences.iter().map(|d| (d.mode, d.stage)).collect();
         assert_eq!(
@@ -196,7 +195,7 @@ mod tests {
             ]
         );
         let warm_srv = find(&c, Mode::Warm, Stage::Srv);
-        assert!((warm_srv.median_ms.unwrap() - 0.0065).abs() < 1e-9);
+        assert_eq!(warm_srv.median, Some(Delta::from_nanos(6_500)));
     }
 
     #[test]
@@ -204,10 +203,10 @@ mod tests {
         let c = compare(&two_variants(5), Duration::ZERO, 2);
         let tls = find(&c, Mode::Cold, Stage::Tls);
         assert_eq!(tls.rounds, 5);
-        assert!(tls.median_ms.is_some());
-        assert_eq!(tls.ci_ms, None);
+        assert!(tls.median.is_some());
+        assert_eq!(tls.ci, None);
         let c = compare(&two_variants(6), Duration::ZERO, 2);
-        assert!(find(&c, Mode::Cold, Stage::Tls).ci_ms.is_some());
+        assert!(find(&c, Mode::Cold, Stage::Tls).ci.is_some());
     }
 
     #[test]
@@ -222,7 +221,7 @@ mod tests {
         let c = compare(&samples, Duration::ZERO, 2);
         let tls = find(&c, Mode::Cold, Stage::Tls);
         assert_eq!(tls.rounds, 1);
-        assert_eq!(tls.median_ms, Some(-3.0));
+        assert_eq!(tls.median, Some(Delta::from_us(-3_000)));
         assert!(c.differences.iter().all(|d| d.mode == Mode::Cold));
     }
 
@@ -293,16 +292,11 @@ mod tests {
         // (variant 1: 4.05 ms + round µs), not one per variant.
         let s = summarize_compared(&History::of(&two_variants(4)), Duration::ZERO, 2);
         assert_eq!((s.rounds, s.paired_rounds), (4, 4));
-        let cold_total = 100 + 5 + 24_000 + 50_000 + 5_000; // round 4's tcp
-        let warm_total = 50 + 4_000 + 4;
-        let expected = f64::from(cold_total - warm_total) / 1000.0;
         // Rounds 2..=5: tcp grows 1 ms a round, warm 1 µs: the median is
-        // between rounds 3 and 4.
-        let at = |round: u32| {
-            f64::from(100 + 5 + 20_000 + round * 1000 + 50_000 + 5_000 - (4_050 + round)) / 1000.0
-        };
-        assert_eq!(at(4), expected);
-        let median = (at(3) + at(4)) / 2.0;
-        assert!((s.paired_gain_ms.unwrap() - median).abs() < 1e-9, "{s:#?}");
+        // between rounds 3 and 4, each round's difference in µs being
+        // its cold total (70.1 ms + the round's ms) less its warm (4.05 ms + µs).
+        let at = |round: i64| 100 + 5 + 20_000 + round * 1000 + 50_000 + 5_000 - (4_050 + round);
+        let median = Delta::from_nanos((at(3) + at(4)) * 1000 / 2);
+        assert_eq!(s.paired_gain, Some(median), "{s:#?}");
     }
 }

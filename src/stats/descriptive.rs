@@ -31,11 +31,6 @@ pub fn median_us<T: Copy + Into<u64>>(sorted: &[T]) -> Option<Duration> {
     middle(sorted).map(|(a, b)| (us(a) + us(b)) / 2)
 }
 
-/// `median` of ascending whole microseconds in 64 bits (`Server-Timing`), in milliseconds.
-pub fn median_us_ms(sorted: &[u64]) -> Option<f64> {
-    middle(sorted).map(|(a, b)| (a as f64 + b as f64) / 2.0 / 1000.0)
-}
-
 /// Nearest rank: rank = ceil(p/100 × n), clamped to 1..=n. No interpolation.
 pub fn percentile<T: Copy>(sorted: &[T], p: f64) -> Option<T> {
     let n = sorted.len();
@@ -77,12 +72,6 @@ fn spread(values: impl Iterator<Item = f64> + Clone) -> Option<Duration> {
     let mean = values.clone().sum::<f64>() / n as f64;
     let var = values.map(|v| (v - mean).powi(2)).sum::<f64>() / n as f64;
     Some(Duration::from_secs_f64(var.sqrt()))
-}
-
-/// Median of signed values (milliseconds), same rule as `median`. `sorted`
-/// must be ascending (`total_cmp`).
-pub fn median_f64(sorted: &[f64]) -> Option<f64> {
-    middle(sorted).map(|(a, b)| (a + b) / 2.0)
 }
 
 /// The figures of one mode's timing sample set.
@@ -194,19 +183,11 @@ mod tests {
         assert_eq!(median_us(&[1u32, 2]), Some(Duration::from_nanos(1500)));
         let d = describe(vec![1, 1, 2]);
         assert_eq!(d.mean, Some(Duration::from_nanos(1333)));
-        assert_eq!(median_us_ms(&[1500, 2500]), Some(2.0));
     }
 
     #[test]
     fn empty_input_gives_no_figures() {
         let d = describe(Vec::new());
         assert_eq!(d, Description::default());
-    }
-
-    #[test]
-    fn signed_median() {
-        assert_eq!(median_f64(&[-1.0, 2.0, 3.0, 10.0]), Some(2.5));
-        assert_eq!(median_f64(&[-1.0, 2.0, 3.0]), Some(2.0));
-        assert_eq!(median_f64(&[]), None);
     }
 }

@@ -3,6 +3,7 @@
 mod attribution;
 pub mod ci;
 mod compare;
+mod delta;
 pub mod descriptive;
 mod history;
 mod pairing;
@@ -18,6 +19,7 @@ pub(crate) mod synthetic;
 
 pub use attribution::{share_percent, Attribution, ServerMetric};
 pub use compare::{summarize_compared, Comparison, Difference, COLD_STAGES, WARM_STAGES};
+pub use delta::{median_delta, Delta};
 pub use descriptive::{Description, P95_MIN_N};
 pub use history::History;
 pub use record::Record;

@@ -3,17 +3,17 @@
 //! in one pass over records that are already in round order.
 
 use crate::probe::{Mode, Stage};
-use crate::text::{micros, millis as ms};
 
+use super::delta::Delta;
 use super::record::Record;
 
-/// Per-round (cold − warm) totals in milliseconds, over rounds where both
+/// Per-round (cold − warm) totals, over rounds where both
 /// modes were timed, ascending. A round with several probes of a mode (the
 /// variants of `--compare`, in the overall summary) counts once, with the
 /// last of each mode.
 pub(super) fn paired_differences<'a>(
     records: impl Iterator<Item = &'a Record> + Clone,
-) -> Vec<f64> {
+) -> Vec<Delta> {
     let totals = |mode: Mode| {
         records
             .clone()
@@ -24,9 +24,9 @@ pub(super) fn paired_differences<'a>(
     join_by_round(totals(Mode::Cold), totals(Mode::Warm), |_, _| n += 1);
     let mut diffs = Vec::with_capacity(n);
     join_by_round(totals(Mode::Cold), totals(Mode::Warm), |c, w| {
-        diffs.push(ms(micros(c)) - ms(micros(w)))
+        diffs.push(Delta::from_us(i64::from(c) - i64::from(w)))
     });
-    diffs.sort_unstable_by(|a, b| a.total_cmp(b));
+    diffs.sort_unstable();
     diffs
 }
 

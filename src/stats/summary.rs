@@ -5,11 +5,11 @@ use std::time::Duration;
 
 use crate::probe::{Mode, Sample};
 
-use super::descriptive::{describe, median_f64, median_us, Description};
+use super::delta::{median_delta, Delta};
+use super::descriptive::{describe, median_us, Description};
 use super::history::History;
 use super::pairing::paired_differences;
 use super::record::{exact, median_of, Record};
-use crate::text::millis as ms;
 
 /// A residual above this share of total is worth a warning.
 pub const RESIDUAL_WARN_SHARE: f64 = 0.20;
@@ -47,13 +47,13 @@ pub struct Summary {
     /// Warm probes (not warmup) that had to open a connection.
     pub new_conn: usize,
     pub handshake: Handshake,
-    /// median(cold totals) − median(warm totals), milliseconds, signed.
-    pub keepalive_gain_ms: Option<f64>,
+    /// median(cold totals) − median(warm totals).
+    pub keepalive_gain: Option<Delta>,
     /// Median of per-round (cold − warm) totals over rounds where both were timed.
-    pub paired_gain_ms: Option<f64>,
+    pub paired_gain: Option<Delta>,
     pub paired_rounds: usize,
     /// 95% confidence interval for the paired gain's median (needs 6 rounds).
-    pub paired_gain_ci_ms: Option<(f64, f64)>,
+    pub paired_gain_ci: Option<(Delta, Delta)>,
     /// 95% confidence interval for the handshake overhead median.
     pub handshake_overhead_ci: Option<(Duration, Duration)>,
     /// Cold handshakes (not warmup) that resumed a session, out of `cold_handshakes`.
@@ -148,14 +148,14 @@ pub(super) fn summarize_variant(
     let records = history.of_variant(variant);
     let cold = mode_summary(records.clone(), Mode::Cold);
     let warm = mode_summary(records.clone(), Mode::Warm);
-    let keepalive_gain_ms = match (cold.timing.median, warm.timing.median) {
-        (Some(c), Some(w)) => Some(ms(c) - ms(w)),
+    let keepalive_gain = match (cold.timing.median, warm.timing.median) {
+        (Some(c), Some(w)) => Some(Delta::between(c, w)),
         _ => None,
     };
     let diffs = paired_differences(records.clone());
     let paired_rounds = diffs.len();
-    let paired_gain_ci_ms = super::ci::median_ci(&diffs);
-    let paired_gain_ms = median_f64(&diffs);
+    let paired_gain_ci = super::ci::median_ci(&diffs);
+    let paired_gain = median_delta(&diffs);
     drop(diffs);
     let (handshake, handshake_overhead_ci) = handshake(records.clone());
     let (rounds, warmup_excluded) = distinct_rounds(records.clone());
@@ -170,10 +170,10 @@ pub(super) fn summarize_variant(
             .filter(|r| !r.warmup() && r.new_conn())
             .count(),
         handshake,
-        keepalive_gain_ms,
-        paired_gain_ms,
+        keepalive_gain,
+        paired_gain,
         paired_rounds,
-        paired_gain_ci_ms,
+        paired_gain_ci,
         handshake_overhead_ci,
         tls_resumed: cold_handshakes.clone().filter(|r| r.resumed()).count(),
         cold_handshakes: cold_handshakes.count(),

@@ -5,6 +5,7 @@ use std::time::Duration;
 use super::synthetic::{cold, failed, warm};
 use crate::probe::{ErrorKind, Mode, Sample};
 
+use super::delta::Delta;
 use super::history::History;
 use super::summary::{judge, large_residual, summarize, timed, Verdict};
 
@@ -59,9 +60,9 @@ fn handshake_overhead_is_the_median_of_per_sample_sums() {
 fn gains_reference_and_paired() {
     let s = summarize(&History::of(&three_rounds()), Duration::from_secs(4));
     // median(cold) 12 − median(warm) 4 = 8.
-    assert!((s.keepalive_gain_ms.unwrap() - 8.0).abs() < 1e-9);
+    assert_eq!(s.keepalive_gain, Some(Delta::from_us(8_000)));
     // Per round: 10−3 = 7, 12−4 = 8, 14−8 = 6 → median 7.
-    assert!((s.paired_gain_ms.unwrap() - 7.0).abs() < 1e-9);
+    assert_eq!(s.paired_gain, Some(Delta::from_us(7_000)));
     assert_eq!(s.paired_rounds, 3);
 }
 

@@ -95,7 +95,10 @@ pub fn prometheus(target: SocketAddr, every: Duration) -> Running {
     let addr: SocketAddr = ([127, 0, 0, 1], port).into();
     let mut child = Command::new("prometheus")
         .arg(format!("--config.file={}", config.display()))
-        .arg(format!("--storage.tsdb.path={}", dir.join("data").display()))
+        .arg(format!(
+            "--storage.tsdb.path={}",
+            dir.join("data").display()
+        ))
         .arg(format!("--web.listen-address=127.0.0.1:{port}"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -124,7 +127,10 @@ pub fn get(addr: SocketAddr, path: &str) -> std::io::Result<(u16, String)> {
     let body = text
         .split_once("\r\n\r\n")
         .map(|(head, body)| {
-            if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+            if head
+                .to_ascii_lowercase()
+                .contains("transfer-encoding: chunked")
+            {
                 dechunk(body)
             } else {
                 body.to_string()
@@ -160,8 +166,8 @@ pub fn query(prom: &Running, query: &str) -> Vec<(serde_json::Value, f64)> {
             _ => format!("%{b:02X}"),
         })
         .collect();
-    let (code, body) = get(prom.addr, &format!("/api/v1/query?query={encoded}"))
-        .expect("querying prometheus");
+    let (code, body) =
+        get(prom.addr, &format!("/api/v1/query?query={encoded}")).expect("querying prometheus");
     assert_eq!(code, 200, "{query}: {body}");
     let doc: serde_json::Value = serde_json::from_str(&body).expect("prometheus answers JSON");
     doc["data"]["result"]
