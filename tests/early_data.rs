@@ -5,7 +5,7 @@
 mod support;
 
 use serde_json::Value;
-use support::{json_output, start, stderr, ServerOpts};
+use support::{json_output, samples, start, stderr, warnings, ServerOpts};
 
 fn cold_run(server: &support::TestServer, rounds: &str) -> Value {
     let url = server.url();
@@ -29,19 +29,6 @@ fn cold_run(server: &support::TestServer, rounds: &str) -> Value {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     doc
-}
-
-fn samples(doc: &Value) -> &Vec<Value> {
-    doc["samples"].as_array().expect("samples")
-}
-
-fn warnings(doc: &Value) -> Vec<&str> {
-    doc["warnings"]
-        .as_array()
-        .expect("warnings")
-        .iter()
-        .filter_map(Value::as_str)
-        .collect()
 }
 
 #[test]

@@ -6,11 +6,11 @@
 
 mod support;
 
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 use serde_json::Value;
 use support::faults::{start_faulty, Fault, FaultOpts, FaultServer};
-use support::{cacert, stderr, stdout, tlsping};
+use support::{cacert, show, stderr, stdout, tlsping};
 
 /// A `Location` carrying U+202E, U+2066, U+200B, U+2028, U+FEFF and U+00AD.
 const BIDI_REDIRECT: &[u8] = b"HTTP/1.1 301 Moved Permanently\r\n\
@@ -36,15 +36,6 @@ fn answering(response: &'static [u8]) -> FaultServer {
         fault: Fault::Answer(response),
         ..Default::default()
     })
-}
-
-fn show(out: &Output) -> String {
-    format!(
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status.code(),
-        stdout(out),
-        stderr(out)
-    )
 }
 
 /// A character of the test's that no terminal may be handed raw (the line
