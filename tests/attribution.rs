@@ -6,18 +6,10 @@ mod support;
 use std::time::Duration;
 
 use support::{ca, start, ServerOpts, TestServer};
-use tlsping::probe::{self, Cancel, ModeChoice, Observer, ProbeEnv, Sample, ServerTiming};
-
-struct Quiet;
-impl Observer for Quiet {}
+use tlsping::probe::{self, ModeChoice, Sample, ServerTiming};
 
 fn rounds(server: &TestServer, mode: ModeChoice, count: u32) -> Vec<Sample> {
-    let cfg = support::engine_config(&server.url(), mode, count);
-    let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
-    let pre = probe::preflight(&cfg, &env).expect("preflight");
-    let r = probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet);
-    assert!(r.stop.is_none(), "run stopped early: {:?}", r.stop);
-    r.samples
+    support::engine_samples(&support::engine_config(&server.url(), mode, count))
 }
 
 /// A test server that answers with one `Server-Timing` header.

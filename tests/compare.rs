@@ -12,27 +12,13 @@ use std::time::Duration;
 
 use serde_json::Value;
 use support::server::HandshakeSeen;
-use support::{json_output, start, stderr, ServerOpts, TestServer};
+use support::{handshakes, quick_json, quick_json_ok, samples, start, stderr, ServerOpts};
 
-use support::cacert;
-
-/// `tlsping --json --cacert <ca> -w 5s -i 200ms <args>`, which must exit 0:
-/// the document and what went to stderr.
+/// [`quick_json_ok`] and what went to stderr.
 fn run_with_stderr(args: &[&str]) -> (Value, String) {
-    let ca = cacert();
-    let mut all = vec!["--json", "--cacert", &ca, "-w", "5s", "-i", "200ms"];
-    all.extend_from_slice(args);
-    let (doc, out) = json_output(&all);
+    let (doc, out) = quick_json(args);
     assert_eq!(out.status.code(), Some(0), "{args:?}\n{}", stderr(&out));
     (doc, stderr(&out))
-}
-
-fn run(args: &[&str]) -> Value {
-    run_with_stderr(args).0
-}
-
-fn samples(doc: &Value) -> &Vec<Value> {
-    doc["samples"].as_array().expect("samples[]")
 }
 
 /// The samples of one variant, by label.
@@ -41,18 +27,6 @@ fn of<'a>(doc: &'a Value, label: &str) -> Vec<&'a Value> {
         .iter()
         .filter(|s| s["variant"] == label)
         .collect()
-}
-
-/// The handshakes the server recorded, once every one of `want` is in.
-fn handshakes(server: &TestServer, want: usize) -> Vec<HandshakeSeen> {
-    for _ in 0..50 {
-        let seen = server.counters.handshakes();
-        if seen.len() >= want {
-            return seen;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    server.counters.handshakes()
 }
 
 fn count_by<F: Fn(&HandshakeSeen) -> String>(
@@ -80,7 +54,7 @@ fn difference<'a>(doc: &'a Value, variant: &str, stage: &str) -> &'a Value {
 fn tls_variants_reach_the_server_as_asked_and_rotate() {
     let server = start(ServerOpts::default());
     let n = 4;
-    let doc = run(&[
+    let doc = quick_json_ok(&[
         "--compare",
         "tls",
         "--resume",
@@ -135,7 +109,7 @@ fn http_variants_keep_one_warm_connection_each() {
         ..Default::default()
     });
     let n = 3;
-    let doc = run(&["--compare", "http", "-n", "3", &server.url()]);
+    let doc = quick_json_ok(&["--compare", "http", "-n", "3", &server.url()]);
     for (label, alpn) in [("HTTP/1.1", "http/1.1"), ("HTTP/2", "h2")] {
         let mine = of(&doc, label);
         assert_eq!(mine.len(), 2 * n, "{label}: {doc:#}");
@@ -161,7 +135,7 @@ fn http_variants_keep_one_warm_connection_each() {
 #[test]
 fn resume_variants_resume_or_never_do() {
     let server = start(ServerOpts::default());
-    let doc = run(&[
+    let doc = quick_json_ok(&[
         "--compare",
         "resume",
         "-m",
@@ -185,7 +159,7 @@ fn resume_variants_resume_or_never_do() {
 #[test]
 fn group_variants_negotiate_the_group_named() {
     let server = start(ServerOpts::default());
-    let doc = run(&[
+    let doc = quick_json_ok(&[
         "--compare",
         "group=X25519,P-256",
         "-m",
@@ -228,7 +202,7 @@ fn ip_variants_reach_each_family() {
         port: Some(port),
         ..Default::default()
     });
-    let doc = run(&["--compare", "ip", "-m", "cold", "-n", "2", &v4.url()]);
+    let doc = quick_json_ok(&["--compare", "ip", "-m", "cold", "-n", "2", &v4.url()]);
     assert!(of(&doc, "IPv4")
         .iter()
         .all(|s| s["addr"] == format!("127.0.0.1:{port}")));
@@ -256,7 +230,7 @@ fn addr_variants_dial_each_address_listed() {
         port: Some(port),
         ..Default::default()
     });
-    let doc = run(&[
+    let doc = quick_json_ok(&[
         "--compare",
         "addr=127.0.0.1,127.0.0.2",
         "-n",
@@ -282,7 +256,7 @@ fn tls12_costs_one_more_delay_than_tls13_and_the_interval_says_so() {
         delay: Some(Duration::from_millis(40)),
         ..Default::default()
     });
-    let doc = run(&[
+    let doc = quick_json_ok(&[
         "--compare",
         "tls",
         "--resume",
@@ -313,7 +287,7 @@ fn early_data_variants_send_it_or_never_do() {
         early_data: true,
         ..Default::default()
     });
-    let doc = run(&[
+    let doc = quick_json_ok(&[
         "--compare",
         "early-data",
         "-m",
@@ -349,7 +323,7 @@ fn the_first_slot_of_a_round_goes_to_every_variant_and_mode_in_turn() {
     // Two variants, both modes: over four rounds each (variant, mode) pair
     // opens one round, so no lane's cold probe always runs after the gap.
     let server = start(ServerOpts::default());
-    let doc = run(&["--compare", "resume", "-n", "4", &server.url()]);
+    let doc = quick_json_ok(&["--compare", "resume", "-n", "4", &server.url()]);
     let mut firsts = Vec::new();
     for round in 1..=4u64 {
         let s = samples(&doc)

@@ -1,11 +1,16 @@
-//! `--early-data` against servers that answer the early request before the
-//! handshake ends, as nginx does: their session tickets then come after the
-//! response, and every resumed cold probe must still find one to resume with.
+//! `--early-data` through the real binary: resumed cold handshakes send the
+//! request as early data, and against servers that answer the early request
+//! before the handshake ends, as nginx does, their session tickets come after
+//! the response and every resumed cold probe must still find one to resume
+//! with; when no request could go early, a warning says why.
 
 mod support;
 
 use serde_json::Value;
-use support::{json_output, start, stderr, ServerOpts};
+use support::server::EarlyData;
+use support::{
+    handshakes, json_output, quick_json_ok, run_field, samples, start, stderr, warnings, ServerOpts,
+};
 
 fn cold_run(server: &support::TestServer, rounds: &str) -> Value {
     let url = server.url();
@@ -29,19 +34,6 @@ fn cold_run(server: &support::TestServer, rounds: &str) -> Value {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     doc
-}
-
-fn samples(doc: &Value) -> &Vec<Value> {
-    doc["samples"].as_array().expect("samples")
-}
-
-fn warnings(doc: &Value) -> Vec<&str> {
-    doc["warnings"]
-        .as_array()
-        .expect("warnings")
-        .iter()
-        .filter_map(Value::as_str)
-        .collect()
 }
 
 #[test]
@@ -162,4 +154,46 @@ fn compared_with_resumption_alone_early_data_saves_a_round_trip_every_round() {
     assert!(lo > -80.0, "{total:#}");
     let median = total["median_ms"].as_f64().unwrap();
     assert!((-50.0..=-12.0).contains(&median), "{total:#}");
+}
+
+#[test]
+fn early_data_is_sent_on_resumed_cold_handshakes() {
+    let server = start(ServerOpts {
+        early_data: true,
+        ..Default::default()
+    });
+    let url = server.url();
+    let doc = quick_json_ok(&["--early-data", "-m", "cold", "-n", "3", &url]);
+    assert_eq!(run_field(&doc, "early_data"), true, "{:#}", doc["run"]);
+    let all = samples(&doc);
+    assert_eq!(all.len(), 3, "{doc:#}");
+    for s in all {
+        let want = if s["round"] == 1 {
+            "not_sent"
+        } else {
+            "accepted"
+        };
+        assert_eq!(s["early_data"], want, "{s:#}");
+    }
+    let seen = handshakes(&server, 4);
+    let accepted = seen
+        .iter()
+        .filter(|h| h.early_data == EarlyData::Accepted)
+        .count();
+    assert!(accepted >= 2, "rounds 2 and 3: {seen:#?}");
+    assert!(
+        seen.iter()
+            .filter(|h| h.early_data == EarlyData::Accepted)
+            .all(|h| h.resumed && h.early_bytes > 0),
+        "{seen:#?}"
+    );
+
+    // Without the flag no sample says anything about early data.
+    let doc = quick_json_ok(&["-m", "cold", "-n", "2", &url]);
+    assert!(
+        samples(&doc)
+            .iter()
+            .all(|s| s.get("early_data") == Some(&Value::Null)),
+        "{doc:#}"
+    );
 }

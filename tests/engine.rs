@@ -5,13 +5,10 @@ mod support;
 
 use std::time::Duration;
 
-use support::{start, ServerOpts, Snapshot, TestServer};
+use support::{start, Quiet, ServerOpts, Snapshot, TestServer};
 use tlsping::probe::{
     self, Cancel, Config, Method, Mode, ModeChoice, Observer, ProbeEnv, Proto, Sample,
 };
-
-struct Quiet;
-impl Observer for Quiet {}
 
 fn config(server: &TestServer, mode: ModeChoice, count: u32) -> Config {
     support::engine_config(&server.url(), mode, count)

@@ -7,11 +7,8 @@ mod support;
 use std::time::{Duration, Instant};
 
 use support::faults::{start_faulty, Fault, FaultOpts};
-use support::{ca, start, CertKind, ServerOpts};
-use tlsping::probe::{self, Cancel, Config, ErrorKind, ModeChoice, Observer, ProbeEnv, Sample};
-
-struct Quiet;
-impl Observer for Quiet {}
+use support::{ca, start, CertKind, Quiet, ServerOpts};
+use tlsping::probe::{self, Cancel, Config, ErrorKind, ModeChoice, ProbeEnv, Sample};
 
 fn config(url: &str, mode: ModeChoice, count: u32) -> Config {
     let mut cfg = Config::new(tlsping::cli::parse_target(url).unwrap());

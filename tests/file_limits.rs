@@ -13,37 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
 use support::pki::client_identity;
-use support::{ca, cacert, start, stderr, stdout, ServerOpts};
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("tlsping-limits-{}-{tag}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn text(p: &Path) -> &str {
-    p.to_str().expect("temp paths are UTF-8")
-}
-
-fn show(out: &Output) -> String {
-    format!(
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status.code(),
-        stdout(out),
-        stderr(out)
-    )
-}
+use support::{ca, cacert, path_str, show, start, stderr, ServerOpts, TempDir};
 
 /// The binary with `args`, no trust variables but those in `env`.
 fn run_with(args: &[&str], env: &[(&str, &str)]) -> Output {
@@ -67,38 +37,49 @@ fn oversized(dir: &Path, name: &str, n: usize) -> PathBuf {
 #[test]
 fn files_past_their_limit_are_usage_errors_before_any_connection() {
     let dir = TempDir::new("over");
-    let (cert, _, _) = client_identity(&dir.0);
-    let big_bundle = oversized(&dir.0, "bundle.pem", (4 << 20) + 1);
-    let big_key = oversized(&dir.0, "key.pem", (256 << 10) + 1);
-    let hashed = dir.0.join("hashed");
+    let (cert, _, _) = client_identity(dir.path());
+    let big_bundle = oversized(dir.path(), "bundle.pem", (4 << 20) + 1);
+    let big_key = oversized(dir.path(), "key.pem", (256 << 10) + 1);
+    let hashed = dir.path().join("hashed");
     std::fs::create_dir_all(&hashed).unwrap();
     std::os::unix::fs::symlink("/dev/zero", hashed.join("0123abcd.0")).unwrap();
     let server = start(ServerOpts::default());
     let url = server.url();
     let ca = cacert();
-    let bundle_says = format!("--cacert {} holds more than 4 MiB", text(&big_bundle));
-    let key_says = format!("--key {} holds more than 256 KiB", text(&big_key));
+    let bundle_says = format!("--cacert {} holds more than 4 MiB", path_str(&big_bundle));
+    let key_says = format!("--key {} holds more than 256 KiB", path_str(&big_key));
     let dir_says = format!(
         "the certificates in SSL_CERT_DIR={} hold more than 4 MiB, the limit for CA certificates",
-        text(&hashed)
+        path_str(&hashed)
     );
     // (arguments, environment, what stderr must say)
     type Case<'a> = (Vec<&'a str>, Vec<(&'a str, &'a str)>, &'a str);
     let cases: [Case; 6] = [
-        (vec!["--cacert", text(&big_bundle)], vec![], &bundle_says),
+        (
+            vec!["--cacert", path_str(&big_bundle)],
+            vec![],
+            &bundle_says,
+        ),
         (
             vec![],
             vec![("SSL_CERT_FILE", "/dev/zero")],
             "SSL_CERT_FILE=/dev/zero holds more than 4 MiB, the limit for a CA bundle",
         ),
-        (vec![], vec![("SSL_CERT_DIR", text(&hashed))], &dir_says),
+        (vec![], vec![("SSL_CERT_DIR", path_str(&hashed))], &dir_says),
         (
             vec!["--cacert", &ca, "--cert", "/dev/zero"],
             vec![],
             "--cert /dev/zero holds more than 256 KiB, the limit for a client certificate",
         ),
         (
-            vec!["--cacert", &ca, "--cert", text(&cert), "--key", "/dev/zero"],
+            vec![
+                "--cacert",
+                &ca,
+                "--cert",
+                path_str(&cert),
+                "--key",
+                "/dev/zero",
+            ],
             vec![],
             "--key /dev/zero holds more than 256 KiB, the limit for a private key",
         ),
@@ -107,9 +88,9 @@ fn files_past_their_limit_are_usage_errors_before_any_connection() {
                 "--cacert",
                 &ca,
                 "--cert",
-                text(&cert),
+                path_str(&cert),
                 "--key",
-                text(&big_key),
+                path_str(&big_key),
             ],
             vec![],
             &key_says,
@@ -138,8 +119,11 @@ fn a_hashed_ca_directory_is_loaded_and_trusted() {
     let server = start(ServerOpts::default());
     let url = server.url();
     // Without a hashed name, OpenSSL would never look at the file.
-    std::fs::copy(&ca().pem_path, dir.0.join("test-ca.pem")).unwrap();
-    let out = run_with(&["-n", "1", &url], &[("SSL_CERT_DIR", text(&dir.0))]);
+    std::fs::copy(&ca().pem_path, dir.path().join("test-ca.pem")).unwrap();
+    let out = run_with(
+        &["-n", "1", &url],
+        &[("SSL_CERT_DIR", path_str(dir.path()))],
+    );
     assert_eq!(out.status.code(), Some(3), "{}", show(&out));
     assert!(
         stderr(&out).contains("holds no certificate under a hashed name"),
@@ -149,10 +133,10 @@ fn a_hashed_ca_directory_is_loaded_and_trusted() {
     assert_eq!(server.counters.snapshot().tcp, 0, "nothing may be dialed");
 
     let hash = ca().cert.subject_name_hash();
-    std::fs::copy(&ca().pem_path, dir.0.join(format!("{hash:08x}.0"))).unwrap();
+    std::fs::copy(&ca().pem_path, dir.path().join(format!("{hash:08x}.0"))).unwrap();
     let out = run_with(
         &["-n", "1", "-i", "200ms", &url],
-        &[("SSL_CERT_DIR", text(&dir.0))],
+        &[("SSL_CERT_DIR", path_str(dir.path()))],
     );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
 }
@@ -160,7 +144,7 @@ fn a_hashed_ca_directory_is_loaded_and_trusted() {
 #[test]
 fn client_certificate_files_are_read_once_before_the_run() {
     let dir = TempDir::new("once");
-    let (cert, key, _) = client_identity(&dir.0);
+    let (cert, key, _) = client_identity(dir.path());
     let server = start(ServerOpts {
         require_client_cert: true,
         ..Default::default()
@@ -179,9 +163,9 @@ fn client_certificate_files_are_read_once_before_the_run() {
         "--cacert",
         &ca,
         "--cert",
-        text(&cert),
+        path_str(&cert),
         "--key",
-        text(&key),
+        path_str(&key),
         &server.url(),
     ];
     let mut child = support::command(&args)

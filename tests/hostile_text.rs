@@ -1,16 +1,17 @@
 //! Text a server chooses, on its way to a person: a redirect's `Location`
-//! with bidi overrides and invisible characters reaches stderr escaped, and
+//! with bidi overrides and invisible characters, or with escape sequences,
+//! reaches stderr escaped and `--json` as it came, and
 //! a `Server-Timing` description with an OSC sequence, BEL and U+202E is
 //! escaped in every machine output written to a terminal (a pseudo terminal
 //! made by `script`) while a pipe gets it byte for byte.
 
 mod support;
 
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 use serde_json::Value;
 use support::faults::{start_faulty, Fault, FaultOpts, FaultServer};
-use support::{cacert, stderr, stdout, tlsping};
+use support::{cacert, ipv4_json, ipv4_run, show, stderr, stdout, tlsping, warnings};
 
 /// A `Location` carrying U+202E, U+2066, U+200B, U+2028, U+FEFF and U+00AD.
 const BIDI_REDIRECT: &[u8] = b"HTTP/1.1 301 Moved Permanently\r\n\
@@ -36,15 +37,6 @@ fn answering(response: &'static [u8]) -> FaultServer {
         fault: Fault::Answer(response),
         ..Default::default()
     })
-}
-
-fn show(out: &Output) -> String {
-    format!(
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status.code(),
-        stdout(out),
-        stderr(out)
-    )
 }
 
 /// A character of the test's that no terminal may be handed raw (the line
@@ -195,4 +187,32 @@ fn machine_output_escapes_server_text_on_a_terminal_and_keeps_it_in_a_pipe() {
             );
         }
     }
+}
+
+#[test]
+fn server_text_reaches_the_terminal_escaped_and_json_intact() {
+    let server = start_faulty(FaultOpts {
+        ok_first: 0,
+        fault: Fault::HostileRedirect,
+        ..Default::default()
+    });
+    let hostile = "\u{1b}]0;owned\u{7}\u{1b}[2J\u{1b}[31mhttps://elsewhere.test/";
+    let out = ipv4_run(&["-n", "1", "-i", "200ms", "-w", "2s", &server.url()]);
+    let err = stderr(&out);
+    assert!(err.contains("redirect (301)"), "{}", show(&out));
+    for raw in ['\u{1b}', '\u{7}'] {
+        assert!(
+            !err.contains(raw),
+            "a control character reached the terminal: {err:?}"
+        );
+        assert!(!stdout(&out).contains(raw), "{:?}", stdout(&out));
+    }
+    assert!(err.contains("\\x{1b}]0;owned\\x{07}"), "{err:?}");
+    // JSON keeps the server's text as it came.
+    let (doc, _) = ipv4_json(&["-n", "1", "-i", "200ms", "-w", "2s", &server.url()]);
+    assert!(
+        warnings(&doc).iter().any(|w| w.contains(hostile)),
+        "{:?}",
+        warnings(&doc)
+    );
 }

@@ -9,13 +9,9 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
-use support::{start, stderr, stdout, tlsping, ServerOpts};
+use support::{json_output, start, stderr, stdout, tlsping, ServerOpts};
 
 use support::cacert;
-
-fn json_run(args: &[&str]) -> (Value, std::process::Output) {
-    support::json_output(args)
-}
 
 /// `--json -n 3` against an HTTP/2 server: an ordinary successful run.
 fn three_h2_rounds() -> (Value, std::process::Output) {
@@ -23,7 +19,7 @@ fn three_h2_rounds() -> (Value, std::process::Output) {
         h2: true,
         ..Default::default()
     });
-    json_run(&[
+    json_output(&[
         "--json",
         "-n",
         "3",
@@ -97,7 +93,7 @@ fn json_document_of_an_ok_run_matches_the_schema_and_the_rules() {
 fn json_aggregates_are_null_when_nothing_counts() {
     let server = start(ServerOpts::default());
     // Every round is warmup: n = 0 everywhere.
-    let (doc, out) = json_run(&[
+    let (doc, out) = json_output(&[
         "--json",
         "-n",
         "2",
@@ -372,7 +368,7 @@ fn json_of_a_run_with_failures_matches_the_schema() {
         fault: Fault::ResetInResponse,
         ..Default::default()
     });
-    let (doc, out) = json_run(&[
+    let (doc, out) = json_output(&[
         "--json",
         "-4",
         "-n",
@@ -419,7 +415,7 @@ fn a_failed_preflight_still_writes_the_json_document() {
         (refused, "conn_refused"),
         (untrusted.url(), "cert_unknown_ca"),
     ] {
-        let (doc, out) = json_run(&["--json", "-n", "2", "--cacert", &cacert(), &url]);
+        let (doc, out) = json_output(&["--json", "-n", "2", "--cacert", &cacert(), &url]);
         assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
         validate(&doc);
         assert_eq!(doc["run"]["preflight_error_kind"], kind, "{doc}");
@@ -461,7 +457,7 @@ fn a_preflight_stopped_by_a_safety_valve_says_why_in_json() {
         status: 429,
         ..Default::default()
     });
-    let (doc, out) = json_run(&["--json", "-n", "2", "--cacert", &cacert(), &server.url()]);
+    let (doc, out) = json_output(&["--json", "-n", "2", "--cacert", &cacert(), &server.url()]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     validate(&doc);
     assert_eq!(doc["run"]["preflight_status"], 429, "{doc}");

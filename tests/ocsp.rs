@@ -10,8 +10,10 @@ mod support;
 
 use serde_json::Value;
 use support::ocsp::{Staple, StatusFileServer, TRY_LATER};
-use support::{cacert, start, stderr, stdout, tlsping, ServerOpts, TestServer};
-use tlsping::probe::{self, Cancel, ModeChoice, Observer, OcspStaple, ProbeEnv};
+use support::{
+    cacert, quick_json_ok, samples, start, stderr, stdout, tlsping, Quiet, ServerOpts, TestServer,
+};
+use tlsping::probe::{self, Cancel, ModeChoice, OcspStaple, ProbeEnv};
 
 /// A server stapling `staple` (TLS 1.3 unless `tls12`).
 fn stapling(staple: Option<Staple>, tls12: bool) -> TestServer {
@@ -22,20 +24,12 @@ fn stapling(staple: Option<Staple>, tls12: bool) -> TestServer {
     })
 }
 
-/// `tlsping --json --cacert <ca> -w 5s -i 200ms <args...> <url>`, which must exit 0.
+/// [`quick_json_ok`] with `args`, then the server's URL.
 fn json_run(server: &TestServer, args: &[&str]) -> Value {
-    let ca = cacert();
     let url = server.url();
-    let mut all = vec!["--json", "--cacert", &ca, "-w", "5s", "-i", "200ms"];
-    all.extend_from_slice(args);
+    let mut all = args.to_vec();
     all.push(&url);
-    let (doc, out) = support::json_output(&all);
-    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
-    doc
-}
-
-fn samples(doc: &Value) -> &Vec<Value> {
-    doc["samples"].as_array().expect("samples[]")
+    quick_json_ok(&all)
 }
 
 /// `(ocsp_stapled, ocsp_status)` of every sample that made a full handshake.
@@ -224,9 +218,6 @@ fn csv_ends_with_the_ocsp_columns_and_verbose_names_the_staple() {
         "{text}"
     );
 }
-
-struct Quiet;
-impl Observer for Quiet {}
 
 /// In this process (so `.ci/memcheck` watches the staple change hands):
 /// full handshakes carry the verdict, resumed ones none.

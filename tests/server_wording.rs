@@ -4,18 +4,7 @@
 
 mod support;
 
-use std::process::Output;
-
-use support::{cacert, start, stderr, stdout, tlsping, CertKind, ServerOpts};
-
-fn show(out: &Output) -> String {
-    format!(
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status.code(),
-        stdout(out),
-        stderr(out)
-    )
-}
+use support::{cacert, show, start, stderr, stdout, tlsping, CertKind, ServerOpts};
 
 #[test]
 fn a_503_with_an_unreadable_retry_after_says_so_and_still_stops() {

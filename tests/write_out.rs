@@ -10,12 +10,10 @@ mod support;
 
 use std::process::Command;
 
-use support::{ca, start, ServerOpts, TestServer};
-use tlsping::probe::{self, Cancel, Mode, ModeChoice, Observer, ProbeEnv, Sample};
+use support::curl_cli::{curl_knows, curl_w, is_curl_seconds};
+use support::{start, ServerOpts, TestServer};
+use tlsping::probe::{Mode, ModeChoice, Sample};
 use tlsping::render::write_out;
-
-struct Quiet;
-impl Observer for Quiet {}
 
 /// Every curl variable we support, in curl's order of a transfer, then the
 /// others. `time_posttransfer` came in curl 8.10, so it is asked for only
@@ -42,17 +40,6 @@ fn curl_variables() -> Vec<&'static str> {
     names
 }
 
-/// Whether this curl has the variable: it warns about one it has not.
-fn curl_knows(variable: &str) -> bool {
-    let out = Command::new("curl")
-        .args(["-s", "-o", "/dev/null", "-w", &format!("%{{{variable}}}")])
-        .arg("http://127.0.0.1:1/")
-        .output()
-        .expect("running curl");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    !stderr.contains("unknown --write-out variable")
-}
-
 /// The format as a file (both tools read `@file` alike: newlines in the
 /// file are dropped, `\n` is the line end), with a literal `%` and a tab.
 fn format_file(names: &[&str], tag: &str) -> std::path::PathBuf {
@@ -66,53 +53,15 @@ fn format_file(names: &[&str], tag: &str) -> std::path::PathBuf {
     path
 }
 
-fn curl_w(server: &TestServer, h2: bool, format_arg: &str) -> String {
-    let port = server.addr.port();
-    let out = Command::new("curl")
-        .args(["-s", "-o", "/dev/null", "--cacert"])
-        .arg(&ca().pem_path)
-        .args(["--resolve", &format!("localhost:{port}:127.0.0.1")])
-        .arg(if h2 { "--http2" } else { "--http1.1" })
-        .args(["-w", format_arg])
-        .arg(server.url())
-        .output()
-        .expect("running curl");
-    assert!(
-        out.status.success(),
-        "curl failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        out.stderr.is_empty(),
-        "curl warned: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// Real samples from the engine: two rounds of both modes (cold probes open
 /// a connection each, warm ones reuse theirs).
 fn our_samples(server: &TestServer) -> Vec<Sample> {
-    let cfg = support::engine_config(&server.url(), ModeChoice::Both, 2);
-    let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
-    let pre = probe::preflight(&cfg, &env).expect("preflight");
-    let rounds = probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet);
-    assert!(rounds.stop.is_none(), "stopped: {:?}", rounds.stop);
-    assert!(rounds.samples.iter().all(|s| s.ok()));
+    let samples =
+        support::engine_samples(&support::engine_config(&server.url(), ModeChoice::Both, 2));
+    assert!(samples.iter().all(|s| s.ok()));
     // Without a format asking (no `capture`), nothing more is read.
-    assert!(rounds.samples.iter().all(|s| s.transfer.is_none()));
-    rounds.samples
-}
-
-/// `12.345678`: digits, a point, six digits.
-fn is_curl_seconds(field: &str) -> bool {
-    let Some((whole, frac)) = field.split_once('.') else {
-        return false;
-    };
-    !whole.is_empty()
-        && whole.bytes().all(|b| b.is_ascii_digit())
-        && frac.len() == 6
-        && frac.bytes().all(|b| b.is_ascii_digit())
+    assert!(samples.iter().all(|s| s.transfer.is_none()));
+    samples
 }
 
 fn fields(line: &str) -> Vec<&str> {

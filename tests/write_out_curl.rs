@@ -9,14 +9,11 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::process::Command;
 
-use support::{ca, start, ServerOpts, TestServer};
-use tlsping::probe::{self, Cancel, Mode, ModeChoice, Observer, ProbeEnv, Sample};
+use support::curl_cli::{curl_knows, curl_w, is_curl_seconds};
+use support::{start, ServerOpts, TestServer};
+use tlsping::probe::{Mode, ModeChoice, Sample};
 use tlsping::render::write_out::{self, WriteOut};
-
-struct Quiet;
-impl Observer for Quiet {}
 
 /// Every plain curl variable we answer (not `json`, `header_json` or
 /// `certs`, which have tests of their own), in curl's order.
@@ -113,16 +110,6 @@ const SAME: [&str; 21] = [
     "urlnum",
 ];
 
-/// Whether this curl has the variable: it warns about one it has not.
-fn curl_knows(variable: &str) -> bool {
-    let out = Command::new("curl")
-        .args(["-s", "-o", "/dev/null", "-w", &format!("%{{{variable}}}")])
-        .arg("http://127.0.0.1:1/")
-        .output()
-        .expect("running curl");
-    !String::from_utf8_lossy(&out.stderr).contains("unknown --write-out variable")
-}
-
 /// A server whose answer carries the headers the comparison reads.
 fn server(h2: bool) -> TestServer {
     let header = |n: &str, v: &str| (n.to_string(), v.to_string());
@@ -138,26 +125,6 @@ fn server(h2: bool) -> TestServer {
     })
 }
 
-/// curl's output for one GET of the server's URL with this format.
-fn curl_w(server: &TestServer, h2: bool, format_arg: &str) -> String {
-    let port = server.addr.port();
-    let out = Command::new("curl")
-        .args(["-s", "-o", "/dev/null", "--cacert"])
-        .arg(&ca().pem_path)
-        .args(["--resolve", &format!("localhost:{port}:127.0.0.1")])
-        .arg(if h2 { "--http2" } else { "--http1.1" })
-        .args(["-w", format_arg])
-        .arg(server.url())
-        .output()
-        .expect("running curl");
-    assert!(
-        out.status.success() && out.stderr.is_empty(),
-        "curl: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// Real samples from the engine, reading what `format` needs: two rounds
 /// of GETs in both modes (the first cold and warm probes make full
 /// handshakes, the second cold one resumes, the second warm one reuses).
@@ -165,22 +132,9 @@ fn our_samples(server: &TestServer, format: &WriteOut) -> Vec<Sample> {
     let mut cfg = support::engine_config(&server.url(), ModeChoice::Both, 2);
     cfg.method = Some("GET".into());
     cfg.capture = format.needs();
-    let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
-    let pre = probe::preflight(&cfg, &env).expect("preflight");
-    let rounds = probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet);
-    assert!(rounds.stop.is_none(), "stopped: {:?}", rounds.stop);
-    assert!(rounds.samples.iter().all(|s| s.ok()));
-    rounds.samples
-}
-
-/// `12.345678`: digits, a point, six digits.
-fn is_curl_seconds(field: &str) -> bool {
-    field.split_once('.').is_some_and(|(whole, frac)| {
-        !whole.is_empty()
-            && whole.bytes().all(|b| b.is_ascii_digit())
-            && frac.len() == 6
-            && frac.bytes().all(|b| b.is_ascii_digit())
-    })
+    let samples = support::engine_samples(&cfg);
+    assert!(samples.iter().all(|s| s.ok()));
+    samples
 }
 
 /// The format's fields, each after a tab so that no value can split them.

@@ -1,19 +1,24 @@
 //! Shared test support: certificates, servers and helpers to run the binary.
 #![allow(dead_code, unused_imports)]
 
+pub mod curl_cli;
 pub mod delay;
 pub mod faults;
+pub mod json_doc;
 pub mod ocsp;
 pub mod path;
 pub mod pki;
 pub mod prometheus;
 mod relay;
 pub mod server;
+pub mod temp;
 
 use std::process::{Command, Output};
 
+pub use json_doc::{error_kinds, run_field, samples, stop_warnings, warnings};
 pub use pki::{ca, CertKind};
-pub use server::{start, ServerOpts, Snapshot, TestServer};
+pub use server::{handshakes, start, ServerOpts, Snapshot, TestServer};
+pub use temp::{path_str, TempDir};
 
 /// The binary under test (integration tests only; the example server has none).
 pub fn bin() -> &'static str {
@@ -68,6 +73,16 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// A finished run for a failure message: its exit code and both streams.
+pub fn show(out: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        stdout(out),
+        stderr(out)
+    )
+}
+
 /// The middle value, or the mean of the two middle ones (NaN when empty):
 /// the median every test and benchmark reads its figures with.
 pub fn median(mut v: Vec<f64>) -> f64 {
@@ -85,6 +100,54 @@ pub fn json_run(args: &[&str]) -> serde_json::Value {
     let (doc, out) = json_output(args);
     assert!(out.status.success(), "{}", stderr(&out));
     doc
+}
+
+/// `tlsping -4 --cacert <test CA> <args>`: only 127.0.0.1 is dialled.
+pub fn ipv4_run(args: &[&str]) -> Output {
+    let ca = cacert();
+    let mut all = vec!["-4", "--cacert", &ca];
+    all.extend_from_slice(args);
+    tlsping(&all)
+}
+
+/// `tlsping --json -4 --cacert <test CA> <args>`; the exit code is the
+/// caller's to check.
+pub fn ipv4_json(args: &[&str]) -> (serde_json::Value, Output) {
+    let ca = cacert();
+    let mut all = vec!["--json", "-4", "--cacert", &ca];
+    all.extend_from_slice(args);
+    json_output(&all)
+}
+
+/// `tlsping --json --cacert <test CA> -w 5s -i 200ms <args>`: short rounds
+/// with a deadline a busy machine meets; the exit code is the caller's to check.
+pub fn quick_json(args: &[&str]) -> (serde_json::Value, Output) {
+    let ca = cacert();
+    let mut all = vec!["--json", "--cacert", &ca, "-w", "5s", "-i", "200ms"];
+    all.extend_from_slice(args);
+    json_output(&all)
+}
+
+/// Like [`quick_json`], and the run must exit 0.
+pub fn quick_json_ok(args: &[&str]) -> serde_json::Value {
+    let (doc, out) = quick_json(args);
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", show(&out));
+    doc
+}
+
+/// An observer of the in-process engine that ignores every event.
+pub struct Quiet;
+impl tlsping::probe::Observer for Quiet {}
+
+/// The preflight, then the rounds of `cfg` in this process: the samples of
+/// a run that must not stop early.
+pub fn engine_samples(cfg: &tlsping::probe::Config) -> Vec<tlsping::probe::Sample> {
+    use tlsping::probe::{self, Cancel, ProbeEnv};
+    let env = ProbeEnv::new(cfg, Cancel::new()).unwrap();
+    let pre = probe::preflight(cfg, &env).expect("preflight");
+    let r = probe::run_rounds(cfg, &pre.method, pre.addr, &env, &mut Quiet);
+    assert!(r.stop.is_none(), "run stopped early: {:?}", r.stop);
+    r.samples
 }
 
 /// The settings the in-process engine tests share: `count` rounds 20 ms

@@ -206,6 +206,19 @@ impl TestServer {
     }
 }
 
+/// The handshakes `server` recorded, once `n` are in or after 2 s: it records
+/// them on its own thread, and a client may be done before that has run.
+pub fn handshakes(server: &TestServer, n: usize) -> Vec<HandshakeSeen> {
+    for _ in 0..100 {
+        let seen = server.counters.handshakes();
+        if seen.len() >= n {
+            return seen;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    server.counters.handshakes()
+}
+
 impl Drop for TestServer {
     fn drop(&mut self) {
         if let Some(stop) = self.stop.take() {
