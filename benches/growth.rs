@@ -114,7 +114,7 @@ fn main() {
             json::write_document(std::io::BufWriter::new(sink()), &info, &data, &summary, &[])
         });
         let (t_csv, _) = time(|| {
-            let mut w = CsvStream::new(std::io::BufWriter::new(sink())).unwrap();
+            let mut w = CsvStream::for_run(std::io::BufWriter::new(sink()), &info, false).unwrap();
             for s in &data {
                 w.sample(s).unwrap();
             }

@@ -596,12 +596,11 @@ fn csv_of(
 #[test]
 fn csv_gains_a_last_variant_column_only_with_compare() {
     let samples = rounds(2);
-    let labels = vec!["TLS1.2".to_string(), "TLS1.3".to_string()];
-    let compared = csv_of(
-        |b| CsvStream::new_with(b, Some(labels), false).unwrap(),
+    let compared = csv_of(|b| CsvStream::for_run(b, &info(), false).unwrap(), &samples);
+    let plain = csv_of(
+        |b| CsvStream::for_run(b, &synthetic::run_info(), false).unwrap(),
         &samples,
     );
-    let plain = csv_of(|b| CsvStream::new(b).unwrap(), &samples);
     assert_eq!(compared[0].last().unwrap(), "variant");
     assert_eq!(compared[0].len(), plain[0].len() + 1);
     assert_eq!(&compared[0][..plain[0].len()], &plain[0][..]);
@@ -629,12 +628,7 @@ fn csv_preflight_row_keeps_the_variant_column() {
     });
     let mut buf = Vec::new();
     {
-        let mut w = CsvStream::new_with(
-            &mut buf,
-            Some(vec!["TLS1.2".into(), "TLS1.3".into()]),
-            false,
-        )
-        .unwrap();
+        let mut w = CsvStream::for_run(&mut buf, &info, false).unwrap();
         w.preflight_row(&info).unwrap();
     }
     let rows: Vec<csv::StringRecord> = csv::ReaderBuilder::new()

@@ -328,7 +328,9 @@ fn tricky_error_text_survives_quoting_for_python_and_the_csv_crate() {
     ];
     let mut buf = Vec::new();
     {
-        let mut w = tlsping::render::csv::CsvStream::new(&mut buf).unwrap();
+        let mut w =
+            tlsping::render::csv::CsvStream::for_run(&mut buf, &synthetic::run_info(), false)
+                .unwrap();
         for t in texts {
             sample.error = Some(Box::new(ProbeError {
                 kind: ErrorKind::Error,

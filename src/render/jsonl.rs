@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::probe::{CompareInfo, Observer, RunInfo, Sample};
 use crate::stats::Summary;
 
-use super::json::{run_json, sample_json_in, summary_json_in, SCHEMA};
+use super::json::{run_json, summary_json_in, SampleJson, SCHEMA};
 
 /// One line: its type first, then the object's own fields.
 #[derive(Serialize)]
@@ -91,7 +91,7 @@ impl<W: Write> Observer for JsonlStream<W> {
         write_line(
             &mut self.out,
             "sample",
-            &sample_json_in(sample, self.compare.as_ref()),
+            &SampleJson::new(sample, self.compare.as_ref()),
         )
     }
 }

@@ -4,6 +4,7 @@
 pub mod compare;
 pub mod csv;
 pub mod distribution;
+pub mod fields;
 pub mod format;
 pub mod human;
 pub mod json;

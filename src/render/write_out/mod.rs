@@ -102,7 +102,7 @@ impl WriteOut {
                     out.push_str(&curl_json::header_object(headers));
                 }
                 Piece::Var(Var::TlspingJson) => {
-                    let json = super::json::sample_json_in(s, compare);
+                    let json = super::json::SampleJson::new(s, compare);
                     // A derived Serialize of strings and numbers into a String cannot fail.
                     out.push_str(&serde_json::to_string(&json).unwrap_or_default());
                 }
