@@ -6,7 +6,9 @@ mod support;
 #[path = "support/synthetic.rs"]
 mod synthetic;
 use std::io::Write;
+
 use std::process::{Command, Stdio};
+use tlsping::render::Output as _;
 
 use serde_json::Value;
 use support::{start, stderr, stdout, tlsping, ServerOpts};
@@ -328,15 +330,14 @@ fn tricky_error_text_survives_quoting_for_python_and_the_csv_crate() {
     ];
     let mut buf = Vec::new();
     {
-        let mut w =
-            tlsping::render::csv::CsvStream::for_run(&mut buf, &synthetic::run_info(), false)
-                .unwrap();
+        let mut w = tlsping::render::csv::CsvStream::new(&mut buf, false);
+        w.start(&synthetic::run_info()).unwrap();
         for t in texts {
             sample.error = Some(Box::new(ProbeError {
                 kind: ErrorKind::Error,
                 text: t.to_string(),
             }));
-            tlsping::probe::Observer::sample(&mut w, &sample).unwrap();
+            w.sample(&sample).unwrap();
         }
     }
     let expect = [

@@ -12,6 +12,7 @@ use std::time::Duration;
 use clap::{ArgAction, Parser};
 
 use crate::probe::{Config, HttpVersion, IpVersion, ModeChoice, Order};
+use crate::render::{Format, Outputs};
 use crate::run::EXIT_USAGE;
 
 pub use duration::parse_duration;
@@ -265,25 +266,12 @@ fn parse_http_version(v: &str) -> Result<HttpVersion, String> {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Output {
-    Table,
-    Json,
-    /// `--csv`; `time_first` (`--csv-time-first`) moves `t_ms` and `at` to
-    /// just after `round`.
-    Csv {
-        time_first: bool,
-    },
-    Jsonl,
-    /// `--write-out`: one formatted line per sample, no table, no statistics.
-    WriteOut(crate::render::write_out::WriteOut),
-}
-
 /// A validated invocation.
 #[derive(Debug)]
 pub struct Options {
     pub config: Config,
-    pub output: Output,
+    /// What is written: the format on stdout and the files (`--svg`).
+    pub output: Outputs,
     pub no_color: bool,
     pub quiet: bool,
     pub verbose: bool,
@@ -291,8 +279,6 @@ pub struct Options {
     pub warnings: Vec<String>,
     /// `--compare`: the axis and its values.
     pub compare: Option<crate::probe::Compare>,
-    /// `--svg`: where the picture of the run goes.
-    pub svg: Option<std::path::PathBuf>,
 }
 
 /// What the command line asks for.
@@ -473,28 +459,30 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         Some(v) => Some(compare::parse(v, &fixed, &config)?),
         None => None,
     };
-    let output = if let Some(format) = write_out {
-        Output::WriteOut(format)
+    let stdout = if let Some(format) = write_out {
+        Format::WriteOut(format)
     } else if args.json {
-        Output::Json
+        Format::Json
     } else if args.jsonl {
-        Output::Jsonl
+        Format::Jsonl
     } else if args.csv {
-        Output::Csv {
+        Format::Csv {
             time_first: args.csv_time_first,
         }
     } else {
-        Output::Table
+        Format::Table
     };
     Ok(Invocation::Run(Box::new(Options {
         config,
-        output,
+        output: Outputs {
+            stdout,
+            svg: args.svg,
+        },
         no_color: args.no_color,
         quiet: args.quiet,
         verbose: args.verbose,
         warnings,
         compare,
-        svg: args.svg,
     })))
 }
 

@@ -6,7 +6,8 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 
 use super::fields::{self, Field, FieldValue, Unit};
-use crate::probe::{CompareInfo, Observer, RunInfo, Sample};
+use super::output::{Finished, Output};
+use crate::probe::{CompareInfo, RunInfo, Sample};
 
 /// `Server-Timing` metrics in one cell, in the header's own syntax
 /// (`name;dur=12.5;desc="text", next`), so a spreadsheet keeps them together.
@@ -45,37 +46,41 @@ pub fn neutralise(text: &str) -> Cow<'_, str> {
 }
 
 pub struct CsvStream<W: Write> {
-    /// Boxed: the writer carries its whole state and buffer, and the
-    /// stream is held by value wherever the output is chosen.
-    out: Box<csv::Writer<W>>,
+    out: csv::Writer<W>,
     /// Reused for every formatted number, so stage cells cost no allocation.
     scratch: String,
+    /// `--csv-time-first`: `t_ms` and `at` follow `round`.
+    time_first: bool,
     /// `--compare`: names each sample's variant (the `variant` column).
     compare: Option<CompareInfo>,
-    /// The fields with a column, in this run's order.
+    /// The fields with a column, in this run's order (known at the start).
     columns: Vec<&'static Field>,
 }
 
 impl<W: Write> CsvStream<W> {
-    /// The stream of a run, its header written at once so an empty run
-    /// still yields a valid file: with `--compare` a last column,
-    /// `variant`, holds the label of each sample's variant; `time_first`
-    /// (`--csv-time-first`) gives the order `round`, `t_ms`, `at`, `mode`,
-    /// and every other column in its usual order.
-    pub fn for_run(out: W, info: &RunInfo, time_first: bool) -> io::Result<CsvStream<W>> {
-        let compare = info.compare.clone();
-        let columns = fields::csv_columns(compare.is_some(), time_first);
-        let mut out = csv::WriterBuilder::new()
-            .terminator(csv::Terminator::CRLF)
-            .from_writer(out);
-        out.write_record(columns.iter().map(|(_, c)| c.name))?;
-        out.flush()?;
-        Ok(CsvStream {
-            out: Box::new(out),
+    /// `time_first` is `--csv-time-first`: the order `round`, `t_ms`, `at`,
+    /// `mode`, and every other column in its usual order.
+    pub fn new(out: W, time_first: bool) -> CsvStream<W> {
+        CsvStream {
+            out: csv::WriterBuilder::new()
+                .terminator(csv::Terminator::CRLF)
+                .from_writer(out),
             scratch: String::with_capacity(64),
-            compare,
-            columns: columns.into_iter().map(|(f, _)| f).collect(),
-        })
+            time_first,
+            compare: None,
+            columns: Vec::new(),
+        }
+    }
+
+    /// The header of `info`'s run, written at once so that an empty run
+    /// still yields a valid file; with `--compare` a last column,
+    /// `variant`, holds the label of each sample's variant.
+    fn header(&mut self, info: &RunInfo) -> io::Result<()> {
+        self.compare = info.compare.clone();
+        let columns = fields::csv_columns(self.compare.is_some(), self.time_first);
+        self.out.write_record(columns.iter().map(|(_, c)| c.name))?;
+        self.columns = columns.into_iter().map(|(f, _)| f).collect();
+        self.out.flush()
     }
 
     /// One sample's cells, in the header's order.
@@ -89,7 +94,7 @@ impl<W: Write> CsvStream<W> {
 
     /// The one row of a run that ended before round 1: `round` 0, `mode`
     /// `preflight`, the preflight's status and its error; every other cell empty.
-    pub fn preflight_row(&mut self, info: &RunInfo) -> io::Result<()> {
+    fn preflight_row(&mut self, info: &RunInfo) -> io::Result<()> {
         for field in &self.columns {
             let value = field.preflight.map_or(FieldValue::Null, |read| read(info));
             write_cell(&mut self.out, &mut self.scratch, field.unit, value)?;
@@ -127,10 +132,21 @@ fn write_cell<W: Write>(
     out.write_field(&scratch)
 }
 
-impl<W: Write> Observer for CsvStream<W> {
+impl<W: Write> Output for CsvStream<W> {
+    fn start(&mut self, info: &RunInfo) -> io::Result<()> {
+        self.header(info)
+    }
+
     fn sample(&mut self, sample: &Sample) -> io::Result<()> {
         self.write_row(sample)?;
         self.out.flush()
+    }
+
+    /// The header and the preflight's row, so a script can tell a refused
+    /// connection from a certificate problem without reading stderr.
+    fn ended_before_rounds(&mut self, run: &Finished) -> io::Result<()> {
+        self.header(run.info)?;
+        self.preflight_row(run.info)
     }
 }
 
@@ -195,12 +211,23 @@ mod tests {
     ) -> (csv::StringRecord, Vec<csv::StringRecord>) {
         let mut buf = Vec::new();
         {
-            let mut w = CsvStream::for_run(&mut buf, &run_info(labels), time_first).unwrap();
+            let mut w = CsvStream::new(&mut buf, time_first);
+            match preflight {
+                None => w.start(&run_info(labels)).unwrap(),
+                Some(info) => {
+                    let summary =
+                        crate::stats::summarize(&crate::stats::History::new(), Default::default());
+                    let run = Finished {
+                        info,
+                        samples: &[],
+                        summary: &summary,
+                        warnings: &[],
+                    };
+                    w.ended_before_rounds(&run).unwrap();
+                }
+            }
             for s in samples {
                 w.sample(s).unwrap();
-            }
-            if let Some(info) = preflight {
-                w.preflight_row(info).unwrap();
             }
         }
         let mut rdr = csv::Reader::from_reader(buf.as_slice());

@@ -8,6 +8,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
 use super::fields::{self, Field, FieldValue, JsonKey, Shown, Unit};
+use super::output::{Finished, Output};
 use crate::probe::{CompareInfo, RunInfo, Sample, ServerTiming};
 use crate::stats::{Difference, ModeSummary, Summary};
 
@@ -469,6 +470,34 @@ impl ServerTimingJson<'_> {
             dur_ms: m.dur_ms,
             desc: m.desc.as_deref(),
         }
+    }
+}
+
+/// `--json` as an output: the whole document once the run is over.
+pub struct JsonDocument<W: std::io::Write> {
+    out: W,
+}
+
+impl<W: std::io::Write> JsonDocument<W> {
+    pub fn new(out: W) -> JsonDocument<W> {
+        JsonDocument { out }
+    }
+}
+
+impl<W: std::io::Write> Output for JsonDocument<W> {
+    /// The document lists every sample.
+    fn keeps_samples(&self) -> bool {
+        true
+    }
+
+    fn end(&mut self, run: &Finished) -> std::io::Result<()> {
+        let out = std::io::BufWriter::new(&mut self.out);
+        write_document(out, run.info, run.samples, run.summary, run.warnings)
+    }
+
+    /// The facts known so far and why the run ended, without samples.
+    fn ended_before_rounds(&mut self, run: &Finished) -> std::io::Result<()> {
+        self.end(run)
     }
 }
 
