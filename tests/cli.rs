@@ -16,7 +16,7 @@ fn parse(args: &[&str]) -> Options {
     match parse_from(argv) {
         Ok(Invocation::Run(opts)) => *opts,
         Ok(Invocation::Version) => panic!("{args:?} asked for the version"),
-        Err((code, text)) => panic!("{args:?} refused ({code}): {text}"),
+        Err(exit) => panic!("{args:?} refused: {exit:?}"),
     }
 }
 
@@ -24,8 +24,8 @@ fn refuse(args: &[&str]) -> String {
     let mut argv = vec!["tlsping"];
     argv.extend_from_slice(args);
     match parse_from(argv) {
-        Err((3, text)) => text,
-        Err((code, text)) => panic!("{args:?} exited {code}, not 3: {text}"),
+        Err(exit) if exit.exit_code() == 3 => exit.stderr_text().unwrap_or_default(),
+        Err(exit) => panic!("{args:?} exited {}, not 3: {exit:?}", exit.exit_code()),
         Ok(_) => panic!("{args:?} was accepted"),
     }
 }

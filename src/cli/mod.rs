@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use clap::{ArgAction, Parser};
 
+use crate::exit::Exit;
 use crate::probe::{Config, HttpVersion, IpVersion, ModeChoice, Order};
 use crate::render::{Format, Outputs};
-use crate::run::EXIT_USAGE;
 
 pub use duration::parse_duration;
 pub use target::{parse_header, parse_target};
@@ -288,7 +288,7 @@ pub enum Invocation {
     Version,
 }
 
-/// A usage error: one line for stderr; the caller exits 3.
+/// A usage error: one line for stderr (`Exit::Usage`).
 #[derive(Debug, PartialEq)]
 pub struct UsageError(pub String);
 
@@ -486,17 +486,22 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
     })))
 }
 
-/// Parses the process arguments. `Err` carries the exit code and the text to print.
-pub fn parse_from<I, T>(argv: I) -> Result<Invocation, (i32, String)>
+/// Parses the process arguments. `Err` is a run that ends here: a usage
+/// error, or the text `--help` asked for.
+pub fn parse_from<I, T>(argv: I) -> Result<Invocation, Exit>
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
+    let usage = |message: String| Exit::Usage {
+        message,
+        help_hint: true,
+    };
     match Args::try_parse_from(argv) {
-        Ok(args) => validate(args).map_err(|UsageError(msg)| (EXIT_USAGE, usage_line(&msg))),
+        Ok(args) => validate(args).map_err(|UsageError(msg)| usage(msg)),
         Err(e) => match e.kind() {
             clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
-                Err((0, e.render().to_string()))
+                Err(Exit::Shown(e.render().to_string()))
             }
             _ => {
                 let text = e.render().to_string();
@@ -518,16 +523,11 @@ where
                         Vec::new()
                     };
                 if missing.is_empty() {
-                    Err((EXIT_USAGE, usage_line(first)))
+                    Err(usage(first.to_string()))
                 } else {
-                    let msg = format!("{} {}", first, missing.join(", "));
-                    Err((EXIT_USAGE, usage_line(&msg)))
+                    Err(usage(format!("{} {}", first, missing.join(", "))))
                 }
             }
         },
     }
-}
-
-fn usage_line(msg: &str) -> String {
-    format!("tlsping: {msg}\nTry 'tlsping --help' for more information.\n")
 }

@@ -1,11 +1,12 @@
-//! One run from validated options to an exit code: preflight, rounds with
-//! live output, statistics, and the judgement.
+//! One run from validated options to how it ended (`Exit`): preflight,
+//! rounds with live output, statistics, and the judgement.
 
 use std::io::{self, Write};
 use std::sync::atomic::Ordering;
 
 use crate::calibrate_server::FloorServer;
 use crate::cli::Options;
+use crate::exit::{self, Exit};
 use crate::probe::{self, Cancel, EarlyStop, Notice, Observer, Sample};
 use crate::render::{self, layout, Escape, Finished, Layout, Output, Style, Warnings};
 use crate::stats::{self, Verdict};
@@ -14,23 +15,17 @@ mod plan;
 mod signals;
 mod sink;
 
-/// Exit codes of the spec.
-pub const EXIT_OK: i32 = 0;
-pub const EXIT_SOME_FAILED: i32 = 1;
-pub const EXIT_FAILED: i32 = 2;
-pub const EXIT_USAGE: i32 = 3;
-
 /// A certificate closer than this to its expiry is worth a warning.
 pub const CERT_WARN_DAYS: i32 = 14;
 
-/// The exit code the collected samples earn. An early stop (a safety valve,
-/// an interrupt) does not change it; failing to write the output does, and
-/// `run` returns `EXIT_FAILED` for that before asking.
-pub fn exit_code(verdict: Verdict) -> i32 {
+/// What the collected samples earn. An early stop (a safety valve, an
+/// interrupt) does not change it; failing to write an output ends the run
+/// before it is asked.
+fn verdict(verdict: Verdict) -> exit::Verdict {
     match verdict {
-        Verdict::AllOk => EXIT_OK,
-        Verdict::SomeFailed => EXIT_SOME_FAILED,
-        Verdict::AllFailed | Verdict::Nothing => EXIT_FAILED,
+        Verdict::AllOk => exit::Verdict::AllOk,
+        Verdict::SomeFailed => exit::Verdict::SomeFailed,
+        Verdict::AllFailed | Verdict::Nothing => exit::Verdict::NoneOk,
     }
 }
 
@@ -132,14 +127,17 @@ fn open_outputs(opts: &Options, info: &probe::RunInfo) -> Vec<Box<dyn Output>> {
     render::open(&opts.output, info, style(opts), &mut stdout)
 }
 
-fn output_failed(what: &str, e: &dyn std::fmt::Display) -> i32 {
-    eprintln!("tlsping: could not write {what}: {e}");
-    EXIT_FAILED
+fn output_failed(what: String, e: &dyn std::fmt::Display) -> Exit {
+    Exit::OutputFailed {
+        what,
+        error: e.to_string(),
+    }
 }
 
 /// A run that ended before round 1 still writes what its outputs write of
-/// one (`Output::ended_before_rounds`). Exits 2.
-fn ended_before_rounds(opts: &Options, info: &probe::RunInfo, warnings: &Warnings) -> i32 {
+/// one (`Output::ended_before_rounds`).
+fn ended_before_rounds(opts: &Options, ended: plan::NoRounds, warnings: &Warnings) -> Exit {
+    let info = &ended.info;
     let summary = stats::summarize(&stats::History::new(), std::time::Duration::ZERO);
     let run = Finished {
         info,
@@ -149,10 +147,10 @@ fn ended_before_rounds(opts: &Options, info: &probe::RunInfo, warnings: &Warning
     };
     for mut output in open_outputs(opts, info) {
         if let Err(e) = output.ended_before_rounds(&run) {
-            return output_failed(&output.what(), &e);
+            return output_failed(output.what(), &e);
         }
     }
-    EXIT_FAILED
+    Exit::BeforeRounds(ended.message)
 }
 
 /// `--calibrate`: starts the in-process server, points the run at it and
@@ -169,34 +167,39 @@ fn calibration(
     Ok((server, env))
 }
 
-pub fn run(opts: Options) -> i32 {
+pub fn run(opts: Options) -> Exit {
     let cancel = Cancel::new();
     let terminated = signals::install_interrupt(&cancel);
-    let code = run_until_done(opts, cancel);
+    let exit = run_until_done(opts, cancel);
     // A terminated run has printed what it has; its exit code says why it ended.
     match terminated.load(Ordering::SeqCst) {
-        0 => code,
-        signal => 128 + signal,
+        0 => exit,
+        number => Exit::Signal {
+            number,
+            then: Box::new(exit),
+        },
     }
 }
 
-fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
+fn run_until_done(mut opts: Options, cancel: Cancel) -> Exit {
     // Trust anchors are read here, once, outside every timed interval; a
     // source that cannot be used ends the run as a usage error, alone on stderr.
     let (_floor_server, env) = if opts.config.calibrate {
         match calibration(&mut opts.config, &cancel) {
             Ok((server, env)) => (Some(server), env),
             Err(e) => {
-                eprintln!("tlsping: --calibrate could not start its server: {e}");
-                return EXIT_FAILED;
+                let why = format!("--calibrate could not start its server: {e}");
+                return Exit::BeforeRounds(Some(why));
             }
         }
     } else {
         match probe::ProbeEnv::new(&opts.config, cancel.clone()) {
             Ok(env) => (None, env),
             Err(e) => {
-                eprintln!("tlsping: {}", crate::text::printable(&e));
-                return EXIT_USAGE;
+                return Exit::Usage {
+                    message: crate::text::printable(&e),
+                    help_hint: false,
+                }
             }
         }
     };
@@ -206,7 +209,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
     }
     let plan::Ready { mut info, lanes } = match plan::plan(&opts, &env, &mut warnings) {
         Ok(ready) => ready,
-        Err(ended) => return ended_before_rounds(&opts, &ended.info, &warnings),
+        Err(ended) => return ended_before_rounds(&opts, ended, &warnings),
     };
     let cfg = &opts.config;
     // The rounds' zero point on both clocks, known to the output from its first line.
@@ -215,7 +218,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
     let mut outputs = open_outputs(&opts, &info);
     for output in &mut outputs {
         if let Err(e) = output.start(&info) {
-            return output_failed(&output.what(), &e);
+            return output_failed(output.what(), &e);
         }
     }
     let keep_full = outputs.iter().any(|o| o.keeps_samples());
@@ -235,7 +238,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
     match &rounds.stop {
         Some(EarlyStop::Output(e)) => {
             let what = failed.map_or("the output".into(), |i| outputs[i].what());
-            return output_failed(&what, e);
+            return output_failed(what, e);
         }
         Some(EarlyStop::Valve(why)) => warnings.warn(why.clone()),
         _ => {}
@@ -264,10 +267,10 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
     };
     for output in &mut outputs {
         if let Err(e) = output.end(&finished) {
-            return output_failed(&output.what(), &e);
+            return output_failed(output.what(), &e);
         }
     }
-    exit_code(stats::judge(&history))
+    Exit::Rounds(verdict(stats::judge(&history)))
 }
 
 #[cfg(test)]
@@ -402,9 +405,10 @@ mod tests {
 
     #[test]
     fn exit_codes_follow_the_verdict() {
-        assert_eq!(exit_code(Verdict::AllOk), 0);
-        assert_eq!(exit_code(Verdict::SomeFailed), 1);
-        assert_eq!(exit_code(Verdict::AllFailed), 2);
-        assert_eq!(exit_code(Verdict::Nothing), 2);
+        let code = |v| Exit::Rounds(verdict(v)).exit_code();
+        assert_eq!(code(Verdict::AllOk), 0);
+        assert_eq!(code(Verdict::SomeFailed), 1);
+        assert_eq!(code(Verdict::AllFailed), 2);
+        assert_eq!(code(Verdict::Nothing), 2);
     }
 }

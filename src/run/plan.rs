@@ -14,9 +14,20 @@ pub(super) struct Ready {
 }
 
 /// A run that ends before round 1: the facts known so far and why it ended
-/// (`info.preflight_error`), for the outputs to write.
+/// (`info.preflight_error`), for the outputs to write, and what to say on
+/// stderr when no warning has said it.
 pub(super) struct NoRounds {
     pub info: Box<RunInfo>,
+    pub message: Option<String>,
+}
+
+impl NoRounds {
+    fn new(info: RunInfo, message: Option<String>) -> NoRounds {
+        NoRounds {
+            info: Box::new(info),
+            message,
+        }
+    }
 }
 
 /// `--http-version` asked for one version and the preflight got another.
@@ -77,15 +88,12 @@ fn plan_one(opts: &Options, env: &ProbeEnv, warnings: &mut Warnings) -> Result<R
     let pre = match probe::preflight(cfg, env) {
         Ok(pre) => pre,
         Err(e) => {
-            eprintln!(
-                "tlsping: preflight to {} failed: {}",
+            let why = format!(
+                "preflight to {} failed: {}",
                 cfg.target.url(),
                 failed_text(cfg, &e)
             );
-            let info = probe::run_info_failed(cfg, e);
-            return Err(NoRounds {
-                info: Box::new(info),
-            });
+            return Err(NoRounds::new(probe::run_info_failed(cfg, e), Some(why)));
         }
     };
     if let Some(why) = &pre.stop {
@@ -96,21 +104,16 @@ fn plan_one(opts: &Options, env: &ProbeEnv, warnings: &mut Warnings) -> Result<R
             kind: probe::ErrorKind::Error,
             text: why.clone(),
         });
-        return Err(NoRounds {
-            info: Box::new(info),
-        });
+        return Err(NoRounds::new(info, None));
     }
     if let Some(got) = version_mismatch(cfg.http_version, pre.proto) {
         // Asking for a version means that version or nothing.
-        eprintln!("tlsping: {got}");
         let mut info = probe::run_info(cfg, &pre);
         info.preflight_error = Some(ProbeError {
             kind: probe::ErrorKind::Error,
-            text: got,
+            text: got.clone(),
         });
-        return Err(NoRounds {
-            info: Box::new(info),
-        });
+        return Err(NoRounds::new(info, Some(got)));
     }
     let info = probe::run_info(cfg, &pre);
     preflight_warnings(&pre, &info, warnings);
@@ -196,22 +199,16 @@ fn plan_compare(
                         cfg.target.host, found[0]
                     ),
                 };
-                eprintln!("tlsping: {}", crate::text::printable(&e.text));
-                let info = probe::run_info_failed(cfg, e);
-                return Err(NoRounds {
-                    info: Box::new(info),
-                });
+                let why = crate::text::printable(&e.text);
+                return Err(NoRounds::new(probe::run_info_failed(cfg, e), Some(why)));
             }
             Err(text) => {
-                eprintln!("tlsping: {}", crate::text::printable(&text));
+                let why = crate::text::printable(&text);
                 let e = ProbeError {
                     kind: probe::ErrorKind::DnsFail,
                     text,
                 };
-                let info = probe::run_info_failed(cfg, e);
-                return Err(NoRounds {
-                    info: Box::new(info),
-                });
+                return Err(NoRounds::new(probe::run_info_failed(cfg, e), Some(why)));
             }
         }
     } else {
@@ -252,9 +249,7 @@ fn plan_compare(
                     variants: infos,
                     probes_per_round: 0,
                 });
-                return Err(NoRounds {
-                    info: Box::new(run),
-                });
+                return Err(NoRounds::new(run, None));
             }
         };
         info.addr = pre.addr;
@@ -281,16 +276,14 @@ fn plan_compare(
         probes_per_round: lanes.len() * modes,
     };
     let Some((pre, mut info)) = first else {
-        eprintln!("tlsping: --compare {axis}: no variant can run");
         let e = first_error.unwrap_or(ProbeError {
             kind: probe::ErrorKind::Error,
             text: "no variant can run".into(),
         });
         let mut info = probe::run_info_failed(cfg, e);
         info.compare = Some(compare);
-        return Err(NoRounds {
-            info: Box::new(info),
-        });
+        let why = format!("--compare {axis}: no variant can run");
+        return Err(NoRounds::new(info, Some(why)));
     };
     info.compare = Some(compare);
     preflight_warnings(&pre, &info, warnings);
