@@ -11,7 +11,7 @@ use crate::probe::{CompareInfo, RunInfo, Sample};
 
 /// `Server-Timing` metrics in one cell, in the header's own syntax
 /// (`name;dur=12.5;desc="text", next`), so a spreadsheet keeps them together.
-pub fn server_timing_cell(metrics: &[crate::probe::ServerTiming]) -> String {
+fn server_timing_cell(metrics: &[crate::probe::ServerTiming]) -> String {
     use std::fmt::Write as _;
     let mut cell = String::new();
     for (i, m) in metrics.iter().enumerate() {
@@ -38,7 +38,7 @@ pub fn server_timing_cell(metrics: &[crate::probe::ServerTiming]) -> String {
 
 /// A text cell a spreadsheet would evaluate as a formula gets a leading `'`,
 /// which spreadsheets show as text and do not run.
-pub fn neutralise(text: &str) -> Cow<'_, str> {
+fn neutralise(text: &str) -> Cow<'_, str> {
     match text.chars().next() {
         Some('=' | '+' | '-' | '@' | '\t' | '\r') => Cow::Owned(format!("'{text}")),
         _ => Cow::Borrowed(text),

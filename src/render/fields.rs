@@ -153,13 +153,6 @@ impl Field {
         self
     }
 
-    /// The key of the field in a JSON sample (the inner one when nested).
-    pub fn json_name(&self) -> &'static str {
-        match self.json {
-            JsonKey::Top(k) | JsonKey::Nested(_, k) => k,
-        }
-    }
-
     pub fn value<'a>(&self, s: &'a Sample, compare: Option<&'a CompareInfo>) -> FieldValue<'a> {
         (self.read)(s, compare)
     }

@@ -278,7 +278,7 @@ fn mode_json(m: &ModeSummary) -> ModeJson {
 /// The summary of a run that may be a `--compare` run: then with the
 /// variants' own figures and the differences (empty lists when the
 /// statistics hold no comparison, e.g. a run that ended before round 1).
-pub fn summary_json_in<'a>(s: &'a Summary, compare: Option<&'a CompareInfo>) -> SummaryJson<'a> {
+pub fn summary_json<'a>(s: &'a Summary, compare: Option<&'a CompareInfo>) -> SummaryJson<'a> {
     let mut json = figures_json(s);
     if let Some(cmp) = compare {
         let comparison = s.comparison.as_ref();
@@ -514,7 +514,7 @@ pub fn write_document<W: std::io::Write>(
         tlsping_version: env!("CARGO_PKG_VERSION"),
         run: run_json(info),
         samples: SamplesJson(samples, info.compare.as_ref()),
-        summary: summary_json_in(summary, info.compare.as_ref()),
+        summary: summary_json(summary, info.compare.as_ref()),
         warnings,
     };
     serde_json::to_writer(&mut out, &doc)?;

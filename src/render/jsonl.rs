@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::probe::{CompareInfo, RunInfo, Sample};
 
-use super::json::{run_json, summary_json_in, SampleJson, SCHEMA};
+use super::json::{run_json, summary_json, SampleJson, SCHEMA};
 use super::output::{Finished, Output};
 
 /// One line: its type first, then the object's own fields.
@@ -85,7 +85,7 @@ impl<W: Write> Output for JsonlStream<W> {
 
     /// The summary line, the last one.
     fn end(&mut self, run: &Finished) -> io::Result<()> {
-        let figures = summary_json_in(run.summary, self.compare.as_ref());
+        let figures = summary_json(run.summary, self.compare.as_ref());
         write_line(
             &mut self.out,
             "summary",
