@@ -20,9 +20,10 @@ pub fn signal_code(signal: i32) -> u8 {
     u8::try_from(128 + signal).unwrap_or(FAILED)
 }
 
-/// What the probes that count came to.
+/// What the probes that count came to (the statistics' verdict, as far as
+/// the exit code tells it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub enum Judgement {
     AllOk,
     SomeFailed,
     /// None got a response, or none counted.
@@ -45,7 +46,7 @@ pub enum Exit {
     OutputFailed { what: String, error: String },
     /// The rounds ran (all of them, or until a safety valve or Ctrl+C
     /// stopped them).
-    Rounds(Verdict),
+    Rounds(Judgement),
     /// SIGTERM or SIGHUP stopped the run, which still printed what it had;
     /// `then` is how it ended otherwise.
     Signal { number: i32, then: Box<Exit> },
@@ -54,9 +55,9 @@ pub enum Exit {
 impl Exit {
     pub fn exit_code(&self) -> u8 {
         match self {
-            Exit::Shown(_) | Exit::Rounds(Verdict::AllOk) => OK,
-            Exit::Rounds(Verdict::SomeFailed) => SOME_FAILED,
-            Exit::Rounds(Verdict::NoneOk) | Exit::BeforeRounds(_) | Exit::OutputFailed { .. } => {
+            Exit::Shown(_) | Exit::Rounds(Judgement::AllOk) => OK,
+            Exit::Rounds(Judgement::SomeFailed) => SOME_FAILED,
+            Exit::Rounds(Judgement::NoneOk) | Exit::BeforeRounds(_) | Exit::OutputFailed { .. } => {
                 FAILED
             }
             Exit::Usage { .. } => USAGE,
@@ -117,9 +118,9 @@ mod tests {
         };
         let cases = [
             (Exit::Shown("help".into()), 0),
-            (Exit::Rounds(Verdict::AllOk), 0),
-            (Exit::Rounds(Verdict::SomeFailed), 1),
-            (Exit::Rounds(Verdict::NoneOk), 2),
+            (Exit::Rounds(Judgement::AllOk), 0),
+            (Exit::Rounds(Judgement::SomeFailed), 1),
+            (Exit::Rounds(Judgement::NoneOk), 2),
             (Exit::BeforeRounds(None), 2),
             (
                 Exit::OutputFailed {
@@ -132,7 +133,7 @@ mod tests {
             (
                 Exit::Signal {
                     number: 15,
-                    then: Box::new(Exit::Rounds(Verdict::AllOk)),
+                    then: Box::new(Exit::Rounds(Judgement::AllOk)),
                 },
                 143,
             ),
@@ -183,7 +184,7 @@ mod tests {
             stopped.stderr_text().as_deref(),
             Some("tlsping: could not write the picture to run.svg: Permission denied\n")
         );
-        assert_eq!(Exit::Rounds(Verdict::SomeFailed).stderr_text(), None);
+        assert_eq!(Exit::Rounds(Judgement::SomeFailed).stderr_text(), None);
         assert_eq!(Exit::BeforeRounds(None).stderr_text(), None);
     }
 }

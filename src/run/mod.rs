@@ -21,11 +21,11 @@ pub const CERT_WARN_DAYS: i32 = 14;
 /// What the collected samples earn. An early stop (a safety valve, an
 /// interrupt) does not change it; failing to write an output ends the run
 /// before it is asked.
-fn verdict(verdict: Verdict) -> exit::Verdict {
+fn judgement(verdict: Verdict) -> exit::Judgement {
     match verdict {
-        Verdict::AllOk => exit::Verdict::AllOk,
-        Verdict::SomeFailed => exit::Verdict::SomeFailed,
-        Verdict::AllFailed | Verdict::Nothing => exit::Verdict::NoneOk,
+        Verdict::AllOk => exit::Judgement::AllOk,
+        Verdict::SomeFailed => exit::Judgement::SomeFailed,
+        Verdict::AllFailed | Verdict::Nothing => exit::Judgement::NoneOk,
     }
 }
 
@@ -270,7 +270,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> Exit {
             return output_failed(output.what(), &e);
         }
     }
-    Exit::Rounds(verdict(stats::judge(&history)))
+    Exit::Rounds(judgement(stats::judge(&history)))
 }
 
 #[cfg(test)]
@@ -405,7 +405,7 @@ mod tests {
 
     #[test]
     fn exit_codes_follow_the_verdict() {
-        let code = |v| Exit::Rounds(verdict(v)).exit_code();
+        let code = |v| Exit::Rounds(judgement(v)).exit_code();
         assert_eq!(code(Verdict::AllOk), 0);
         assert_eq!(code(Verdict::SomeFailed), 1);
         assert_eq!(code(Verdict::AllFailed), 2);
