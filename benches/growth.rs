@@ -12,9 +12,9 @@ use std::io::sink;
 use std::time::{Duration, Instant};
 
 use synthetic::{cold, warm};
-use tlsping::probe::{Observer, RunInfo, Sample};
+use tlsping::probe::{RunInfo, Sample};
 use tlsping::render::csv::CsvStream;
-use tlsping::render::{json, Human, Layout, Style};
+use tlsping::render::{json, Human, Layout, Output, Style};
 use tlsping::stats::{summarize, History, Record, RunningMedian};
 
 #[path = "../tests/support/counting.rs"]
@@ -114,7 +114,8 @@ fn main() {
             json::write_document(std::io::BufWriter::new(sink()), &info, &data, &summary, &[])
         });
         let (t_csv, _) = time(|| {
-            let mut w = CsvStream::new(std::io::BufWriter::new(sink())).unwrap();
+            let mut w = CsvStream::new(std::io::BufWriter::new(sink()), false);
+            w.start(&info).unwrap();
             for s in &data {
                 w.sample(s).unwrap();
             }

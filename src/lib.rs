@@ -11,6 +11,7 @@ extern crate self as tlsping;
 
 pub mod calibrate_server;
 pub mod cli;
+pub mod exit;
 pub mod files;
 pub mod probe;
 pub mod render;

@@ -1,22 +1,16 @@
-//! tlsping: parse the command line, run, exit with the code the run earned.
+//! tlsping: parse the command line, run, and exit with the code the run earned.
 
+use std::process::ExitCode;
+
+use tlsping::exit::Exit;
 use tlsping::{cli, run};
 
-fn main() {
-    let code = match cli::parse_from(std::env::args_os()) {
-        Ok(cli::Invocation::Version) => {
-            print!("{}", run::version_text());
-            run::EXIT_OK
-        }
+fn main() -> ExitCode {
+    let exit = match cli::parse_from(std::env::args_os()) {
+        Ok(cli::Invocation::Version) => Exit::Shown(run::version_text()),
         Ok(cli::Invocation::Run(opts)) => run::run(*opts),
-        Err((code, text)) => {
-            if code == 0 {
-                print!("{text}");
-            } else {
-                eprint!("{text}");
-            }
-            code
-        }
+        Err(exit) => exit,
     };
-    std::process::exit(code);
+    exit.report();
+    ExitCode::from(exit.exit_code())
 }

@@ -6,8 +6,9 @@ mod support;
 use std::time::Duration;
 
 use support::{start, stderr, tlsping, ServerOpts};
-use tlsping::cli::{parse_from, Invocation, Options, Output};
+use tlsping::cli::{parse_from, Invocation, Options};
 use tlsping::probe::{HttpVersion, IpVersion, ModeChoice, Order};
+use tlsping::render::Format;
 
 fn parse(args: &[&str]) -> Options {
     let mut argv = vec!["tlsping"];
@@ -15,7 +16,7 @@ fn parse(args: &[&str]) -> Options {
     match parse_from(argv) {
         Ok(Invocation::Run(opts)) => *opts,
         Ok(Invocation::Version) => panic!("{args:?} asked for the version"),
-        Err((code, text)) => panic!("{args:?} refused ({code}): {text}"),
+        Err(exit) => panic!("{args:?} refused: {exit:?}"),
     }
 }
 
@@ -23,8 +24,8 @@ fn refuse(args: &[&str]) -> String {
     let mut argv = vec!["tlsping"];
     argv.extend_from_slice(args);
     match parse_from(argv) {
-        Err((3, text)) => text,
-        Err((code, text)) => panic!("{args:?} exited {code}, not 3: {text}"),
+        Err(exit) if exit.exit_code() == 3 => exit.stderr_text().unwrap_or_default(),
+        Err(exit) => panic!("{args:?} exited {}, not 3: {exit:?}", exit.exit_code()),
         Ok(_) => panic!("{args:?} was accepted"),
     }
 }
@@ -81,12 +82,12 @@ fn every_flag_and_alias_sets_what_it_names() {
         (vec!["-H", "X-A: 1", "--header", "X-B: 2"], |o| {
             o.config.headers == ["X-A: 1", "X-B: 2"]
         }),
-        (vec!["--json"], |o| o.output == Output::Json),
+        (vec!["--json"], |o| o.output.stdout == Format::Json),
         (vec!["--csv"], |o| {
-            o.output == Output::Csv { time_first: false }
+            o.output.stdout == Format::Csv { time_first: false }
         }),
         (vec!["--csv", "--csv-time-first"], |o| {
-            o.output == Output::Csv { time_first: true }
+            o.output.stdout == Format::Csv { time_first: true }
         }),
         (vec!["--no-color"], |o| o.no_color),
         (vec!["-q"], |o| o.quiet),
@@ -130,7 +131,7 @@ fn defaults_are_the_documented_ones() {
     );
     assert!(c.method.is_none() && c.pin_ip && !c.insecure && !c.cache_bust && c.resume);
     assert_eq!(c.http_version, HttpVersion::Auto);
-    assert_eq!(o.output, Output::Table);
+    assert_eq!(o.output.stdout, Format::Table);
     assert_eq!(c.target.url(), "https://example.com/");
 }
 

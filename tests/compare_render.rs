@@ -15,11 +15,11 @@ use std::time::Duration;
 use serde_json::Value;
 use synthetic::{cold, failed, warm};
 use tlsping::probe::{
-    round_modes, variant_order, Axis, CompareInfo, ErrorKind, Mode, ModeChoice, Observer,
-    ProbeError, RunInfo, Sample, VariantInfo,
+    round_modes, variant_order, Axis, CompareInfo, ErrorKind, Mode, ModeChoice, ProbeError,
+    RunInfo, Sample, VariantInfo,
 };
 use tlsping::render::csv::CsvStream;
-use tlsping::render::{Human, Layout, Style};
+use tlsping::render::{Finished, Human, Layout, Output, Style};
 use tlsping::stats::{summarize, summarize_compared, History, Summary};
 
 fn variant(label: &str, value: &str) -> VariantInfo {
@@ -574,13 +574,11 @@ fn without_compare_the_json_has_none_of_the_new_keys() {
         .all(|s| s.get("variant").is_none()));
 }
 
-fn csv_of(
-    stream: impl FnOnce(&mut Vec<u8>) -> CsvStream<&mut Vec<u8>>,
-    samples: &[Sample],
-) -> Vec<Vec<String>> {
+fn csv_of(info: &RunInfo, samples: &[Sample]) -> Vec<Vec<String>> {
     let mut buf = Vec::new();
     {
-        let mut w = stream(&mut buf);
+        let mut w = CsvStream::new(&mut buf, false);
+        w.start(info).unwrap();
         for s in samples {
             w.sample(s).unwrap();
         }
@@ -596,12 +594,8 @@ fn csv_of(
 #[test]
 fn csv_gains_a_last_variant_column_only_with_compare() {
     let samples = rounds(2);
-    let labels = vec!["TLS1.2".to_string(), "TLS1.3".to_string()];
-    let compared = csv_of(
-        |b| CsvStream::new_with(b, Some(labels), false).unwrap(),
-        &samples,
-    );
-    let plain = csv_of(|b| CsvStream::new(b).unwrap(), &samples);
+    let compared = csv_of(&info(), &samples);
+    let plain = csv_of(&synthetic::run_info(), &samples);
     assert_eq!(compared[0].last().unwrap(), "variant");
     assert_eq!(compared[0].len(), plain[0].len() + 1);
     assert_eq!(&compared[0][..plain[0].len()], &plain[0][..]);
@@ -629,13 +623,16 @@ fn csv_preflight_row_keeps_the_variant_column() {
     });
     let mut buf = Vec::new();
     {
-        let mut w = CsvStream::new_with(
-            &mut buf,
-            Some(vec!["TLS1.2".into(), "TLS1.3".into()]),
-            false,
-        )
-        .unwrap();
-        w.preflight_row(&info).unwrap();
+        let summary = summarize(&History::new(), Duration::ZERO);
+        let run = Finished {
+            info: &info,
+            samples: &[],
+            summary: &summary,
+            warnings: &[],
+        };
+        CsvStream::new(&mut buf, false)
+            .ended_before_rounds(&run)
+            .unwrap();
     }
     let rows: Vec<csv::StringRecord> = csv::ReaderBuilder::new()
         .has_headers(false)

@@ -16,7 +16,8 @@ use tlsping::probe::{
     Axis, CompareInfo, EarlyData, ErrorKind, Mode, OcspStaple, ProbeError, RunInfo, Sample,
     ServerTiming, TransferFacts, VariantInfo,
 };
-use tlsping::stats::{summarize, summarize_compared, History};
+use tlsping::render::{Finished, Output};
+use tlsping::stats::{summarize, summarize_compared, History, Summary};
 
 /// The wall clock of the fixtures: 2027-01-15T08:00:00Z.
 fn epoch() -> SystemTime {
@@ -106,28 +107,40 @@ fn json_document() {
     insta::assert_snapshot!("json_document", text);
 }
 
+/// The end of a run of `info` for the outputs: its summary and warnings
+/// (no full samples: the streaming outputs have written theirs).
+fn finished<'a>(info: &'a RunInfo, summary: &'a Summary, warnings: &'a [String]) -> Finished<'a> {
+    Finished {
+        info,
+        samples: &[],
+        summary,
+        warnings,
+    }
+}
+
 #[test]
 fn jsonl_stream() {
-    use tlsping::probe::Observer as _;
     let samples = samples();
     let summary = summarize(&History::of(&samples), Duration::from_millis(2400));
     let mut out = Vec::new();
     {
-        let mut stream = tlsping::render::jsonl::JsonlStream::start(&mut out, &info()).unwrap();
+        let mut stream = tlsping::render::jsonl::JsonlStream::new(&mut out);
+        stream.start(&info()).unwrap();
         for s in &samples {
             stream.sample(s).unwrap();
         }
-        stream.finish(&summary, &warnings()).unwrap();
+        stream
+            .end(&finished(&info(), &summary, &warnings()))
+            .unwrap();
     }
     insta::assert_snapshot!("jsonl_stream", String::from_utf8(out).unwrap());
 }
 
 fn csv(info: &RunInfo, time_first: bool, samples: &[Sample]) -> String {
-    use tlsping::probe::Observer as _;
     let mut out = Vec::new();
     {
-        let mut stream =
-            tlsping::render::csv::CsvStream::for_run(&mut out, info, time_first).unwrap();
+        let mut stream = tlsping::render::csv::CsvStream::new(&mut out, time_first);
+        stream.start(info).unwrap();
         for s in samples {
             stream.sample(s).unwrap();
         }
@@ -189,15 +202,18 @@ fn csv_and_json_of_a_run_that_ended_at_its_preflight() {
         kind: ErrorKind::CertExpired,
         text: "SSL certificate problem: certificate has expired".into(),
     });
-    let mut out = Vec::new();
-    {
-        let mut stream = tlsping::render::csv::CsvStream::for_run(&mut out, &info, false).unwrap();
-        stream.preflight_row(&info).unwrap();
-    }
-    insta::assert_snapshot!("csv_preflight", String::from_utf8(out).unwrap());
+    // What the run hands its outputs when it ends before round 1.
     let summary = summarize(&History::new(), Duration::ZERO);
+    let run = finished(&info, &summary, &[]);
     let mut out = Vec::new();
-    tlsping::render::json::write_document(&mut out, &info, &[], &summary, &[]).unwrap();
+    tlsping::render::csv::CsvStream::new(&mut out, false)
+        .ended_before_rounds(&run)
+        .unwrap();
+    insta::assert_snapshot!("csv_preflight", String::from_utf8(out).unwrap());
+    let mut out = Vec::new();
+    tlsping::render::json::JsonDocument::new(&mut out)
+        .ended_before_rounds(&run)
+        .unwrap();
     insta::assert_snapshot!("json_preflight", String::from_utf8(out).unwrap());
 }
 

@@ -10,7 +10,7 @@ mod synthetic;
 use std::time::Duration;
 
 use synthetic::{cold, failed, warm};
-use tlsping::probe::{ErrorKind, Mode, Observer, RunInfo, Sample};
+use tlsping::probe::{ErrorKind, Mode, RunInfo, Sample};
 use tlsping::render::{Human, Layout, Style};
 use tlsping::stats::{summarize, History};
 

@@ -11,8 +11,9 @@ use std::time::Duration;
 
 use clap::{ArgAction, Parser};
 
+use crate::exit::Exit;
 use crate::probe::{Config, HttpVersion, IpVersion, ModeChoice, Order};
-use crate::run::EXIT_USAGE;
+use crate::render::{Format, Outputs};
 
 pub use duration::parse_duration;
 pub use target::{parse_header, parse_target};
@@ -265,25 +266,12 @@ fn parse_http_version(v: &str) -> Result<HttpVersion, String> {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Output {
-    Table,
-    Json,
-    /// `--csv`; `time_first` (`--csv-time-first`) moves `t_ms` and `at` to
-    /// just after `round`.
-    Csv {
-        time_first: bool,
-    },
-    Jsonl,
-    /// `--write-out`: one formatted line per sample, no table, no statistics.
-    WriteOut(crate::render::write_out::WriteOut),
-}
-
 /// A validated invocation.
 #[derive(Debug)]
 pub struct Options {
     pub config: Config,
-    pub output: Output,
+    /// What is written: the format on stdout and the files (`--svg`).
+    pub output: Outputs,
     pub no_color: bool,
     pub quiet: bool,
     pub verbose: bool,
@@ -291,8 +279,6 @@ pub struct Options {
     pub warnings: Vec<String>,
     /// `--compare`: the axis and its values.
     pub compare: Option<crate::probe::Compare>,
-    /// `--svg`: where the picture of the run goes.
-    pub svg: Option<std::path::PathBuf>,
 }
 
 /// What the command line asks for.
@@ -302,7 +288,7 @@ pub enum Invocation {
     Version,
 }
 
-/// A usage error: one line for stderr; the caller exits 3.
+/// A usage error: one line for stderr (`Exit::Usage`).
 #[derive(Debug, PartialEq)]
 pub struct UsageError(pub String);
 
@@ -473,42 +459,49 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         Some(v) => Some(compare::parse(v, &fixed, &config)?),
         None => None,
     };
-    let output = if let Some(format) = write_out {
-        Output::WriteOut(format)
+    let stdout = if let Some(format) = write_out {
+        Format::WriteOut(format)
     } else if args.json {
-        Output::Json
+        Format::Json
     } else if args.jsonl {
-        Output::Jsonl
+        Format::Jsonl
     } else if args.csv {
-        Output::Csv {
+        Format::Csv {
             time_first: args.csv_time_first,
         }
     } else {
-        Output::Table
+        Format::Table
     };
     Ok(Invocation::Run(Box::new(Options {
         config,
-        output,
+        output: Outputs {
+            stdout,
+            svg: args.svg,
+        },
         no_color: args.no_color,
         quiet: args.quiet,
         verbose: args.verbose,
         warnings,
         compare,
-        svg: args.svg,
     })))
 }
 
-/// Parses the process arguments. `Err` carries the exit code and the text to print.
-pub fn parse_from<I, T>(argv: I) -> Result<Invocation, (i32, String)>
+/// Parses the process arguments. `Err` is a run that ends here: a usage
+/// error, or the text `--help` asked for.
+pub fn parse_from<I, T>(argv: I) -> Result<Invocation, Exit>
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
+    let usage = |message: String| Exit::Usage {
+        message,
+        help_hint: true,
+    };
     match Args::try_parse_from(argv) {
-        Ok(args) => validate(args).map_err(|UsageError(msg)| (EXIT_USAGE, usage_line(&msg))),
+        Ok(args) => validate(args).map_err(|UsageError(msg)| usage(msg)),
         Err(e) => match e.kind() {
             clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
-                Err((0, e.render().to_string()))
+                Err(Exit::Shown(e.render().to_string()))
             }
             _ => {
                 let text = e.render().to_string();
@@ -530,16 +523,11 @@ where
                         Vec::new()
                     };
                 if missing.is_empty() {
-                    Err((EXIT_USAGE, usage_line(first)))
+                    Err(usage(first.to_string()))
                 } else {
-                    let msg = format!("{} {}", first, missing.join(", "));
-                    Err((EXIT_USAGE, usage_line(&msg)))
+                    Err(usage(format!("{} {}", first, missing.join(", "))))
                 }
             }
         },
     }
-}
-
-fn usage_line(msg: &str) -> String {
-    format!("tlsping: {msg}\nTry 'tlsping --help' for more information.\n")
 }

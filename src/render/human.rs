@@ -4,11 +4,12 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 
-use crate::probe::{CompareInfo, Mode, ModeChoice, Observer, RunInfo, Sample};
+use crate::probe::{CompareInfo, Mode, ModeChoice, RunInfo, Sample};
 use crate::stats::{timed, Comparison, RunningMedian, Summary};
 
 use super::distribution::{self, Figures};
 use super::layout::{Layout, Style};
+use super::output::{Finished, Output};
 use super::paint::{Line, Paint};
 use super::rows::{title, RowFormat, Slow};
 
@@ -236,8 +237,9 @@ impl<W: Write> Human<W> {
     }
 }
 
-impl<W: Write> Observer for Human<W> {
-    fn round(&mut self, round: u32, samples: &[Sample]) -> io::Result<()> {
+impl<W: Write> Human<W> {
+    /// A round's rows, in the layout that fits.
+    pub fn round(&mut self, round: u32, samples: &[Sample]) -> io::Result<()> {
         if samples.is_empty() {
             return Ok(());
         }
@@ -282,6 +284,23 @@ impl<W: Write> Observer for Human<W> {
             }
         }
         self.out.flush()
+    }
+}
+
+/// The table as the run's output on standard output.
+impl<W: Write> Output for Human<W> {
+    fn start(&mut self, info: &RunInfo) -> io::Result<()> {
+        Human::start(self, info)
+    }
+
+    fn round(&mut self, round: u32, samples: &[Sample]) -> io::Result<()> {
+        Human::round(self, round, samples)
+    }
+
+    /// The rows held back, then the statistics.
+    fn end(&mut self, run: &Finished) -> io::Result<()> {
+        self.finish()?;
+        self.statistics(run.info, run.summary)
     }
 }
 

@@ -1,31 +1,46 @@
-//! `--json`: one document, schema 1, printed when the run ends.
-//! Field names and meanings follow the original tool; additions only.
+//! `--json`: one document, schema 1, printed when the run ends. The names
+//! and meanings of the Go tool's fields (its README; interface.md pins them
+//! down) are kept; ours are added after them.
 
 use std::time::Duration;
 
+use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
-use crate::probe::{tls_version_label, CompareInfo, RunInfo, Sample};
+use super::fields::{self, Field, FieldValue, JsonKey, Shown, Unit};
+use super::output::{Finished, Output};
+use crate::probe::{CompareInfo, RunInfo, Sample, ServerTiming};
 use crate::stats::{Difference, ModeSummary, Summary};
 
 pub const SCHEMA: u32 = 1;
 
-fn ms(d: Duration) -> f64 {
-    // Microsecond resolution is what libcurl gives; keep exactly that.
-    round3(crate::text::millis(d))
+/// A figure that can be told in milliseconds: a duration, or a figure the
+/// statistics already hand out in milliseconds.
+pub trait AsMillis: Copy {
+    fn as_millis_f64(self) -> f64;
 }
 
-fn round3(v: f64) -> f64 {
-    (v * 1000.0).round() / 1000.0
+impl AsMillis for Duration {
+    fn as_millis_f64(self) -> f64 {
+        crate::text::millis(self)
+    }
 }
 
-/// A signed figure in milliseconds, to the microsecond as every `_ms` is.
-fn delta_ms(d: crate::stats::Delta) -> f64 {
-    round3(d.as_millis_f64())
+impl AsMillis for crate::stats::Delta {
+    fn as_millis_f64(self) -> f64 {
+        crate::stats::Delta::as_millis_f64(self)
+    }
 }
 
-fn opt_ms(d: Option<Duration>) -> Option<f64> {
-    d.map(ms)
+/// Every `_ms` number of the JSON, sample or summary: milliseconds to the
+/// microsecond, the resolution libcurl gives; keep exactly that.
+pub fn json_ms(v: impl AsMillis) -> f64 {
+    (v.as_millis_f64() * 1000.0).round() / 1000.0
+}
+
+/// A confidence interval, low then high.
+fn json_ms_pair<T: AsMillis>((lo, hi): (T, T)) -> [f64; 2] {
+    [json_ms(lo), json_ms(hi)]
 }
 
 #[derive(Serialize)]
@@ -106,95 +121,10 @@ pub struct VariantJson {
 }
 
 #[derive(Serialize)]
-pub struct CurlJson {
-    namelookup_us: u32,
-    connect_us: u32,
-    appconnect_us: u32,
-    pretransfer_us: u32,
-    posttransfer_us: u32,
-    starttransfer_us: u32,
-    total_us: u32,
-    num_connects: u32,
-}
-
-#[derive(Serialize)]
-pub struct SampleJson<'a> {
-    round: u32,
-    /// When the probe started: ms from the start of the rounds (monotonic),
-    /// and the wall clock (RFC 3339, UTC, ms); null outside the rounds.
-    t_ms: Option<f64>,
-    at: Option<String>,
-    mode: &'static str,
-    dns_ms: Option<f64>,
-    tcp_ms: Option<f64>,
-    tls_ms: Option<f64>,
-    wait_ms: Option<f64>,
-    srv_ms: Option<f64>,
-    total_ms: Option<f64>,
-    other_ms: Option<f64>,
-    reused: bool,
-    new_conn: bool,
-    retries: u8,
-    status: u16,
-    proto: Option<&'static str>,
-    tls_version: Option<String>,
-    alpn: Option<&'static str>,
-    tls_resumed: Option<bool>,
-    /// Present only where a handshake happened.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cert_chain_len: Option<u8>,
-    // Additions, on samples that made a handshake (null otherwise).
-    tls_cipher: Option<&'static str>,
-    tls_group: Option<&'static str>,
-    cert_days_left: Option<i32>,
-    bytes: u32,
-    addr: Option<String>,
-    warmup: bool,
-    body_overflow: bool,
-    error_kind: Option<&'static str>,
-    error: Option<String>,
-    // Addition: libcurl's raw cumulative timers for this transfer.
-    curl: CurlJson,
-    // Additions: where the time went. The client's own work inside `tls`
-    // (TCP connected → ClientHello sent; cold handshakes only), the kernel's
-    // TCP_INFO of the connection, and the server's own account.
-    tls_setup_ms: Option<f64>,
-    tls_finish_ms: Option<f64>,
-    tcp_rtt_ms: Option<f64>,
-    tcp_min_rtt_ms: Option<f64>,
-    retrans: Option<u32>,
-    server_timing: Vec<ServerTimingJson<'a>>,
-    /// `--early-data`: accepted, rejected or not_sent; null without the flag.
-    early_data: Option<&'static str>,
-    /// How long libcurl's own lookup went on after it had opened the
-    /// connection's socket (`dns_ms` and `tcp_ms` overlap by this); null
-    /// without an overlap.
-    dns_overlap_ms: Option<f64>,
-    /// Full handshakes only (null otherwise): whether the server stapled an
-    /// OCSP response, and what it says of the leaf (null when none was stapled).
-    ocsp_stapled: Option<bool>,
-    ocsp_status: Option<&'static str>,
-    /// `--compare` only: the label of the sample's variant.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    variant: Option<&'a str>,
-}
-
-#[derive(Serialize)]
-pub struct ServerTimingJson<'a> {
-    name: &'a str,
-    dur_ms: Option<f64>,
-    desc: Option<&'a str>,
-}
-
-#[derive(Serialize)]
 pub struct ServerMetricJson<'a> {
     name: &'a str,
     median_ms: f64,
     n: usize,
-}
-
-fn us_ms(us: u32) -> f64 {
-    ms(crate::text::micros(us))
 }
 
 #[derive(Serialize)]
@@ -281,10 +211,10 @@ pub fn run_json(info: &RunInfo) -> RunJson {
         tls_version: info.tls.map(|t| t.version_label()),
         alpn: info.tls.and_then(|t| t.alpn).map(|p| p.as_str()),
         ip_pinned: info.ip_pinned,
-        dns_first_ms: opt_ms(info.dns_first),
+        dns_first_ms: info.dns_first.map(json_ms),
         count: info.count,
-        interval_ms: ms(info.interval),
-        timeout_ms: ms(info.timeout),
+        interval_ms: json_ms(info.interval),
+        timeout_ms: json_ms(info.timeout),
         order: info.order.as_str(),
         mode: info.mode.as_str(),
         warmup: info.warmup,
@@ -329,75 +259,6 @@ fn compare_json(cmp: &CompareInfo) -> CompareJson {
     }
 }
 
-pub fn sample_json(s: &Sample) -> SampleJson<'_> {
-    sample_json_in(s, None)
-}
-
-/// A sample of a run that may be a `--compare` run (`compare` names its variant).
-pub fn sample_json_in<'a>(s: &'a Sample, compare: Option<&'a CompareInfo>) -> SampleJson<'a> {
-    let t = &s.timers;
-    SampleJson {
-        round: s.round,
-        t_ms: opt_ms(s.t),
-        at: s.at.map(crate::text::rfc3339_millis),
-        mode: s.mode.as_str(),
-        dns_ms: opt_ms(s.dns()),
-        tcp_ms: opt_ms(s.tcp()),
-        tls_ms: opt_ms(s.tls()),
-        wait_ms: opt_ms(s.wait()),
-        srv_ms: opt_ms(s.srv()),
-        total_ms: opt_ms(s.total()),
-        other_ms: opt_ms(s.other()),
-        reused: s.reused(),
-        new_conn: s.new_conn(),
-        retries: s.retries,
-        status: s.status,
-        proto: s.proto.map(|p| p.as_str()),
-        tls_version: s.tls.map(|f| tls_version_label(f.version)),
-        alpn: s.tls.and_then(|f| f.alpn).map(|p| p.as_str()),
-        tls_resumed: s.tls.map(|f| f.resumed),
-        cert_chain_len: s.tls.and_then(|f| f.chain_len),
-        tls_cipher: s.tls.map(|f| f.cipher),
-        tls_group: s.tls.and_then(|f| f.group),
-        cert_days_left: s.tls.and_then(|f| f.cert_days_left),
-        bytes: s.bytes,
-        addr: s.addr.map(|a| a.to_string()),
-        warmup: s.warmup,
-        body_overflow: s.body_overflow,
-        error_kind: s.error.as_ref().map(|e| e.kind.slug()),
-        error: s.error.as_ref().map(|e| e.text.clone()),
-        curl: CurlJson {
-            namelookup_us: t.namelookup_us,
-            connect_us: t.connect_us,
-            appconnect_us: t.appconnect_us,
-            pretransfer_us: t.pretransfer_us,
-            posttransfer_us: t.posttransfer_us,
-            starttransfer_us: t.starttransfer_us,
-            total_us: t.total_us,
-            num_connects: t.num_connects,
-        },
-        tls_setup_ms: opt_ms(s.tls_setup()),
-        tls_finish_ms: opt_ms(s.tls_finish()),
-        tcp_rtt_ms: s.tcp_info.map(|k| us_ms(k.rtt_us)),
-        tcp_min_rtt_ms: s.tcp_info.and_then(|k| k.min_rtt_us).map(us_ms),
-        retrans: s.tcp_info.map(|k| k.retrans),
-        server_timing: s
-            .server_timing
-            .iter()
-            .map(|m| ServerTimingJson {
-                name: &m.name,
-                dur_ms: m.dur_ms,
-                desc: m.desc.as_deref(),
-            })
-            .collect(),
-        early_data: s.early_data.map(|e| e.as_str()),
-        dns_overlap_ms: opt_ms(s.dns_overlap()),
-        ocsp_stapled: s.tls.and_then(|f| f.ocsp).map(|o| o.stapled()),
-        ocsp_status: s.tls.and_then(|f| f.ocsp).and_then(|o| o.status()),
-        variant: compare.map(|c| c.label(s.variant)),
-    }
-}
-
 fn mode_json(m: &ModeSummary) -> ModeJson {
     let d = &m.timing;
     ModeJson {
@@ -405,23 +266,19 @@ fn mode_json(m: &ModeSummary) -> ModeJson {
         sent: m.sent,
         ok: m.ok,
         loss: m.loss,
-        min_ms: opt_ms(d.min),
-        mean_ms: opt_ms(d.mean),
-        median_ms: opt_ms(d.median),
-        max_ms: opt_ms(d.max),
-        mdev_ms: opt_ms(d.mdev),
-        p95_ms: opt_ms(d.p95),
+        min_ms: d.min.map(json_ms),
+        mean_ms: d.mean.map(json_ms),
+        median_ms: d.median.map(json_ms),
+        max_ms: d.max.map(json_ms),
+        mdev_ms: d.mdev.map(json_ms),
+        p95_ms: d.p95.map(json_ms),
     }
-}
-
-pub fn summary_json(s: &Summary) -> SummaryJson<'_> {
-    summary_json_in(s, None)
 }
 
 /// The summary of a run that may be a `--compare` run: then with the
 /// variants' own figures and the differences (empty lists when the
 /// statistics hold no comparison, e.g. a run that ended before round 1).
-pub fn summary_json_in<'a>(s: &'a Summary, compare: Option<&'a CompareInfo>) -> SummaryJson<'a> {
+pub fn summary_json<'a>(s: &'a Summary, compare: Option<&'a CompareInfo>) -> SummaryJson<'a> {
     let mut json = figures_json(s);
     if let Some(cmp) = compare {
         let comparison = s.comparison.as_ref();
@@ -454,8 +311,8 @@ fn difference_json<'a>(d: &Difference, cmp: &'a CompareInfo) -> DifferenceJson<'
         against: cmp.label(d.against),
         mode: d.mode.as_str(),
         stage: d.stage.as_str(),
-        median_ms: d.median.map(delta_ms),
-        ci_ms: d.ci.map(|(lo, hi)| [delta_ms(lo), delta_ms(hi)]),
+        median_ms: d.median.map(json_ms),
+        ci_ms: d.ci.map(json_ms_pair),
         rounds: d.rounds,
     }
 }
@@ -467,31 +324,29 @@ fn figures_json(s: &Summary) -> SummaryJson<'_> {
         cold: mode_json(&s.cold),
         warm: mode_json(&s.warm),
         new_conn: s.new_conn,
-        handshake_overhead_ms: opt_ms(s.handshake.overhead),
-        handshake_dns_ms: opt_ms(s.handshake.dns),
-        handshake_tcp_ms: opt_ms(s.handshake.tcp),
-        handshake_tls_ms: opt_ms(s.handshake.tls),
+        handshake_overhead_ms: s.handshake.overhead.map(json_ms),
+        handshake_dns_ms: s.handshake.dns.map(json_ms),
+        handshake_tcp_ms: s.handshake.tcp.map(json_ms),
+        handshake_tls_ms: s.handshake.tls.map(json_ms),
         handshake_excluded: s.handshake.excluded,
-        keepalive_gain_ms: s.keepalive_gain.map(delta_ms),
-        paired_gain_ms: s.paired_gain.map(delta_ms),
-        paired_gain_ci_ms: s
-            .paired_gain_ci
-            .map(|(lo, hi)| [delta_ms(lo), delta_ms(hi)]),
+        keepalive_gain_ms: s.keepalive_gain.map(json_ms),
+        paired_gain_ms: s.paired_gain.map(json_ms),
+        paired_gain_ci_ms: s.paired_gain_ci.map(json_ms_pair),
         paired_gain_n: s.paired_rounds,
-        handshake_overhead_ci_ms: s.handshake_overhead_ci.map(|(lo, hi)| [ms(lo), ms(hi)]),
+        handshake_overhead_ci_ms: s.handshake_overhead_ci.map(json_ms_pair),
         handshake_overhead_n: s.handshake.n,
         tls_resumed: s.tls_resumed,
         cold_samples: s.cold_handshakes,
-        elapsed_ms: ms(s.elapsed),
-        tls_setup_ms: opt_ms(a.tls_setup),
-        tls_after_setup_ms: opt_ms(a.tls_after_setup),
-        tls_finish_ms: opt_ms(a.tls_finish),
-        tls_network_server_ms: opt_ms(a.tls_network_server),
+        elapsed_ms: json_ms(s.elapsed),
+        tls_setup_ms: a.tls_setup.map(json_ms),
+        tls_after_setup_ms: a.tls_after_setup.map(json_ms),
+        tls_finish_ms: a.tls_finish.map(json_ms),
+        tls_network_server_ms: a.tls_network_server.map(json_ms),
         tls_setup_n: a.tls_setup_n,
-        tcp_rtt_ms: opt_ms(a.rtt),
-        tcp_min_rtt_ms: opt_ms(a.min_rtt),
+        tcp_rtt_ms: a.rtt.map(json_ms),
+        tcp_min_rtt_ms: a.min_rtt.map(json_ms),
         tcp_rtt_n: a.rtt_n,
-        server_time_ms: a.server_time.map(delta_ms),
+        server_time_ms: a.server_time.map(json_ms),
         server_time_n: a.server_time_n,
         retrans_probes: a.retransmitted,
         server_timing: a
@@ -499,7 +354,7 @@ fn figures_json(s: &Summary) -> SummaryJson<'_> {
             .iter()
             .map(|m| ServerMetricJson {
                 name: &m.name,
-                median_ms: ms(m.median),
+                median_ms: json_ms(m.median),
                 n: m.n,
             })
             .collect(),
@@ -513,8 +368,136 @@ fn figures_json(s: &Summary) -> SummaryJson<'_> {
 pub struct SamplesJson<'a>(pub &'a [Sample], pub Option<&'a CompareInfo>);
 
 impl Serialize for SamplesJson<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(|s| sample_json_in(s, self.1)))
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|s| SampleJson::new(s, self.1)))
+    }
+}
+
+/// One sample as a JSON object, written field by field from the table
+/// (`fields::FIELDS`), in its order; `compare` names the sample's variant.
+pub struct SampleJson<'a> {
+    sample: &'a Sample,
+    compare: Option<&'a CompareInfo>,
+}
+
+impl<'a> SampleJson<'a> {
+    pub fn new(sample: &'a Sample, compare: Option<&'a CompareInfo>) -> SampleJson<'a> {
+        SampleJson { sample, compare }
+    }
+
+    /// The field's value, or `None` when the object leaves its key out.
+    fn entry(&self, f: &Field) -> Option<ValueJson<'a>> {
+        let value = f.value(self.sample, self.compare);
+        let omitted = f.shown != Shown::Always && value == FieldValue::Null;
+        (!omitted).then_some(ValueJson(f.unit, value))
+    }
+}
+
+impl Serialize for SampleJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        let mut open_object = None;
+        for f in &fields::FIELDS {
+            match f.json {
+                JsonKey::Top(key) => {
+                    if let Some(v) = self.entry(f) {
+                        map.serialize_entry(key, &v)?;
+                    }
+                }
+                // The whole inner object, where its first field is.
+                JsonKey::Nested(object, _) if open_object != Some(object) => {
+                    open_object = Some(object);
+                    map.serialize_entry(object, &InnerJson(self, object))?;
+                }
+                JsonKey::Nested(..) => {}
+            }
+        }
+        map.end()
+    }
+}
+
+/// The fields of a sample nested in the object named `.1` (`curl`).
+struct InnerJson<'s, 'a>(&'s SampleJson<'a>, &'static str);
+
+impl Serialize for InnerJson<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        for f in &fields::FIELDS {
+            if let JsonKey::Nested(object, key) = f.json {
+                if let (true, Some(v)) = (object == self.1, self.0.entry(f)) {
+                    map.serialize_entry(key, &v)?;
+                }
+            }
+        }
+        map.end()
+    }
+}
+
+/// A field's value as JSON, by its unit: a duration in `Ms` as a number of
+/// milliseconds (`json_ms`), in `Us` as an integer.
+struct ValueJson<'a>(Unit, FieldValue<'a>);
+
+impl Serialize for ValueJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.1 {
+            FieldValue::Null => serializer.serialize_none(),
+            FieldValue::Time(d) if self.0 == Unit::Us => {
+                serializer.serialize_u64(u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
+            }
+            FieldValue::Time(d) => serializer.serialize_f64(json_ms(*d)),
+            FieldValue::Int(n) => serializer.serialize_i64(*n),
+            FieldValue::Bool(b) => serializer.serialize_bool(*b),
+            FieldValue::Text(t) => serializer.serialize_str(t),
+            FieldValue::Wall(t) => serializer.serialize_str(&crate::text::rfc3339_millis(*t)),
+            FieldValue::Metrics(metrics) => {
+                serializer.collect_seq(metrics.iter().map(ServerTimingJson::of))
+            }
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ServerTimingJson<'a> {
+    name: &'a str,
+    dur_ms: Option<f64>,
+    desc: Option<&'a str>,
+}
+
+impl ServerTimingJson<'_> {
+    fn of(m: &ServerTiming) -> ServerTimingJson<'_> {
+        ServerTimingJson {
+            name: &m.name,
+            dur_ms: m.dur_ms,
+            desc: m.desc.as_deref(),
+        }
+    }
+}
+
+/// `--json` as an output: the whole document once the run is over.
+pub struct JsonDocument<W: std::io::Write> {
+    out: W,
+}
+
+impl<W: std::io::Write> JsonDocument<W> {
+    pub fn new(out: W) -> JsonDocument<W> {
+        JsonDocument { out }
+    }
+}
+
+impl<W: std::io::Write> Output for JsonDocument<W> {
+    /// The document lists every sample.
+    fn keeps_samples(&self) -> bool {
+        true
+    }
+
+    fn end(&mut self, run: &Finished) -> std::io::Result<()> {
+        let out = std::io::BufWriter::new(&mut self.out);
+        write_document(out, run.info, run.samples, run.summary, run.warnings)
+    }
+
+    /// The facts known so far and why the run ended, without samples.
+    fn ended_before_rounds(&mut self, run: &Finished) -> std::io::Result<()> {
+        self.end(run)
     }
 }
 
@@ -531,7 +514,7 @@ pub fn write_document<W: std::io::Write>(
         tlsping_version: env!("CARGO_PKG_VERSION"),
         run: run_json(info),
         samples: SamplesJson(samples, info.compare.as_ref()),
-        summary: summary_json_in(summary, info.compare.as_ref()),
+        summary: summary_json(summary, info.compare.as_ref()),
         warnings,
     };
     serde_json::to_writer(&mut out, &doc)?;

@@ -9,10 +9,10 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::probe::{CompareInfo, Observer, RunInfo, Sample};
-use crate::stats::Summary;
+use crate::probe::{CompareInfo, RunInfo, Sample};
 
-use super::json::{run_json, sample_json_in, summary_json_in, SCHEMA};
+use super::json::{run_json, summary_json, SampleJson, SCHEMA};
+use super::output::{Finished, Output};
 
 /// One line: its type first, then the object's own fields.
 #[derive(Serialize)]
@@ -49,49 +49,56 @@ fn write_line<W: Write, T: Serialize>(out: &mut W, kind: &'static str, body: &T)
 
 pub struct JsonlStream<W: Write> {
     out: W,
+    /// `--compare`: names each sample's variant.
     compare: Option<CompareInfo>,
 }
 
 impl<W: Write> JsonlStream<W> {
-    /// Writes the run line and flushes it.
-    pub fn start(out: W, info: &RunInfo) -> io::Result<JsonlStream<W>> {
-        let mut stream = JsonlStream {
-            out,
-            compare: info.compare.clone(),
-        };
+    pub fn new(out: W) -> JsonlStream<W> {
+        JsonlStream { out, compare: None }
+    }
+}
+
+impl<W: Write> Output for JsonlStream<W> {
+    /// The run line.
+    fn start(&mut self, info: &RunInfo) -> io::Result<()> {
+        self.compare = info.compare.clone();
         let run = run_json(info);
         write_line(
-            &mut stream.out,
+            &mut self.out,
             "run",
             &RunLine {
                 schema: SCHEMA,
                 tlsping_version: env!("CARGO_PKG_VERSION"),
                 run: &run,
             },
-        )?;
-        Ok(stream)
+        )
     }
 
-    /// Writes the summary line, the last one.
-    pub fn finish(&mut self, summary: &Summary, warnings: &[String]) -> io::Result<()> {
-        let figures = summary_json_in(summary, self.compare.as_ref());
+    fn sample(&mut self, sample: &Sample) -> io::Result<()> {
+        write_line(
+            &mut self.out,
+            "sample",
+            &SampleJson::new(sample, self.compare.as_ref()),
+        )
+    }
+
+    /// The summary line, the last one.
+    fn end(&mut self, run: &Finished) -> io::Result<()> {
+        let figures = summary_json(run.summary, self.compare.as_ref());
         write_line(
             &mut self.out,
             "summary",
             &SummaryLine {
                 summary: &figures,
-                warnings,
+                warnings: run.warnings,
             },
         )
     }
-}
 
-impl<W: Write> Observer for JsonlStream<W> {
-    fn sample(&mut self, sample: &Sample) -> io::Result<()> {
-        write_line(
-            &mut self.out,
-            "sample",
-            &sample_json_in(sample, self.compare.as_ref()),
-        )
+    /// The run line, then the summary line: no samples.
+    fn ended_before_rounds(&mut self, run: &Finished) -> io::Result<()> {
+        self.start(run.info)?;
+        self.end(run)
     }
 }

@@ -1,21 +1,142 @@
 //! Everything a person or a program reads: the live layouts, the statistics
 //! block, and the machine formats. Reads `probe` and `stats` types only.
+//! Which outputs exist is said here once: `Outputs` (what the command line
+//! asked for) and `open` (one `Output` for each).
 
 pub mod compare;
 pub mod csv;
 pub mod distribution;
+pub mod fields;
 pub mod format;
 pub mod human;
 pub mod json;
 pub mod jsonl;
 pub mod layout;
+pub mod output;
 pub mod paint;
 pub mod rows;
 pub mod summary;
 pub mod svg;
+pub mod svg_file;
 pub mod warnings;
 pub mod write_out;
 
+use std::io::Write;
+use std::path::PathBuf;
+
+use crate::probe::RunInfo;
+
 pub use human::Human;
 pub use layout::{Layout, Style};
+pub use output::{Escape, Finished, Output};
 pub use warnings::Warnings;
+
+/// The format on standard output; one at most of the machine ones.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Json,
+    /// `--csv`; `time_first` (`--csv-time-first`) moves `t_ms` and `at` to
+    /// just after `round`.
+    Csv {
+        time_first: bool,
+    },
+    Jsonl,
+    /// `--write-out`: one formatted line per sample, no table, no statistics.
+    WriteOut(write_out::WriteOut),
+}
+
+/// What the command line asked to be written: a format on standard output
+/// and the files written beside it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outputs {
+    pub stdout: Format,
+    /// `--svg`: the picture of the run, written when it ends.
+    pub svg: Option<PathBuf>,
+}
+
+/// Standard output, opened with the escaping a format needs on a terminal.
+pub type OpenStdout<'a> = dyn FnMut(Escape) -> Box<dyn Write> + 'a;
+
+/// One output for each that `asked` names, the one on standard output
+/// first; `style` is the table's.
+pub fn open(
+    asked: &Outputs,
+    info: &RunInfo,
+    style: Style,
+    stdout: &mut OpenStdout,
+) -> Vec<Box<dyn Output>> {
+    let mut outputs: Vec<Box<dyn Output>> = vec![match &asked.stdout {
+        Format::Table => Box::new(Human::new(stdout(Escape::Off), info, style)),
+        Format::Json => Box::new(json::JsonDocument::new(stdout(Escape::Json))),
+        Format::Jsonl => Box::new(jsonl::JsonlStream::new(stdout(Escape::Json))),
+        Format::Csv { time_first } => {
+            Box::new(csv::CsvStream::new(stdout(Escape::Visible), *time_first))
+        }
+        Format::WriteOut(format) => Box::new(write_out::WriteOutStream::new(
+            stdout(Escape::Visible),
+            format.clone(),
+        )),
+    }];
+    if let Some(path) = &asked.svg {
+        outputs.push(Box::new(svg_file::SvgFile::new(path.clone())));
+    }
+    outputs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Opens what `asked` names, recording the escaping each stdout output asked for.
+    fn opened(asked: &Outputs) -> (Vec<Box<dyn Output>>, Vec<Escape>) {
+        let mut escapes = Vec::new();
+        let style = Style {
+            layout: Layout::Wide,
+            width: 120,
+            color: false,
+            quiet: false,
+            verbose: false,
+            unicode: true,
+        };
+        let info = crate::stats::synthetic::run_info();
+        let outputs = open(asked, &info, style, &mut |escape| {
+            escapes.push(escape);
+            Box::new(std::io::sink())
+        });
+        (outputs, escapes)
+    }
+
+    #[test]
+    fn each_format_on_stdout_asks_for_its_escaping_and_the_picture_is_a_file() {
+        let write_out = write_out::parse_format("%{json}").unwrap();
+        let cases = [
+            (Format::Table, Escape::Off, false),
+            (Format::Json, Escape::Json, true),
+            (Format::Jsonl, Escape::Json, false),
+            (Format::Csv { time_first: true }, Escape::Visible, false),
+            (Format::WriteOut(write_out), Escape::Visible, false),
+        ];
+        for (format, escape, keeps) in cases {
+            let asked = Outputs {
+                stdout: format.clone(),
+                svg: None,
+            };
+            let (outputs, escapes) = opened(&asked);
+            assert_eq!(escapes, [escape], "{format:?}");
+            assert_eq!(outputs.len(), 1);
+            assert_eq!(outputs[0].keeps_samples(), keeps, "{format:?}");
+            assert_eq!(outputs[0].what(), "the output");
+
+            let with_svg = Outputs {
+                svg: Some("run.svg".into()),
+                ..asked
+            };
+            let (outputs, escapes) = opened(&with_svg);
+            assert_eq!(escapes, [escape], "the picture does not go to stdout");
+            assert_eq!(outputs.len(), 2);
+            assert!(outputs[1].keeps_samples());
+            assert_eq!(outputs[1].what(), "the picture to run.svg");
+        }
+    }
+}

@@ -1,36 +1,31 @@
-//! One run from validated options to an exit code: preflight, rounds with
-//! live output, statistics, and the judgement.
+//! One run from validated options to how it ended (`Exit`): preflight,
+//! rounds with live output, statistics, and the judgement.
 
 use std::io::{self, Write};
 use std::sync::atomic::Ordering;
 
 use crate::calibrate_server::FloorServer;
-use crate::cli::{Options, Output};
+use crate::cli::Options;
+use crate::exit::{self, Exit};
 use crate::probe::{self, Cancel, EarlyStop, Notice, Observer, Sample};
-use crate::render::{self, layout, Human, Layout, Style, Warnings};
+use crate::render::{self, layout, Escape, Finished, Layout, Output, Style, Warnings};
 use crate::stats::{self, Verdict};
 
 mod plan;
 mod signals;
 mod sink;
 
-/// Exit codes of the spec.
-pub const EXIT_OK: i32 = 0;
-pub const EXIT_SOME_FAILED: i32 = 1;
-pub const EXIT_FAILED: i32 = 2;
-pub const EXIT_USAGE: i32 = 3;
-
 /// A certificate closer than this to its expiry is worth a warning.
 pub const CERT_WARN_DAYS: i32 = 14;
 
-/// The exit code the collected samples earn. An early stop (a safety valve,
-/// an interrupt) does not change it; failing to write the output does, and
-/// `run` returns `EXIT_FAILED` for that before asking.
-pub fn exit_code(verdict: Verdict) -> i32 {
+/// What the collected samples earn. An early stop (a safety valve, an
+/// interrupt) does not change it; failing to write an output ends the run
+/// before it is asked.
+fn judgement(verdict: Verdict) -> exit::Judgement {
     match verdict {
-        Verdict::AllOk => EXIT_OK,
-        Verdict::SomeFailed => EXIT_SOME_FAILED,
-        Verdict::AllFailed | Verdict::Nothing => EXIT_FAILED,
+        Verdict::AllOk => exit::Judgement::AllOk,
+        Verdict::SomeFailed => exit::Judgement::SomeFailed,
+        Verdict::AllFailed | Verdict::Nothing => exit::Judgement::NoneOk,
     }
 }
 
@@ -63,57 +58,42 @@ fn style(opts: &Options) -> Style {
     }
 }
 
-/// The live output of a run, whichever format was asked for.
-enum Live<W: Write> {
-    Human(Human<W>),
-    Csv(render::csv::CsvStream<W>),
-    /// JSON is one document written when the run ends: nothing streams.
-    JsonAtEnd,
-    Jsonl(render::jsonl::JsonlStream<W>),
-    /// `--write-out`: the format, filled in for every sample as it finishes.
-    WriteOut {
-        out: W,
-        format: render::write_out::WriteOut,
-        compare: Option<probe::CompareInfo>,
-    },
-}
-
-/// What watches the rounds: the live output, the warnings they raise, and
-/// what the statistics keep of each sample once it has been shown.
-struct Watch<'w, W: Write> {
-    live: Live<W>,
-    warnings: &'w mut Warnings,
-    info: &'w probe::RunInfo,
+/// What watches the rounds for the run: the outputs, the warnings the
+/// rounds raise, and what the statistics keep of each sample once shown.
+struct RunObserver<'r> {
+    outputs: &'r mut [Box<dyn Output>],
+    /// The output that could not be written, once one could not.
+    failed: Option<usize>,
+    warnings: &'r mut Warnings,
+    info: &'r probe::RunInfo,
     history: stats::History,
-    /// The output needs every full sample at the end (`--json`, `--svg`).
+    /// Some output needs every full sample at the end (`--json`, `--svg`).
     keep_full: bool,
     early_data: render::warnings::EarlyDataTally,
     dns_overlap: render::warnings::OverlapTally,
 }
 
-impl<W: Write> Observer for Watch<'_, W> {
+impl RunObserver<'_> {
+    /// Tells every output, in order, until one cannot be written.
+    fn each(&mut self, mut tell: impl FnMut(&mut dyn Output) -> io::Result<()>) -> io::Result<()> {
+        for (i, output) in self.outputs.iter_mut().enumerate() {
+            if let Err(e) = tell(output.as_mut()) {
+                self.failed = Some(i);
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Observer for RunObserver<'_> {
     fn sample(&mut self, s: &Sample) -> io::Result<()> {
         self.early_data.add(s);
         self.dns_overlap.add(s);
-        match &mut self.live {
-            Live::Csv(c) => c.sample(s),
-            Live::Jsonl(j) => j.sample(s),
-            Live::WriteOut {
-                out,
-                format,
-                compare,
-            } => {
-                out.write_all(format.render(s, compare.as_ref()).as_bytes())?;
-                out.flush()
-            }
-            _ => Ok(()),
-        }
+        self.each(|o| o.sample(s))
     }
     fn round(&mut self, round: u32, samples: &[Sample]) -> io::Result<()> {
-        match &mut self.live {
-            Live::Human(h) => h.round(round, samples),
-            _ => Ok(()),
-        }
+        self.each(|o| o.round(round, samples))
     }
     fn notice(&mut self, notice: &Notice) {
         self.warnings
@@ -135,28 +115,42 @@ impl<W: Write> Observer for Watch<'_, W> {
     }
 }
 
-/// `--svg`: the picture of the run, written when it ends.
-fn write_svg(
-    path: &std::path::Path,
-    info: &probe::RunInfo,
-    samples: &[Sample],
-    summary: &stats::Summary,
-) -> io::Result<()> {
-    let mut out = io::BufWriter::new(std::fs::File::create(path)?);
-    render::svg::write_svg(&mut out, info, samples, summary)?;
-    out.flush()
+/// Every output the command line asked for. Standard output keeps server
+/// text byte for byte in a file or a pipe, and escapes it on a terminal as
+/// the format asks.
+fn open_outputs(opts: &Options, info: &probe::RunInfo) -> Vec<Box<dyn Output>> {
+    let tty = layout::stdout_is_tty();
+    let mut stdout = |escape: Escape| -> Box<dyn Write> {
+        let escape = if tty { escape } else { Escape::Off };
+        Box::new(sink::Sink::new(io::stdout().lock(), escape))
+    };
+    render::open(&opts.output, info, style(opts), &mut stdout)
 }
 
-/// Standard output for `output`: server text escaped on a terminal, kept
-/// byte for byte in a file or a pipe.
-fn stdout_for(output: &Output) -> sink::Sink<io::StdoutLock<'static>> {
-    let escape = sink::Escape::for_output(output, layout::stdout_is_tty());
-    sink::Sink::new(io::stdout().lock(), escape)
+fn output_failed(what: String, e: &dyn std::fmt::Display) -> Exit {
+    Exit::OutputFailed {
+        what,
+        error: e.to_string(),
+    }
 }
 
-fn output_failed(e: &dyn std::fmt::Display) -> i32 {
-    eprintln!("tlsping: could not write the output: {e}");
-    EXIT_FAILED
+/// A run that ended before round 1 still writes what its outputs write of
+/// one (`Output::ended_before_rounds`).
+fn ended_before_rounds(opts: &Options, ended: plan::NoRounds, warnings: &Warnings) -> Exit {
+    let info = &ended.info;
+    let summary = stats::summarize(&stats::History::new(), std::time::Duration::ZERO);
+    let run = Finished {
+        info,
+        samples: &[],
+        summary: &summary,
+        warnings: warnings.list(),
+    };
+    for mut output in open_outputs(opts, info) {
+        if let Err(e) = output.ended_before_rounds(&run) {
+            return output_failed(output.what(), &e);
+        }
+    }
+    Exit::BeforeRounds(ended.message)
 }
 
 /// `--calibrate`: starts the in-process server, points the run at it and
@@ -173,34 +167,39 @@ fn calibration(
     Ok((server, env))
 }
 
-pub fn run(opts: Options) -> i32 {
+pub fn run(opts: Options) -> Exit {
     let cancel = Cancel::new();
     let terminated = signals::install_interrupt(&cancel);
-    let code = run_until_done(opts, cancel);
+    let exit = run_until_done(opts, cancel);
     // A terminated run has printed what it has; its exit code says why it ended.
     match terminated.load(Ordering::SeqCst) {
-        0 => code,
-        signal => 128 + signal,
+        0 => exit,
+        number => Exit::Signal {
+            number,
+            then: Box::new(exit),
+        },
     }
 }
 
-fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
+fn run_until_done(mut opts: Options, cancel: Cancel) -> Exit {
     // Trust anchors are read here, once, outside every timed interval; a
     // source that cannot be used ends the run as a usage error, alone on stderr.
     let (_floor_server, env) = if opts.config.calibrate {
         match calibration(&mut opts.config, &cancel) {
             Ok((server, env)) => (Some(server), env),
             Err(e) => {
-                eprintln!("tlsping: --calibrate could not start its server: {e}");
-                return EXIT_FAILED;
+                let why = format!("--calibrate could not start its server: {e}");
+                return Exit::BeforeRounds(Some(why));
             }
         }
     } else {
         match probe::ProbeEnv::new(&opts.config, cancel.clone()) {
             Ok(env) => (None, env),
             Err(e) => {
-                eprintln!("tlsping: {}", crate::text::printable(&e));
-                return EXIT_USAGE;
+                return Exit::Usage {
+                    message: crate::text::printable(&e),
+                    help_hint: false,
+                }
             }
         }
     };
@@ -208,38 +207,24 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
     for w in &opts.warnings {
         warnings.warn(w.clone());
     }
-    let plan::Plan { mut info, lanes } = match plan::plan(&opts, &env, &mut warnings) {
-        Ok(plan) => plan,
-        Err(code) => return code,
+    let plan::Ready { mut info, lanes } = match plan::plan(&opts, &env, &mut warnings) {
+        Ok(ready) => ready,
+        Err(ended) => return ended_before_rounds(&opts, ended, &warnings),
     };
     let cfg = &opts.config;
     // The rounds' zero point on both clocks, known to the output from its first line.
     let run_start = probe::RunStart::now();
     info.started_at = Some(run_start.wall);
-    let stdout = || stdout_for(&opts.output);
-    let started: io::Result<Live<_>> = match &opts.output {
-        Output::Table => {
-            let mut h = Human::new(stdout(), &info, style(&opts));
-            h.start(&info).map(|_| Live::Human(h))
+    let mut outputs = open_outputs(&opts, &info);
+    for output in &mut outputs {
+        if let Err(e) = output.start(&info) {
+            return output_failed(output.what(), &e);
         }
-        Output::Csv { time_first } => {
-            render::csv::CsvStream::for_run(stdout(), &info, *time_first).map(Live::Csv)
-        }
-        Output::Json => Ok(Live::JsonAtEnd),
-        Output::WriteOut(format) => Ok(Live::WriteOut {
-            out: stdout(),
-            format: format.clone(),
-            compare: info.compare.clone(),
-        }),
-        Output::Jsonl => render::jsonl::JsonlStream::start(stdout(), &info).map(Live::Jsonl),
-    };
-    let live = match started {
-        Ok(live) => live,
-        Err(e) => return output_failed(&e),
-    };
-    let keep_full = matches!(opts.output, Output::Json) || opts.svg.is_some();
-    let mut watch = Watch {
-        live,
+    }
+    let keep_full = outputs.iter().any(|o| o.keeps_samples());
+    let mut observer = RunObserver {
+        outputs: &mut outputs,
+        failed: None,
         warnings: &mut warnings,
         info: &info,
         history: stats::History::new(),
@@ -247,11 +232,14 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
         early_data: Default::default(),
         dns_overlap: Default::default(),
     };
-    let rounds = probe::run_lanes(cfg, &lanes, &env, run_start, &mut watch);
-    let (mut live, history) = (watch.live, watch.history);
-    let (early_data, dns_overlap) = (watch.early_data, watch.dns_overlap);
+    let rounds = probe::run_lanes(cfg, &lanes, &env, run_start, &mut observer);
+    let (failed, history) = (observer.failed, observer.history);
+    let (early_data, dns_overlap) = (observer.early_data, observer.dns_overlap);
     match &rounds.stop {
-        Some(EarlyStop::Output(e)) => return output_failed(e),
+        Some(EarlyStop::Output(e)) => {
+            let what = failed.map_or("the output".into(), |i| outputs[i].what());
+            return output_failed(what, e);
+        }
         Some(EarlyStop::Valve(why)) => warnings.warn(why.clone()),
         _ => {}
     }
@@ -271,29 +259,18 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
     if let Some(text) = render::warnings::dns_overlap(dns_overlap) {
         warnings.warn(text);
     }
-    let printed = match &mut live {
-        Live::Human(h) => h.finish().and_then(|_| h.statistics(&info, &summary)),
-        Live::Csv(_) => Ok(()),
-        Live::Jsonl(j) => j.finish(&summary, warnings.list()),
-        Live::WriteOut { .. } => Ok(()),
-        Live::JsonAtEnd => {
-            let out = io::BufWriter::new(stdout());
-            render::json::write_document(out, &info, &rounds.samples, &summary, warnings.list())
-        }
+    let finished = Finished {
+        info: &info,
+        samples: &rounds.samples,
+        summary: &summary,
+        warnings: warnings.list(),
     };
-    if let Err(e) = printed {
-        return output_failed(&e);
-    }
-    if let Some(path) = &opts.svg {
-        if let Err(e) = write_svg(path, &info, &rounds.samples, &summary) {
-            eprintln!(
-                "tlsping: could not write the picture to {}: {e}",
-                path.display()
-            );
-            return EXIT_FAILED;
+    for output in &mut outputs {
+        if let Err(e) = output.end(&finished) {
+            return output_failed(output.what(), &e);
         }
     }
-    exit_code(stats::judge(&history))
+    Exit::Rounds(judgement(stats::judge(&history)))
 }
 
 #[cfg(test)]
@@ -306,8 +283,9 @@ mod tests {
         let info = synthetic::run_info();
         let mut warnings = Warnings::new();
         for keep_full in [false, true] {
-            let mut watch = Watch::<Vec<u8>> {
-                live: Live::JsonAtEnd,
+            let mut watch = RunObserver {
+                outputs: &mut [],
+                failed: None,
                 warnings: &mut warnings,
                 info: &info,
                 history: stats::History::new(),
@@ -332,8 +310,9 @@ mod tests {
         use crate::stats::synthetic;
         let info = synthetic::run_info();
         let mut warnings = Warnings::new();
-        let mut watch = Watch::<Vec<u8>> {
-            live: Live::JsonAtEnd,
+        let mut watch = RunObserver {
+            outputs: &mut [],
+            failed: None,
             warnings: &mut warnings,
             info: &info,
             history: stats::History::new(),
@@ -351,11 +330,85 @@ mod tests {
         assert_eq!(back[0].timers, shown.timers);
     }
 
+    /// An output that records what it was told, and fails on `fail_at`
+    /// (a sample's round).
+    struct Recorder {
+        told: std::rc::Rc<std::cell::RefCell<Vec<String>>>,
+        name: &'static str,
+        fail_at: Option<u32>,
+    }
+
+    impl Output for Recorder {
+        fn what(&self) -> String {
+            self.name.into()
+        }
+        fn sample(&mut self, s: &Sample) -> io::Result<()> {
+            self.told
+                .borrow_mut()
+                .push(format!("{} sample {}", self.name, s.round));
+            match self.fail_at {
+                Some(round) if round == s.round => Err(io::Error::other("full")),
+                _ => Ok(()),
+            }
+        }
+        fn round(&mut self, round: u32, _: &[Sample]) -> io::Result<()> {
+            self.told
+                .borrow_mut()
+                .push(format!("{} round {round}", self.name));
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn every_output_is_told_in_order_until_one_cannot_be_written() {
+        use crate::stats::synthetic;
+        let told = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let recorder = |name, fail_at| -> Box<dyn Output> {
+            Box::new(Recorder {
+                told: told.clone(),
+                name,
+                fail_at,
+            })
+        };
+        let mut outputs = vec![recorder("stdout", None), recorder("file", Some(2))];
+        let info = synthetic::run_info();
+        let mut warnings = Warnings::new();
+        let mut observer = RunObserver {
+            outputs: &mut outputs,
+            failed: None,
+            warnings: &mut warnings,
+            info: &info,
+            history: stats::History::new(),
+            keep_full: false,
+            early_data: Default::default(),
+            dns_overlap: Default::default(),
+        };
+        let first = synthetic::cold(1, 40, 100, 3000, 1000, 50);
+        observer.sample(&first).unwrap();
+        observer.round(1, &[first]).unwrap();
+        assert_eq!(observer.failed, None);
+        let second = synthetic::cold(2, 40, 100, 3000, 1000, 50);
+        assert!(observer.sample(&second).is_err());
+        assert_eq!(observer.failed, Some(1), "the file failed");
+        assert_eq!(
+            *told.borrow(),
+            [
+                "stdout sample 1",
+                "file sample 1",
+                "stdout round 1",
+                "file round 1",
+                "stdout sample 2",
+                "file sample 2"
+            ]
+        );
+    }
+
     #[test]
     fn exit_codes_follow_the_verdict() {
-        assert_eq!(exit_code(Verdict::AllOk), 0);
-        assert_eq!(exit_code(Verdict::SomeFailed), 1);
-        assert_eq!(exit_code(Verdict::AllFailed), 2);
-        assert_eq!(exit_code(Verdict::Nothing), 2);
+        let code = |v| Exit::Rounds(judgement(v)).exit_code();
+        assert_eq!(code(Verdict::AllOk), 0);
+        assert_eq!(code(Verdict::SomeFailed), 1);
+        assert_eq!(code(Verdict::AllFailed), 2);
+        assert_eq!(code(Verdict::Nothing), 2);
     }
 }

@@ -1,19 +1,33 @@
 //! Before round 1: the preflight (one per variant with `--compare`), what it
 //! settles for the rounds, and the machine output of a run that ends here.
 
-use std::io;
-
-use crate::cli::{Options, Output};
+use crate::cli::Options;
 use crate::probe::{self, Lane, ProbeEnv, ProbeError, RunInfo};
 use crate::render::{self, Warnings};
-use crate::stats;
 
-use super::{output_failed, stdout_for, CERT_WARN_DAYS, EXIT_FAILED};
+use super::CERT_WARN_DAYS;
 
 /// What the rounds need: the run's facts and one lane per variant that can run.
-pub(super) struct Plan {
+pub(super) struct Ready {
     pub info: RunInfo,
     pub lanes: Vec<Lane>,
+}
+
+/// A run that ends before round 1: the facts known so far and why it ended
+/// (`info.preflight_error`), for the outputs to write, and what to say on
+/// stderr when no warning has said it.
+pub(super) struct NoRounds {
+    pub info: Box<RunInfo>,
+    pub message: Option<String>,
+}
+
+impl NoRounds {
+    fn new(info: RunInfo, message: Option<String>) -> NoRounds {
+        NoRounds {
+            info: Box::new(info),
+            message,
+        }
+    }
 }
 
 /// `--http-version` asked for one version and the preflight got another.
@@ -31,33 +45,6 @@ fn version_mismatch(asked: probe::HttpVersion, got: Option<probe::Proto>) -> Opt
             got.as_str()
         )
     })
-}
-
-/// A run that ended before round 1 still writes its machine output: the
-/// facts known so far and why it ended (`--json`), or the header and one
-/// `preflight` row (`--csv`), so a script can tell a refused connection from a
-/// certificate problem without reading stderr. Exits 2.
-fn ended_before_rounds(opts: &Options, info: &RunInfo, warnings: &Warnings) -> i32 {
-    let stdout = || stdout_for(&opts.output);
-    let written = match &opts.output {
-        Output::Table | Output::WriteOut(_) => Ok(()),
-        Output::Json => {
-            let summary = stats::summarize(&stats::History::new(), std::time::Duration::ZERO);
-            let out = io::BufWriter::new(stdout());
-            render::json::write_document(out, info, &[], &summary, warnings.list())
-        }
-        Output::Jsonl => {
-            let summary = stats::summarize(&stats::History::new(), std::time::Duration::ZERO);
-            render::jsonl::JsonlStream::start(stdout(), info)
-                .and_then(|mut j| j.finish(&summary, warnings.list()))
-        }
-        Output::Csv { time_first } => render::csv::CsvStream::for_run(stdout(), info, *time_first)
-            .and_then(|mut c| c.preflight_row(info)),
-    };
-    match written {
-        Ok(()) => EXIT_FAILED,
-        Err(e) => output_failed(&e),
-    }
 }
 
 fn failed_text(cfg: &probe::Config, e: &ProbeError) -> String {
@@ -84,27 +71,29 @@ fn preflight_warnings(pre: &probe::Preflight, info: &RunInfo, warnings: &mut War
     }
 }
 
-/// The preflight and what it settles; `Err` is the exit code of a run that
-/// ended here (its output already written).
-pub(super) fn plan(opts: &Options, env: &ProbeEnv, warnings: &mut Warnings) -> Result<Plan, i32> {
+/// The preflight and what it settles; `Err` is a run that ends here.
+pub(super) fn plan(
+    opts: &Options,
+    env: &ProbeEnv,
+    warnings: &mut Warnings,
+) -> Result<Ready, NoRounds> {
     match &opts.compare {
         None => plan_one(opts, env, warnings),
         Some(cmp) => plan_compare(opts, cmp, env, warnings),
     }
 }
 
-fn plan_one(opts: &Options, env: &ProbeEnv, warnings: &mut Warnings) -> Result<Plan, i32> {
+fn plan_one(opts: &Options, env: &ProbeEnv, warnings: &mut Warnings) -> Result<Ready, NoRounds> {
     let cfg = &opts.config;
     let pre = match probe::preflight(cfg, env) {
         Ok(pre) => pre,
         Err(e) => {
-            eprintln!(
-                "tlsping: preflight to {} failed: {}",
+            let why = format!(
+                "preflight to {} failed: {}",
                 cfg.target.url(),
                 failed_text(cfg, &e)
             );
-            let info = probe::run_info_failed(cfg, e);
-            return Err(ended_before_rounds(opts, &info, warnings));
+            return Err(NoRounds::new(probe::run_info_failed(cfg, e), Some(why)));
         }
     };
     if let Some(why) = &pre.stop {
@@ -115,17 +104,16 @@ fn plan_one(opts: &Options, env: &ProbeEnv, warnings: &mut Warnings) -> Result<P
             kind: probe::ErrorKind::Error,
             text: why.clone(),
         });
-        return Err(ended_before_rounds(opts, &info, warnings));
+        return Err(NoRounds::new(info, None));
     }
     if let Some(got) = version_mismatch(cfg.http_version, pre.proto) {
         // Asking for a version means that version or nothing.
-        eprintln!("tlsping: {got}");
         let mut info = probe::run_info(cfg, &pre);
         info.preflight_error = Some(ProbeError {
             kind: probe::ErrorKind::Error,
-            text: got,
+            text: got.clone(),
         });
-        return Err(ended_before_rounds(opts, &info, warnings));
+        return Err(NoRounds::new(info, Some(got)));
     }
     let info = probe::run_info(cfg, &pre);
     preflight_warnings(&pre, &info, warnings);
@@ -135,14 +123,14 @@ fn plan_one(opts: &Options, env: &ProbeEnv, warnings: &mut Warnings) -> Result<P
         method: pre.method.clone(),
         dial: if cfg.pin_ip { pre.addr } else { None },
     };
-    Ok(Plan {
+    Ok(Ready {
         info,
         lanes: vec![lane],
     })
 }
 
 /// What a variant's preflight says about it.
-enum Checked {
+enum VariantCheck {
     Runs(probe::Preflight),
     /// Why it cannot run at all, for the warning, and as the error to report.
     CannotRun(String, ProbeError),
@@ -154,16 +142,16 @@ enum Checked {
 /// variant asks: its HTTP version, and its TLS version (a `--tls-max` is
 /// only a ceiling, so a TLS 1.2-only server would answer the 1.3 variant
 /// with 1.2 and compare 1.2 with itself under two names).
-fn check_variant(v: &probe::Variant, env: &ProbeEnv) -> Checked {
+fn check_variant(v: &probe::Variant, env: &ProbeEnv) -> VariantCheck {
     let pre = match probe::preflight(&v.config, env) {
         Ok(pre) => pre,
         Err(e) => {
             let why = format!("its preflight failed: {}", failed_text(&v.config, &e));
-            return Checked::CannotRun(why, e);
+            return VariantCheck::CannotRun(why, e);
         }
     };
     if let Some(why) = pre.stop.clone() {
-        return Checked::BackOff(pre, why);
+        return VariantCheck::BackOff(pre, why);
     }
     let http = version_mismatch(v.config.http_version, pre.proto).map(|_| {
         format!(
@@ -178,14 +166,14 @@ fn check_variant(v: &probe::Variant, env: &ProbeEnv) -> Checked {
         _ => None,
     };
     match http.or(tls) {
-        Some(text) => Checked::CannotRun(
+        Some(text) => VariantCheck::CannotRun(
             text.clone(),
             ProbeError {
                 kind: probe::ErrorKind::Error,
                 text,
             },
         ),
-        None => Checked::Runs(pre),
+        None => VariantCheck::Runs(pre),
     }
 }
 
@@ -197,7 +185,7 @@ fn plan_compare(
     cmp: &probe::Compare,
     env: &ProbeEnv,
     warnings: &mut Warnings,
-) -> Result<Plan, i32> {
+) -> Result<Ready, NoRounds> {
     let cfg = &opts.config;
     let axis = cmp.axis.as_str();
     let addrs = if cmp.axis == probe::Axis::Addr && cmp.values.is_empty() {
@@ -211,18 +199,16 @@ fn plan_compare(
                         cfg.target.host, found[0]
                     ),
                 };
-                eprintln!("tlsping: {}", crate::text::printable(&e.text));
-                let info = probe::run_info_failed(cfg, e);
-                return Err(ended_before_rounds(opts, &info, warnings));
+                let why = crate::text::printable(&e.text);
+                return Err(NoRounds::new(probe::run_info_failed(cfg, e), Some(why)));
             }
             Err(text) => {
-                eprintln!("tlsping: {}", crate::text::printable(&text));
+                let why = crate::text::printable(&text);
                 let e = ProbeError {
                     kind: probe::ErrorKind::DnsFail,
                     text,
                 };
-                let info = probe::run_info_failed(cfg, e);
-                return Err(ended_before_rounds(opts, &info, warnings));
+                return Err(NoRounds::new(probe::run_info_failed(cfg, e), Some(why)));
             }
         }
     } else {
@@ -237,15 +223,15 @@ fn plan_compare(
     for (index, v) in variants.iter().enumerate() {
         let mut info = info_of(v);
         let pre = match check_variant(v, env) {
-            Checked::Runs(pre) => pre,
-            Checked::CannotRun(why, e) => {
+            VariantCheck::Runs(pre) => pre,
+            VariantCheck::CannotRun(why, e) => {
                 warnings.warn(format!("--compare {axis}: {} cannot run: {why}", v.label));
                 first_error.get_or_insert_with(|| e.clone());
                 info.unavailable = Some(e);
                 infos.push(info);
                 continue;
             }
-            Checked::BackOff(pre, why) => {
+            VariantCheck::BackOff(pre, why) => {
                 // The server asked clients to back off: that holds for every variant.
                 warnings.warn(format!(
                     "preflight of {}: {why}; no rounds were run",
@@ -263,7 +249,7 @@ fn plan_compare(
                     variants: infos,
                     probes_per_round: 0,
                 });
-                return Err(ended_before_rounds(opts, &run, warnings));
+                return Err(NoRounds::new(run, None));
             }
         };
         info.addr = pre.addr;
@@ -290,16 +276,16 @@ fn plan_compare(
         probes_per_round: lanes.len() * modes,
     };
     let Some((pre, mut info)) = first else {
-        eprintln!("tlsping: --compare {axis}: no variant can run");
         let e = first_error.unwrap_or(ProbeError {
             kind: probe::ErrorKind::Error,
             text: "no variant can run".into(),
         });
         let mut info = probe::run_info_failed(cfg, e);
         info.compare = Some(compare);
-        return Err(ended_before_rounds(opts, &info, warnings));
+        let why = format!("--compare {axis}: no variant can run");
+        return Err(NoRounds::new(info, Some(why)));
     };
     info.compare = Some(compare);
     preflight_warnings(&pre, &info, warnings);
-    Ok(Plan { info, lanes })
+    Ok(Ready { info, lanes })
 }

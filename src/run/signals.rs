@@ -16,7 +16,7 @@ pub(super) fn install_interrupt(cancel: &Cancel) -> std::sync::Arc<std::sync::at
     let on_int = cancel.clone();
     let _ = ctrlc::set_handler(move || {
         if PRESSES.fetch_add(1, Ordering::SeqCst) >= 1 {
-            leave_now(130);
+            leave_now(crate::exit::signal_code(libc::SIGINT));
         }
         on_int.cancel();
     });
@@ -34,7 +34,7 @@ pub(super) fn install_interrupt(cancel: &Cancel) -> std::sync::Arc<std::sync::at
         std::thread::spawn(move || {
             for signal in signals.forever() {
                 if seen.swap(signal, Ordering::SeqCst) != 0 {
-                    leave_now(128 + signal);
+                    leave_now(crate::exit::signal_code(signal));
                 }
                 on_term.cancel();
             }
@@ -56,7 +56,7 @@ fn ignored(signal: i32) -> bool {
 
 /// Leaves at once (a second interrupt): no exit handlers, which could run
 /// OpenSSL's clean-up while the main thread is still inside libcurl.
-fn leave_now(code: i32) -> ! {
+fn leave_now(code: u8) -> ! {
     // SAFETY: _exit(2) ends the process without touching any of its state.
-    unsafe { libc::_exit(code) }
+    unsafe { libc::_exit(i32::from(code)) }
 }

@@ -8,32 +8,7 @@
 
 use std::io::{self, Write};
 
-use crate::cli::Output;
-
-/// How characters that must not reach a terminal as themselves are written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Escape {
-    /// Passed through: a file, a pipe, or the table (which escapes server
-    /// text itself and writes colour codes of its own).
-    Off,
-    /// `\x{1b}`, as the table writes them (CSV, `--write-out`).
-    Visible,
-    /// `\u001b`: inside a JSON string, so the document stays valid JSON
-    /// and reads back as the same text.
-    Json,
-}
-
-impl Escape {
-    /// The escaping `output` needs when stdout is (`tty`) or is not a terminal.
-    pub(super) fn for_output(output: &Output, tty: bool) -> Escape {
-        match output {
-            _ if !tty => Escape::Off,
-            Output::Table => Escape::Off,
-            Output::Csv { .. } | Output::WriteOut(_) => Escape::Visible,
-            Output::Json | Output::Jsonl => Escape::Json,
-        }
-    }
-}
+use crate::render::Escape;
 
 /// The line structure a format writes itself (CSV's CRLF, JSON Lines' LF, a
 /// `--write-out` format's `\n`, `\r`, `\t`): kept, though they are control
@@ -43,7 +18,7 @@ fn is_layout(c: char) -> bool {
     matches!(c, '\n' | '\r' | '\t')
 }
 
-/// A writer that escapes per [`Escape`]. A character split between two
+/// A writer that escapes per [`Escape`] (which the format on stdout chose). A character split between two
 /// writes waits for its other bytes (at most three), so escaping never
 /// depends on where a buffer happened to end.
 pub(super) struct Sink<W: Write> {

@@ -174,7 +174,6 @@ pub fn run_info() -> RunInfo {
 /// Feeds `samples` to the human output round by round, as the scheduler
 /// does (every round from 1 to the last one present).
 pub fn feed_rounds<W: std::io::Write>(h: &mut tlsping::render::Human<W>, samples: &[Sample]) {
-    use tlsping::probe::Observer as _;
     let last = samples.iter().map(|s| s.round).max().unwrap_or(0);
     for round in 1..=last {
         let of_round: Vec<Sample> = samples

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use crate::probe::{CompareInfo, Sample};
 
-use super::vars::{value, Known, Value, Var, CURL};
+use super::vars::{curl_vocabulary, ours_in_json, value, Known, Value, Var};
 
 /// `12.345678`: whole seconds, a point and six digits, from integer
 /// microseconds (no float, so no rounding), as curl prints every time.
@@ -61,7 +61,7 @@ fn key(out: &mut String, name: &str) {
 /// `round`, `variant` (null outside a comparison) and `warmup`.
 pub(super) fn curl_object(s: &Sample, compare: Option<&CompareInfo>) -> String {
     let mut out = String::from("{");
-    for (name, known) in CURL {
+    for &(name, known) in curl_vocabulary() {
         let v = match known {
             // curl lists neither inside the object.
             Known::Var(Var::Json | Var::HeaderJson) => continue,
@@ -75,12 +75,7 @@ pub(super) fn curl_object(s: &Sample, compare: Option<&CompareInfo>) -> String {
     }
     key(&mut out, "curl_version");
     json_string(&mut out, crate::probe::curl_version());
-    for (name, var) in [
-        ("mode", Var::Mode),
-        ("round", Var::Round),
-        ("variant", Var::Variant),
-        ("warmup", Var::Warmup),
-    ] {
+    for (name, var) in ours_in_json() {
         out.push(',');
         key(&mut out, name);
         write_json(&mut out, &value(var, s, compare));

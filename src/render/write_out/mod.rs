@@ -17,9 +17,10 @@ mod curl_json;
 mod format;
 mod vars;
 
-use std::io::Read;
+use std::io::{Read, Write};
 
-use crate::probe::{Capture, CompareInfo, HeaderCapture, Sample};
+use super::output::Output;
+use crate::probe::{Capture, CompareInfo, HeaderCapture, RunInfo, Sample};
 
 use format::Piece;
 pub use format::{MAX_FORMAT_BYTES, MAX_HEADER_NAME};
@@ -102,7 +103,7 @@ impl WriteOut {
                     out.push_str(&curl_json::header_object(headers));
                 }
                 Piece::Var(Var::TlspingJson) => {
-                    let json = super::json::sample_json_in(s, compare);
+                    let json = super::json::SampleJson::new(s, compare);
                     // A derived Serialize of strings and numbers into a String cannot fail.
                     out.push_str(&serde_json::to_string(&json).unwrap_or_default());
                 }
@@ -112,6 +113,37 @@ impl WriteOut {
             }
         }
         out
+    }
+}
+
+/// `--write-out` as an output: the format for every sample as it finishes.
+pub struct WriteOutStream<W: Write> {
+    out: W,
+    format: WriteOut,
+    /// `--compare`: names each sample's variant (`%{variant}`).
+    compare: Option<CompareInfo>,
+}
+
+impl<W: Write> WriteOutStream<W> {
+    pub fn new(out: W, format: WriteOut) -> WriteOutStream<W> {
+        WriteOutStream {
+            out,
+            format,
+            compare: None,
+        }
+    }
+}
+
+impl<W: Write> Output for WriteOutStream<W> {
+    fn start(&mut self, info: &RunInfo) -> std::io::Result<()> {
+        self.compare = info.compare.clone();
+        Ok(())
+    }
+
+    fn sample(&mut self, s: &Sample) -> std::io::Result<()> {
+        let text = self.format.render(s, self.compare.as_ref());
+        self.out.write_all(text.as_bytes())?;
+        self.out.flush()
     }
 }
 

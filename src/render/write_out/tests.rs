@@ -167,7 +167,7 @@ fn tlsping_json_is_our_sample_object_on_one_line() {
         let line = w.render(&s, compare);
         assert!(!line.contains('\n'), "{line}");
         let got: serde_json::Value = serde_json::from_str(&line).unwrap();
-        let want = serde_json::to_value(super::super::json::sample_json_in(&s, compare)).unwrap();
+        let want = serde_json::to_value(super::super::json::SampleJson::new(&s, compare)).unwrap();
         assert_eq!(got, want);
     }
 }

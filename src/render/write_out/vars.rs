@@ -1,9 +1,14 @@
 //! The variables: every one curl 8.22 has, in curl's own (sorted) order,
-//! then ours; and what each reads of a sample.
+//! then ours; and what each reads of a sample. The variables that are
+//! sample fields (libcurl's timers, `num_connects`, `mode`, `round`,
+//! `variant`, `warmup`) are named in the field table (`render::fields`) and
+//! read from it; the rest are here.
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 use crate::probe::{CompareInfo, ErrorKind, Proto, Sample, TransferFacts, UrlPart, UrlParts};
+use crate::render::fields::{self, FieldValue, WriteOutVar, FIELDS};
 
 /// A variable we answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,7 +27,6 @@ pub(super) enum Var {
     LocalPort,
     Method,
     NumCerts,
-    NumConnects,
     NumHeaders,
     NumRedirects,
     NumRetries,
@@ -41,7 +45,9 @@ pub(super) enum Var {
     SpeedDownload,
     SpeedUpload,
     SslVerifyResult,
-    Time(Timer),
+    /// `time_queue`: not a sample field (libcurl's answer after the transfer).
+    TimeQueue,
+    TimeRedirect,
     TlsEarlyData,
     /// The URL asked for (`url`), or one part of it (`url.host`).
     Url(Option<UrlPart>),
@@ -49,26 +55,10 @@ pub(super) enum Var {
     UrlEffective(Option<UrlPart>),
     UrlNum,
     XferId,
+    /// A sample field, by its index in `fields::FIELDS`.
+    Field(usize),
     // Ours.
-    Mode,
-    Round,
-    Variant,
-    Warmup,
     TlspingJson,
-}
-
-/// libcurl's timers, as curl's `time_*` variables name them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Timer {
-    Appconnect,
-    Connect,
-    Namelookup,
-    Posttransfer,
-    Pretransfer,
-    Queue,
-    Redirect,
-    Starttransfer,
-    Total,
 }
 
 /// What a name curl knows means here.
@@ -86,10 +76,11 @@ pub(super) enum Known {
 const NO_FILE: &str = "tlsping keeps no response body, so it writes no file";
 const ONE_STREAM: &str = "tlsping writes the format to standard output only";
 
-/// Every variable of curl 8.22's `--write-out`, in its order (the order of
-/// `%{json}`). The brace directives `%header{}`, `%output{}` and `%time{}`
-/// are read by the parser.
-pub(super) const CURL: [(&str, Known); 73] = {
+/// Every variable of curl 8.22's `--write-out` that is not a sample field,
+/// in its order (sorted; `vocabulary` adds the fields in their places). The
+/// brace directives `%header{}`, `%output{}` and `%time{}` are read by the
+/// parser.
+const CURL: [(&str, Known); 65] = {
     use Known::{NotHere, Var as V};
     use UrlPart as P;
     [
@@ -121,7 +112,6 @@ pub(super) const CURL: [(&str, Known); 73] = {
         ("local_port", V(Var::LocalPort)),
         ("method", V(Var::Method)),
         ("num_certs", V(Var::NumCerts)),
-        ("num_connects", V(Var::NumConnects)),
         ("num_headers", V(Var::NumHeaders)),
         ("num_redirects", V(Var::NumRedirects)),
         ("num_retries", V(Var::NumRetries)),
@@ -162,15 +152,8 @@ pub(super) const CURL: [(&str, Known); 73] = {
                 in_json: false,
             },
         ),
-        ("time_appconnect", V(Var::Time(Timer::Appconnect))),
-        ("time_connect", V(Var::Time(Timer::Connect))),
-        ("time_namelookup", V(Var::Time(Timer::Namelookup))),
-        ("time_posttransfer", V(Var::Time(Timer::Posttransfer))),
-        ("time_pretransfer", V(Var::Time(Timer::Pretransfer))),
-        ("time_queue", V(Var::Time(Timer::Queue))),
-        ("time_redirect", V(Var::Time(Timer::Redirect))),
-        ("time_starttransfer", V(Var::Time(Timer::Starttransfer))),
-        ("time_total", V(Var::Time(Timer::Total))),
+        ("time_queue", V(Var::TimeQueue)),
+        ("time_redirect", V(Var::TimeRedirect)),
         ("tls_earlydata", V(Var::TlsEarlyData)),
         ("url", V(Var::Url(None))),
         ("url.fragment", V(Var::Url(Some(P::Fragment)))),
@@ -199,24 +182,52 @@ pub(super) const CURL: [(&str, Known); 73] = {
     ]
 };
 
-/// Ours. `mode`, `round`, `variant` and `warmup` are also the last keys of
-/// `%{json}`: curl has none of these names.
-pub(super) const OURS: [(&str, Var); 5] = [
-    ("mode", Var::Mode),
-    ("round", Var::Round),
-    ("tlsping_json", Var::TlspingJson),
-    ("variant", Var::Variant),
-    ("warmup", Var::Warmup),
-];
+/// Every name curl 8.22 has, in curl's (sorted) order, which is the order
+/// of `%{json}`: those above with the fields that carry one of curl's names.
+pub(super) fn curl_vocabulary() -> &'static [(&'static str, Known)] {
+    static ALL: OnceLock<Vec<(&'static str, Known)>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let mut all = CURL.to_vec();
+        all.extend(
+            FIELDS
+                .iter()
+                .enumerate()
+                .filter_map(|(i, f)| match f.write_out {
+                    Some(WriteOutVar::Curl(name)) => Some((name, Known::Var(Var::Field(i)))),
+                    _ => None,
+                }),
+        );
+        all.sort_by_key(|(name, _)| *name);
+        all
+    })
+}
 
-/// A name in a format: ours, curl's, or unknown (`None`).
+/// Our own names that are sample fields, sorted: the last keys of
+/// `%{json}`, after `curl_version` (curl has none of them).
+pub(super) fn ours_in_json() -> impl Iterator<Item = (&'static str, Var)> {
+    let mut ours: Vec<(&'static str, Var)> = FIELDS
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| match f.write_out {
+            Some(WriteOutVar::Ours(name)) => Some((name, Var::Field(i))),
+            _ => None,
+        })
+        .collect();
+    ours.sort_by_key(|(name, _)| *name);
+    ours.into_iter()
+}
+
+/// A name in a format: a field's, curl's, ours, or unknown (`None`).
 pub(super) fn lookup(name: &str) -> Option<Known> {
-    let ours = OURS.iter().map(|&(n, v)| (n, Known::Var(v)));
+    if let Some(i) = fields::by_write_out(name) {
+        return Some(Known::Var(Var::Field(i)));
+    }
+    if name.eq_ignore_ascii_case("tlsping_json") {
+        return Some(Known::Var(Var::TlspingJson));
+    }
     CURL.iter()
-        .copied()
-        .chain(ours)
         .find(|(known, _)| known.eq_ignore_ascii_case(name))
-        .map(|(_, k)| k)
+        .map(|&(_, k)| k)
 }
 
 impl Var {
@@ -229,16 +240,12 @@ impl Var {
                 | Var::HttpVersion
                 | Var::RemoteIp
                 | Var::RemotePort
-                | Var::NumConnects
                 | Var::NumCerts
                 | Var::NumRetries
                 | Var::UrlNum
-                | Var::Mode
-                | Var::Round
-                | Var::Variant
-                | Var::Warmup
+                | Var::Field(_)
                 | Var::TlspingJson
-        ) && !matches!(self, Var::Time(t) if !matches!(t, Timer::Queue | Timer::Redirect))
+        )
     }
 }
 
@@ -283,7 +290,6 @@ pub(super) fn value<'a>(var: Var, s: &'a Sample, compare: Option<&'a CompareInfo
         Var::LocalPort => Value::Number(facts.local_port),
         Var::Method => text(&facts.method),
         Var::NumCerts => Value::Number(i64::from(s.tls.and_then(|t| t.chain_len).unwrap_or(0))),
-        Var::NumConnects => Value::Number(i64::from(s.timers.num_connects)),
         Var::NumHeaders => Value::Number(i64::from(facts.num_headers)),
         Var::NumRedirects => Value::Number(facts.num_redirects),
         // curl counts its own --retry attempts; tlsping never repeats a probe.
@@ -304,7 +310,8 @@ pub(super) fn value<'a>(var: Var, s: &'a Sample, compare: Option<&'a CompareInfo
         Var::SpeedDownload => Value::Number(facts.speed_download),
         Var::SpeedUpload => Value::Number(facts.speed_upload),
         Var::SslVerifyResult => Value::Number(facts.ssl_verify_result),
-        Var::Time(timer) => Value::Seconds(micros(timer, s, facts)),
+        Var::TimeQueue => Value::Seconds(facts.queue_us.max(0) as u64),
+        Var::TimeRedirect => Value::Seconds(facts.redirect_us.max(0) as u64),
         Var::TlsEarlyData => Value::Number(facts.early_data_sent),
         Var::Url(part) => {
             let url = Some(facts.url.as_str()).filter(|u| !u.is_empty());
@@ -312,28 +319,21 @@ pub(super) fn value<'a>(var: Var, s: &'a Sample, compare: Option<&'a CompareInfo
         }
         Var::UrlEffective(part) => url_value(facts.url_effective.as_deref(), part),
         Var::XferId => Value::Number(facts.xfer_id),
-        Var::Mode => Value::Text(s.mode.as_str().into()),
-        Var::Round => Value::Number(i64::from(s.round)),
-        Var::Variant => compare.map_or(Value::Null, |c| Value::Text(c.label(s.variant).into())),
-        Var::Warmup => Value::Bool(s.warmup),
+        Var::Field(i) => field_value(FIELDS[i].value(s, compare)),
         Var::Json | Var::HeaderJson | Var::TlspingJson => Value::Null,
     }
 }
 
-fn micros(timer: Timer, s: &Sample, facts: &TransferFacts) -> u64 {
-    let t = &s.timers;
-    let us = match timer {
-        Timer::Appconnect => t.appconnect_us,
-        Timer::Connect => t.connect_us,
-        Timer::Namelookup => t.namelookup_us,
-        Timer::Posttransfer => t.posttransfer_us,
-        Timer::Pretransfer => t.pretransfer_us,
-        Timer::Starttransfer => t.starttransfer_us,
-        Timer::Total => t.total_us,
-        Timer::Queue => return facts.queue_us.max(0) as u64,
-        Timer::Redirect => return facts.redirect_us.max(0) as u64,
-    };
-    u64::from(us)
+/// A sample field as curl would give it: every duration in seconds.
+fn field_value(v: FieldValue<'_>) -> Value<'_> {
+    match v {
+        FieldValue::Time(d) => Value::Seconds(u64::try_from(d.as_micros()).unwrap_or(u64::MAX)),
+        FieldValue::Int(n) => Value::Number(n),
+        FieldValue::Bool(b) => Value::Bool(b),
+        FieldValue::Text(t) => Value::Text(t),
+        FieldValue::Wall(t) => Value::Text(crate::text::rfc3339_millis(t).into()),
+        FieldValue::Null | FieldValue::Metrics(_) => Value::Null,
+    }
 }
 
 /// curl's exit code for the probe: libcurl's result, or for a probe that

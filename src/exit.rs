@@ -1,0 +1,190 @@
+//! How a run ends, and the one exit code that says so: 0, 1, 2 and 3 as the
+//! Go tool's README gives them, and 128 + a signal's number as shells
+//! report a process a signal ended. What is said about an ending is worded
+//! here too and written in one place (`Exit::report`). A leaf: nothing of
+//! ours is imported.
+
+use std::io::Write;
+
+/// Every probe that counts got a response.
+pub const OK: u8 = 0;
+/// Some of them did not.
+pub const SOME_FAILED: u8 = 1;
+/// None did, or the run could not measure at all, or its output failed.
+pub const FAILED: u8 = 2;
+/// The command line cannot be used.
+pub const USAGE: u8 = 3;
+
+/// The code of a process that `signal` ended (or a run it stopped).
+pub fn signal_code(signal: i32) -> u8 {
+    u8::try_from(128 + signal).unwrap_or(FAILED)
+}
+
+/// What the probes that count came to (the statistics' verdict, as far as
+/// the exit code tells it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Judgement {
+    AllOk,
+    SomeFailed,
+    /// None got a response, or none counted.
+    NoneOk,
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// Text that was asked for (`--help`, `--version`), for stdout.
+    Shown(String),
+    /// The command line, or a file it names, cannot be used. `help_hint`:
+    /// the mistake is in the flags, so point at `--help`.
+    Usage { message: String, help_hint: bool },
+    /// Nothing was measured: the run ended before round 1, its outputs
+    /// having said so where they could. `message` is for stderr, when no
+    /// warning has said why already.
+    BeforeRounds(Option<String>),
+    /// An output could not be written: what it writes, and the error.
+    OutputFailed { what: String, error: String },
+    /// The rounds ran (all of them, or until a safety valve or Ctrl+C
+    /// stopped them).
+    Rounds(Judgement),
+    /// SIGTERM or SIGHUP stopped the run, which still printed what it had;
+    /// `then` is how it ended otherwise.
+    Signal { number: i32, then: Box<Exit> },
+}
+
+impl Exit {
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Exit::Shown(_) | Exit::Rounds(Judgement::AllOk) => OK,
+            Exit::Rounds(Judgement::SomeFailed) => SOME_FAILED,
+            Exit::Rounds(Judgement::NoneOk) | Exit::BeforeRounds(_) | Exit::OutputFailed { .. } => {
+                FAILED
+            }
+            Exit::Usage { .. } => USAGE,
+            Exit::Signal { number, .. } => signal_code(*number),
+        }
+    }
+
+    /// What goes to standard output.
+    pub fn stdout_text(&self) -> Option<&str> {
+        match self {
+            Exit::Shown(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// What goes to standard error, whole lines.
+    pub fn stderr_text(&self) -> Option<String> {
+        match self {
+            Exit::Shown(_) | Exit::Rounds(_) | Exit::BeforeRounds(None) => None,
+            Exit::Usage { message, help_hint } => Some(format!(
+                "tlsping: {message}\n{}",
+                if *help_hint {
+                    "Try 'tlsping --help' for more information.\n"
+                } else {
+                    ""
+                }
+            )),
+            Exit::BeforeRounds(Some(message)) => Some(format!("tlsping: {message}\n")),
+            Exit::OutputFailed { what, error } => {
+                Some(format!("tlsping: could not write {what}: {error}\n"))
+            }
+            Exit::Signal { then, .. } => then.stderr_text(),
+        }
+    }
+
+    /// Writes what is said about the ending, each text to its stream.
+    pub fn report(&self) {
+        // Nothing is left to tell of a stream that cannot be written.
+        if let Some(text) = self.stdout_text() {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+        }
+        if let Some(text) = self.stderr_text() {
+            let _ = std::io::stderr().lock().write_all(text.as_bytes());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_ending_has_its_code() {
+        let usage = Exit::Usage {
+            message: "x".into(),
+            help_hint: true,
+        };
+        let cases = [
+            (Exit::Shown("help".into()), 0),
+            (Exit::Rounds(Judgement::AllOk), 0),
+            (Exit::Rounds(Judgement::SomeFailed), 1),
+            (Exit::Rounds(Judgement::NoneOk), 2),
+            (Exit::BeforeRounds(None), 2),
+            (
+                Exit::OutputFailed {
+                    what: "the output".into(),
+                    error: "Broken pipe".into(),
+                },
+                2,
+            ),
+            (usage.clone(), 3),
+            (
+                Exit::Signal {
+                    number: 15,
+                    then: Box::new(Exit::Rounds(Judgement::AllOk)),
+                },
+                143,
+            ),
+            (
+                Exit::Signal {
+                    number: 1,
+                    then: Box::new(usage),
+                },
+                129,
+            ),
+        ];
+        for (exit, code) in cases {
+            assert_eq!(exit.exit_code(), code, "{exit:?}");
+        }
+        assert_eq!(signal_code(2), 130);
+    }
+
+    #[test]
+    fn what_is_said_goes_to_its_stream() {
+        let help = Exit::Shown("Usage: tlsping\n".into());
+        assert_eq!(help.stdout_text(), Some("Usage: tlsping\n"));
+        assert_eq!(help.stderr_text(), None);
+        let usage = Exit::Usage {
+            message: "a target is required".into(),
+            help_hint: true,
+        };
+        assert_eq!(
+            usage.stderr_text().as_deref(),
+            Some("tlsping: a target is required\nTry 'tlsping --help' for more information.\n")
+        );
+        let trust = Exit::Usage {
+            message: "--cacert x: no such file".into(),
+            help_hint: false,
+        };
+        assert_eq!(
+            trust.stderr_text().as_deref(),
+            Some("tlsping: --cacert x: no such file\n")
+        );
+        let failed = Exit::OutputFailed {
+            what: "the picture to run.svg".into(),
+            error: "Permission denied".into(),
+        };
+        let stopped = Exit::Signal {
+            number: 15,
+            then: Box::new(failed),
+        };
+        assert_eq!(
+            stopped.stderr_text().as_deref(),
+            Some("tlsping: could not write the picture to run.svg: Permission denied\n")
+        );
+        assert_eq!(Exit::Rounds(Judgement::SomeFailed).stderr_text(), None);
+        assert_eq!(Exit::BeforeRounds(None).stderr_text(), None);
+    }
+}

@@ -1,0 +1,386 @@
+//! The one table of a sample's fields. `--json` (and a `--jsonl` sample
+//! line), `--csv` (both column orders and the row of a run that ended at its
+//! preflight) and the write-out variables that are sample fields are all
+//! written from it, and tests hold the JSON Schemas and the README's CSV
+//! header to it. A new field is one row here (and whatever reads it into the
+//! `Sample`); the formats pick it up.
+
+use std::borrow::Cow;
+use std::time::{Duration, SystemTime};
+
+use crate::probe::{tls_version_label, CompareInfo, RunInfo, Sample, ServerTiming};
+use crate::text::micros;
+
+/// How a field's figure is measured, which decides how each format writes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// A duration in milliseconds: JSON a number to the microsecond, CSV
+    /// three decimals.
+    Ms,
+    /// A duration in whole microseconds: an integer in JSON and CSV; curl's
+    /// seconds with six decimals in write-out.
+    Us,
+    /// A count or a code: an integer.
+    Count,
+    Flag,
+    Text,
+    /// A wall-clock instant: RFC 3339, UTC, milliseconds.
+    DateTime,
+    /// `Server-Timing` metrics: a JSON array, one CSV cell in the header's syntax.
+    Metrics,
+}
+
+/// One field of one sample, before a format writes it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FieldValue<'a> {
+    /// Not measured or not applicable: JSON `null`, an empty CSV cell.
+    Null,
+    Time(Duration),
+    Int(i64),
+    Bool(bool),
+    Text(Cow<'a, str>),
+    Wall(SystemTime),
+    Metrics(&'a [ServerTiming]),
+}
+
+/// Where a field sits in a JSON sample object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JsonKey {
+    Top(&'static str),
+    /// Inside an object of its own (`curl`); the fields of one such object
+    /// are next to each other in the table.
+    Nested(&'static str, &'static str),
+}
+
+/// A CSV column: its name and its place in the default order (0 first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Column {
+    pub name: &'static str,
+    pub at: u8,
+    /// `--csv-time-first` moves it to just after `round`.
+    pub time: bool,
+}
+
+/// A `--write-out` variable that is a sample field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteOutVar {
+    /// One of curl's names: in `%{json}` among curl's keys, in curl's order.
+    Curl(&'static str),
+    /// Ours: in `%{json}` after `curl_version`, where curl has no such key.
+    Ours(&'static str),
+}
+
+impl WriteOutVar {
+    pub fn name(self) -> &'static str {
+        match self {
+            WriteOutVar::Curl(n) | WriteOutVar::Ours(n) => n,
+        }
+    }
+}
+
+/// When a field appears at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shown {
+    Always,
+    /// A JSON sample leaves the key out when there is no value (a CSV
+    /// column is always there).
+    JsonWhenSet,
+    /// `--compare` runs only: a JSON key and a last CSV column.
+    Compare,
+}
+
+/// How a field is read from a sample (the comparison names the variant).
+pub type Read = for<'a> fn(&'a Sample, Option<&'a CompareInfo>) -> FieldValue<'a>;
+
+/// A field's value in the one CSV row of a run that ended before round 1.
+pub type ReadPreflight = for<'a> fn(&'a RunInfo) -> FieldValue<'a>;
+
+pub struct Field {
+    pub json: JsonKey,
+    pub unit: Unit,
+    pub read: Read,
+    pub csv: Option<Column>,
+    pub write_out: Option<WriteOutVar>,
+    pub shown: Shown,
+    /// Empty in the preflight row unless given.
+    pub preflight: Option<ReadPreflight>,
+}
+
+impl Field {
+    const fn new(json: JsonKey, unit: Unit, read: Read) -> Field {
+        Field {
+            json,
+            unit,
+            read,
+            csv: None,
+            write_out: None,
+            shown: Shown::Always,
+            preflight: None,
+        }
+    }
+
+    const fn csv(mut self, name: &'static str, at: u8) -> Field {
+        self.csv = Some(Column {
+            name,
+            at,
+            time: false,
+        });
+        self
+    }
+
+    /// A time column (`t_ms`, `at`), which `--csv-time-first` moves.
+    const fn time_csv(mut self, name: &'static str, at: u8) -> Field {
+        self.csv = Some(Column {
+            name,
+            at,
+            time: true,
+        });
+        self
+    }
+
+    const fn write_out(mut self, var: WriteOutVar) -> Field {
+        self.write_out = Some(var);
+        self
+    }
+
+    const fn shown(mut self, shown: Shown) -> Field {
+        self.shown = shown;
+        self
+    }
+
+    const fn preflight(mut self, read: ReadPreflight) -> Field {
+        self.preflight = Some(read);
+        self
+    }
+
+    pub fn value<'a>(&self, s: &'a Sample, compare: Option<&'a CompareInfo>) -> FieldValue<'a> {
+        (self.read)(s, compare)
+    }
+}
+
+fn time(d: Option<Duration>) -> FieldValue<'static> {
+    d.map_or(FieldValue::Null, FieldValue::Time)
+}
+
+fn us(v: u32) -> FieldValue<'static> {
+    FieldValue::Time(micros(v))
+}
+
+fn int(v: impl Into<i64>) -> FieldValue<'static> {
+    FieldValue::Int(v.into())
+}
+
+fn text(t: Option<&str>) -> FieldValue<'_> {
+    t.map_or(FieldValue::Null, |t| FieldValue::Text(Cow::Borrowed(t)))
+}
+
+fn owned(t: Option<String>) -> FieldValue<'static> {
+    t.map_or(FieldValue::Null, |t| FieldValue::Text(Cow::Owned(t)))
+}
+
+fn flag(b: Option<bool>) -> FieldValue<'static> {
+    b.map_or(FieldValue::Null, FieldValue::Bool)
+}
+
+fn count(n: Option<impl Into<i64>>) -> FieldValue<'static> {
+    n.map_or(FieldValue::Null, int)
+}
+
+use JsonKey::{Nested, Top};
+use Unit::{Count, DateTime, Flag, Metrics, Ms, Text, Us};
+use WriteOutVar::{Curl, Ours};
+
+/// Every sample field, in the order of a JSON sample object. CSV places:
+/// the Go tool's 24 columns first (0–23, interface.md), then ours in the
+/// order they were added; `variant` is always last. Never rename or reorder
+/// what is published; a new field gets the next CSV place (and `variant`
+/// moves one on).
+pub static FIELDS: [Field; 48] = [
+    Field::new(Top("round"), Count, |s, _| int(s.round))
+        .csv("round", 0)
+        .write_out(Ours("round"))
+        .preflight(|_| FieldValue::Int(0)),
+    Field::new(Top("t_ms"), Ms, |s, _| time(s.t)).time_csv("t_ms", 39),
+    Field::new(Top("at"), DateTime, |s, _| {
+        s.at.map_or(FieldValue::Null, FieldValue::Wall)
+    })
+    .time_csv("at", 40),
+    Field::new(Top("mode"), Text, |s, _| text(Some(s.mode.as_str())))
+        .csv("mode", 1)
+        .write_out(Ours("mode"))
+        .preflight(|_| text(Some("preflight"))),
+    Field::new(Top("dns_ms"), Ms, |s, _| time(s.dns())).csv("dns_ms", 3),
+    Field::new(Top("tcp_ms"), Ms, |s, _| time(s.tcp())).csv("tcp_ms", 4),
+    Field::new(Top("tls_ms"), Ms, |s, _| time(s.tls())).csv("tls_ms", 5),
+    Field::new(Top("wait_ms"), Ms, |s, _| time(s.wait())).csv("wait_ms", 6),
+    Field::new(Top("srv_ms"), Ms, |s, _| time(s.srv())).csv("srv_ms", 7),
+    Field::new(Top("total_ms"), Ms, |s, _| time(s.total())).csv("total_ms", 8),
+    Field::new(Top("other_ms"), Ms, |s, _| time(s.other())).csv("other_ms", 9),
+    Field::new(Top("reused"), Flag, |s, _| flag(Some(s.reused()))).csv("reused", 10),
+    Field::new(Top("new_conn"), Flag, |s, _| flag(Some(s.new_conn()))).csv("new_conn", 11),
+    Field::new(Top("retries"), Count, |s, _| int(s.retries)).csv("retries", 12),
+    Field::new(Top("status"), Count, |s, _| int(s.status))
+        .csv("status", 13)
+        .preflight(|info| int(info.preflight_status)),
+    Field::new(Top("proto"), Text, |s, _| text(s.proto.map(|p| p.as_str()))).csv("proto", 14),
+    Field::new(Top("tls_version"), Text, |s, _| {
+        owned(s.tls.map(|f| tls_version_label(f.version)))
+    })
+    .csv("tls_version", 15),
+    Field::new(Top("alpn"), Text, |s, _| {
+        text(s.tls.and_then(|f| f.alpn).map(|p| p.as_str()))
+    })
+    .csv("alpn", 16),
+    Field::new(Top("tls_resumed"), Flag, |s, _| {
+        flag(s.tls.map(|f| f.resumed))
+    })
+    .csv("tls_resumed", 17),
+    Field::new(Top("cert_chain_len"), Count, |s, _| {
+        count(s.tls.and_then(|f| f.chain_len))
+    })
+    .csv("cert_chain_len", 18)
+    .shown(Shown::JsonWhenSet),
+    Field::new(Top("tls_cipher"), Text, |s, _| {
+        text(s.tls.map(|f| f.cipher))
+    }),
+    Field::new(Top("tls_group"), Text, |s, _| {
+        text(s.tls.and_then(|f| f.group))
+    }),
+    Field::new(Top("cert_days_left"), Count, |s, _| {
+        count(s.tls.and_then(|f| f.cert_days_left))
+    }),
+    Field::new(Top("bytes"), Count, |s, _| int(s.bytes)).csv("bytes", 19),
+    Field::new(Top("addr"), Text, |s, _| {
+        owned(s.addr.map(|a| a.to_string()))
+    })
+    .csv("addr", 20),
+    Field::new(Top("warmup"), Flag, |s, _| flag(Some(s.warmup)))
+        .csv("warmup", 2)
+        .write_out(Ours("warmup")),
+    Field::new(Top("body_overflow"), Flag, |s, _| {
+        flag(Some(s.body_overflow))
+    })
+    .csv("body_overflow", 21),
+    Field::new(Top("error_kind"), Text, |s, _| {
+        text(s.error.as_ref().map(|e| e.kind.slug()))
+    })
+    .csv("error_kind", 22)
+    .preflight(|info| text(info.preflight_error.as_ref().map(|e| e.kind.slug()))),
+    Field::new(Top("error"), Text, |s, _| {
+        text(s.error.as_ref().map(|e| e.text.as_str()))
+    })
+    .csv("error", 23)
+    .preflight(|info| text(info.preflight_error.as_ref().map(|e| e.text.as_str()))),
+    // libcurl's raw cumulative timers (CURLINFO_*_TIME_T), as libcurl gives them.
+    Field::new(Nested("curl", "namelookup_us"), Us, |s, _| {
+        us(s.timers.namelookup_us)
+    })
+    .csv("curl_namelookup_us", 24)
+    .write_out(Curl("time_namelookup")),
+    Field::new(Nested("curl", "connect_us"), Us, |s, _| {
+        us(s.timers.connect_us)
+    })
+    .csv("curl_connect_us", 25)
+    .write_out(Curl("time_connect")),
+    Field::new(Nested("curl", "appconnect_us"), Us, |s, _| {
+        us(s.timers.appconnect_us)
+    })
+    .csv("curl_appconnect_us", 26)
+    .write_out(Curl("time_appconnect")),
+    Field::new(Nested("curl", "pretransfer_us"), Us, |s, _| {
+        us(s.timers.pretransfer_us)
+    })
+    .csv("curl_pretransfer_us", 27)
+    .write_out(Curl("time_pretransfer")),
+    Field::new(Nested("curl", "posttransfer_us"), Us, |s, _| {
+        us(s.timers.posttransfer_us)
+    })
+    .csv("curl_posttransfer_us", 28)
+    .write_out(Curl("time_posttransfer")),
+    Field::new(Nested("curl", "starttransfer_us"), Us, |s, _| {
+        us(s.timers.starttransfer_us)
+    })
+    .csv("curl_starttransfer_us", 29)
+    .write_out(Curl("time_starttransfer")),
+    Field::new(Nested("curl", "total_us"), Us, |s, _| us(s.timers.total_us))
+        .csv("curl_total_us", 30)
+        .write_out(Curl("time_total")),
+    Field::new(Nested("curl", "num_connects"), Count, |s, _| {
+        int(s.timers.num_connects)
+    })
+    .csv("curl_num_connects", 31)
+    .write_out(Curl("num_connects")),
+    // Where the time went: the client's own work inside `tls`, the kernel's
+    // view of the connection, the server's own account.
+    Field::new(Top("tls_setup_ms"), Ms, |s, _| time(s.tls_setup())).csv("tls_setup_ms", 32),
+    Field::new(Top("tls_finish_ms"), Ms, |s, _| time(s.tls_finish())).csv("tls_finish_ms", 33),
+    Field::new(Top("tcp_rtt_ms"), Ms, |s, _| {
+        time(s.tcp_info.map(|k| micros(k.rtt_us)))
+    })
+    .csv("tcp_rtt_ms", 34),
+    Field::new(Top("tcp_min_rtt_ms"), Ms, |s, _| {
+        time(s.tcp_info.and_then(|k| k.min_rtt_us).map(micros))
+    })
+    .csv("tcp_min_rtt_ms", 35),
+    Field::new(Top("retrans"), Count, |s, _| {
+        count(s.tcp_info.map(|k| k.retrans))
+    })
+    .csv("retrans", 36),
+    Field::new(Top("server_timing"), Metrics, |s, _| {
+        FieldValue::Metrics(&s.server_timing)
+    })
+    .csv("server_timing", 37),
+    Field::new(Top("early_data"), Text, |s, _| {
+        text(s.early_data.map(|e| e.as_str()))
+    })
+    .csv("early_data", 38),
+    Field::new(Top("dns_overlap_ms"), Ms, |s, _| time(s.dns_overlap())).csv("dns_overlap_ms", 41),
+    Field::new(Top("ocsp_stapled"), Flag, |s, _| {
+        flag(s.tls.and_then(|f| f.ocsp).map(|o| o.stapled()))
+    })
+    .csv("ocsp_stapled", 42),
+    Field::new(Top("ocsp_status"), Text, |s, _| {
+        text(s.tls.and_then(|f| f.ocsp).and_then(|o| o.status()))
+    })
+    .csv("ocsp_status", 43),
+    Field::new(Top("variant"), Text, |s, compare| {
+        text(compare.map(|c| c.label(s.variant)))
+    })
+    .csv("variant", 44)
+    .write_out(Ours("variant"))
+    .shown(Shown::Compare),
+];
+
+/// The fields with a CSV column, in the order of the header: `compared`
+/// adds `variant`; `time_first` (`--csv-time-first`) moves the time
+/// columns to just after `round`, every other column keeping its order.
+pub fn csv_columns(compared: bool, time_first: bool) -> Vec<(&'static Field, Column)> {
+    let mut columns: Vec<(&'static Field, Column)> = FIELDS
+        .iter()
+        .filter(|f| compared || f.shown != Shown::Compare)
+        .filter_map(|f| f.csv.map(|c| (f, c)))
+        .collect();
+    columns.sort_by_key(|(_, c)| c.at);
+    if time_first {
+        // `round` stays first; the stable sort keeps every other order.
+        columns.sort_by_key(|(_, c)| match (c.at, c.time) {
+            (0, _) => 0,
+            (_, true) => 1,
+            _ => 2,
+        });
+    }
+    columns
+}
+
+/// The index in `FIELDS` of the field a write-out variable names (in any
+/// case, as every write-out name matches).
+pub fn by_write_out(name: &str) -> Option<usize> {
+    FIELDS.iter().position(|f| {
+        f.write_out
+            .is_some_and(|v| v.name().eq_ignore_ascii_case(name))
+    })
+}
+
+#[cfg(test)]
+#[path = "fields_tests.rs"]
+mod tests;

@@ -1,0 +1,34 @@
+//! `--svg FILE`: the picture of the run (drawn by `svg`), written to its
+//! file once the rounds are over, beside whatever stdout shows.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use super::output::{Finished, Output};
+
+pub struct SvgFile {
+    path: PathBuf,
+}
+
+impl SvgFile {
+    pub fn new(path: PathBuf) -> SvgFile {
+        SvgFile { path }
+    }
+}
+
+impl Output for SvgFile {
+    /// Every probe is a bar of the picture.
+    fn keeps_samples(&self) -> bool {
+        true
+    }
+
+    fn what(&self) -> String {
+        format!("the picture to {}", self.path.display())
+    }
+
+    fn end(&mut self, run: &Finished) -> io::Result<()> {
+        let mut out = io::BufWriter::new(std::fs::File::create(&self.path)?);
+        super::svg::write_svg(&mut out, run.info, run.samples, run.summary)?;
+        out.flush()
+    }
+}
