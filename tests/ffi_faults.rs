@@ -14,7 +14,7 @@ struct Quiet;
 impl Observer for Quiet {}
 
 fn config(url: &str, mode: ModeChoice, count: u32) -> Config {
-    let mut cfg = Config::new(tlsping::cli::parse_target(url).unwrap());
+    let mut cfg = Config::new(tlsping::probe::Target::parse(url).unwrap());
     cfg.count = count;
     cfg.interval = Duration::from_millis(10);
     // Generous: under valgrind everything is 20–50 times slower.

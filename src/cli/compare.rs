@@ -168,7 +168,7 @@ mod tests {
     }
 
     fn cfg() -> Config {
-        Config::new(crate::cli::parse_target("https://example.test/").unwrap())
+        Config::new(crate::probe::Target::parse("https://example.test/").unwrap())
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::probe::{Config, HttpVersion, IpVersion, ModeChoice, Order};
 use crate::run::EXIT_USAGE;
 
 pub use duration::parse_duration;
-pub use target::{parse_header, parse_target};
+pub use target::parse_header;
 
 /// What `--calibrate` measures, before its server picks the port.
 pub const CALIBRATION_TARGET: &str = "https://localhost/";
@@ -344,12 +344,12 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
             ));
         }
         // The port is the server's, known once it listens; `run` sets it.
-        parse_target(CALIBRATION_TARGET).map_err(UsageError)?
+        target::target_arg(CALIBRATION_TARGET).map_err(UsageError)?
     } else {
         let raw_target = args
             .target
             .ok_or_else(|| UsageError("a target is required: tlsping [flags] <host|url>".into()))?;
-        parse_target(&raw_target).map_err(UsageError)?
+        target::target_arg(&raw_target).map_err(UsageError)?
     };
     let mut warnings = Vec::new();
     let mut config = Config::new(target);

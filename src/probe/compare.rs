@@ -146,7 +146,7 @@ mod tests {
 
     #[test]
     fn each_variant_changes_only_its_axis() {
-        let cfg = Config::new(crate::cli::parse_target("https://example.test:8443/x").unwrap());
+        let cfg = Config::new(crate::probe::Target::parse("https://example.test:8443/x").unwrap());
         let tls = variants(
             &cfg,
             &Compare {

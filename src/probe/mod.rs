@@ -22,6 +22,7 @@ mod retry_after;
 mod sample;
 mod scheduler;
 pub mod server_timing;
+mod target;
 mod transfer;
 mod trust;
 mod types;
@@ -33,7 +34,7 @@ pub use collector::{Collector, BODY_CAP};
 pub use compare::{addresses_of, variant_order, variants, Compare, Variant, MAX_VARIANTS};
 pub use config::{
     entry_head, Config, EarlyData, HttpVersion, IpVersion, Method, ModeChoice, Order, PemFile,
-    Target, TlsMax,
+    TlsMax,
 };
 pub use curl_ffi::library_versions;
 pub use env::ProbeEnv;
@@ -46,6 +47,7 @@ pub use scheduler::{
     round_modes, run_lanes, run_rounds, EarlyStop, Lane, Notice, Observer, Rounds, RunStart,
     MAX_CONSECUTIVE_FAILURES,
 };
+pub use target::{Target, TargetError};
 pub use transfer::{
     curl_version, Capture, HeaderCapture, TransferFacts, MAX_CERTS, MAX_HEADERS, MAX_HEADER_BYTES,
     MAX_TEXT,

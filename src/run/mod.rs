@@ -161,8 +161,8 @@ fn calibration(
     cancel: &Cancel,
 ) -> Result<(FloorServer, probe::ProbeEnv), String> {
     let server = FloorServer::start()?;
-    let url = format!("https://localhost:{}/", server.port());
-    cfg.target = crate::cli::parse_target(&url)?;
+    // The command line set `cli::CALIBRATION_TARGET`; the server picked the port.
+    cfg.target.port = server.port();
     let store = probe::TrustStore::from_certificates(std::slice::from_ref(server.certificate()))?;
     let env = probe::ProbeEnv::with_trust(cfg, cancel.clone(), store);
     Ok((server, env))

@@ -93,7 +93,7 @@ pub fn engine_config(
     mode: tlsping::probe::ModeChoice,
     count: u32,
 ) -> tlsping::probe::Config {
-    let target = tlsping::cli::parse_target(url).unwrap();
+    let target = tlsping::probe::Target::parse(url).unwrap();
     let mut cfg = tlsping::probe::Config::new(target);
     cfg.count = count;
     cfg.interval = std::time::Duration::from_millis(20);
