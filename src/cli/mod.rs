@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use clap::{ArgAction, Parser};
 
-use crate::probe::{Config, HttpVersion, IpVersion, ModeChoice, Order};
+use crate::probe::{Config, HttpVersion, IpVersion, ModeChoice, Order, SettingWarning};
 use crate::run::EXIT_USAGE;
 
 pub use duration::parse_duration;
@@ -288,7 +288,7 @@ pub struct Options {
     pub quiet: bool,
     pub verbose: bool,
     /// Things the user should know before the run starts.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<SettingWarning>,
     /// `--compare`: the axis and its values.
     pub compare: Option<crate::probe::Compare>,
     /// `--svg`: where the picture of the run goes.
@@ -316,11 +316,10 @@ pub const PROXY_VARS: [&str; 6] = [
     "ALL_PROXY",
 ];
 
-fn proxy_in_env() -> Option<String> {
+fn proxy_in_env() -> Option<&'static str> {
     PROXY_VARS
-        .iter()
+        .into_iter()
         .find(|k| std::env::var(k).is_ok_and(|v| !v.is_empty()))
-        .map(|k| k.to_string())
 }
 
 pub fn validate(args: Args) -> Result<Invocation, UsageError> {
@@ -356,10 +355,10 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
     config.count = args.count;
     config.interval = args.interval;
     if config.interval < INTERVAL_FLOOR {
-        warnings.push(format!(
-            "interval {} is below the 200ms floor; using 200ms",
-            crate::text::format_duration(args.interval)
-        ));
+        warnings.push(SettingWarning::IntervalRaised {
+            asked: args.interval,
+            floor: INTERVAL_FLOOR,
+        });
         config.interval = INTERVAL_FLOOR;
     }
     // libcurl counts in milliseconds, and 0 would mean "no timeout at all".
@@ -382,10 +381,10 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
     };
     config.warmup = args.warmup;
     if config.count != 0 && config.warmup >= config.count {
-        warnings.push(format!(
-            "--warmup {} covers all {} rounds: the statistics will be empty",
-            config.warmup, config.count
-        ));
+        warnings.push(SettingWarning::WarmupCoversEveryRound {
+            warmup: config.warmup,
+            count: config.count,
+        });
     }
     if let Some(m) = args.method {
         if !crate::text::is_token(&m) {
@@ -436,18 +435,11 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         crate::probe::check_trust_sources(config.ca_file.as_deref()).map_err(UsageError)?;
     }
     if args.no_pin_ip && config.mode == ModeChoice::Both {
-        warnings.push(
-            "--no-pin-ip with both modes: cold resolves every round while warm keeps its first \
-             connection, so the two may measure different servers"
-                .into(),
-        );
+        warnings.push(SettingWarning::UnpinnedBothModes);
     }
     if config.pin_ip {
-        if let Some(var) = proxy_in_env() {
-            warnings.push(format!(
-                "{var} is set but the pinned address is dialed directly, bypassing the proxy; \
-                 use --no-pin-ip to measure through it"
-            ));
+        if let Some(variable) = proxy_in_env() {
+            warnings.push(SettingWarning::ProxyBypassed { variable });
         }
     }
     if let Some(path) = &args.svg {

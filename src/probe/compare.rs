@@ -41,12 +41,21 @@ fn label(axis: Axis, value: &str) -> String {
     }
 }
 
+/// Why `addresses_of` found nothing to compare.
+#[derive(Debug)]
+pub enum AddressLookupError {
+    /// The resolver failed.
+    Failed(std::io::Error),
+    /// It answered with no address at all.
+    NoAddress,
+}
+
 /// The addresses `host` resolves to, in the resolver's order, without
 /// repeats, at most `MAX_VARIANTS`; looked up once, before anything is timed.
-pub fn addresses_of(host: &str, port: u16) -> Result<Vec<IpAddr>, String> {
+pub fn addresses_of(host: &str, port: u16) -> Result<Vec<IpAddr>, AddressLookupError> {
     let found = (host, port)
         .to_socket_addrs()
-        .map_err(|e| format!("looking up {host} for --compare addr: {e}"))?;
+        .map_err(AddressLookupError::Failed)?;
     let mut out: Vec<IpAddr> = Vec::new();
     for a in found {
         if !out.contains(&a.ip()) {
@@ -54,7 +63,7 @@ pub fn addresses_of(host: &str, port: u16) -> Result<Vec<IpAddr>, String> {
         }
     }
     if out.is_empty() {
-        return Err(format!("{host} resolves to no address"));
+        return Err(AddressLookupError::NoAddress);
     }
     out.truncate(MAX_VARIANTS);
     Ok(out)

@@ -121,6 +121,22 @@ impl Method {
     }
 }
 
+/// Something about the settings a person should know before the run
+/// starts, noticed by the command line (`render::warnings` words it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SettingWarning {
+    /// The interval asked for was below the floor and the floor is used.
+    IntervalRaised { asked: Duration, floor: Duration },
+    /// `--warmup` leaves no round for the statistics.
+    WarmupCoversEveryRound { warmup: u32, count: u32 },
+    /// `--no-pin-ip` with both modes: cold resolves anew every round while
+    /// warm keeps its connection, so they may reach different servers.
+    UnpinnedBothModes,
+    /// A proxy is set in this environment variable, but the pinned address
+    /// is dialed directly.
+    ProxyBypassed { variable: &'static str },
+}
+
 /// A PEM file named on the command line (`--cert`, `--key`), read once with
 /// a size limit before the run: libcurl gets the bytes, so no handshake
 /// reads the file again (no file I/O inside a `tls` stage) and what is used

@@ -27,14 +27,17 @@ mod transfer;
 mod trust;
 mod types;
 mod url_parts;
+mod valve;
 mod warm;
 
 pub use cancel::Cancel;
 pub use collector::{Collector, BODY_CAP};
-pub use compare::{addresses_of, variant_order, variants, Compare, Variant, MAX_VARIANTS};
+pub use compare::{
+    addresses_of, variant_order, variants, AddressLookupError, Compare, Variant, MAX_VARIANTS,
+};
 pub use config::{
     entry_head, Config, EarlyData, HttpVersion, IpVersion, Method, ModeChoice, Order, PemFile,
-    TlsMax,
+    SettingWarning, TlsMax,
 };
 pub use curl_ffi::library_versions;
 pub use env::ProbeEnv;
@@ -58,6 +61,7 @@ pub use types::{
     ProbeError, Proto, RunInfo, Sample, ServerTiming, TcpFacts, TlsFacts, VariantInfo,
 };
 pub use url_parts::{UrlPart, UrlParts};
+pub use valve::Valve;
 
 /// The run's facts for the header line and `run` in JSON.
 pub fn run_info(cfg: &Config, pre: &Preflight) -> RunInfo {

@@ -7,6 +7,7 @@ use super::cold::ColdRunner;
 use super::config::{Config, Method, ModeChoice, Order};
 use super::env::ProbeEnv;
 use super::types::{ErrorKind, Mode, Proto, Sample};
+use super::valve::Valve;
 use super::warm::WarmRunner;
 
 /// Stop after this many failed probes in a row.
@@ -49,7 +50,7 @@ pub enum Notice {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EarlyStop {
     Interrupted,
-    Valve(String),
+    Valve(Valve),
     /// The output could not be written; the text is the I/O error.
     Output(String),
 }
@@ -301,9 +302,9 @@ pub fn run_lanes(
                     stop = Some(EarlyStop::Valve(why));
                 } else if lane.consecutive_failures >= MAX_CONSECUTIVE_FAILURES {
                     if single {
-                        let why =
-                            format!("{MAX_CONSECUTIVE_FAILURES} probes failed in a row: stopping");
-                        stop = Some(EarlyStop::Valve(why));
+                        stop = Some(EarlyStop::Valve(Valve::ConsecutiveFailures(
+                            MAX_CONSECUTIVE_FAILURES,
+                        )));
                     } else {
                         lane.stopped = true;
                         observer.notice(&Notice::VariantStopped {
@@ -321,8 +322,8 @@ pub fn run_lanes(
             }
         }
         if stop.is_none() && running.iter().all(|l| l.stopped) {
-            stop = Some(EarlyStop::Valve(format!(
-                "every variant had {MAX_CONSECUTIVE_FAILURES} probes fail in a row: stopping"
+            stop = Some(EarlyStop::Valve(Valve::EveryVariantFailing(
+                MAX_CONSECUTIVE_FAILURES,
             )));
         }
         if let Err(e) = observer.round(round, &this_round) {

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 pub use super::ocsp::OcspStaple;
 pub use super::server_timing::ServerTiming;
+use super::valve::Valve;
 use crate::text::micros;
 
 /// Which kind of connection a probe measured.
@@ -287,23 +288,8 @@ impl Sample {
 
     /// A safety valve this answer trips, which stops the run: the server
     /// asked clients to slow down or back off.
-    pub fn valve(&self) -> Option<String> {
-        if self.status == 429 {
-            return Some(
-                "server answered 429 Too Many Requests: stopping to respect its rate limit".into(),
-            );
-        }
-        use super::retry_after::RetryAfter;
-        let asked = match (self.status, self.retry_after) {
-            (503, Some(RetryAfter::Seconds(secs))) => format!("Retry-After {secs}s"),
-            (503, Some(RetryAfter::Unreadable)) => {
-                "a Retry-After that could not be read".to_string()
-            }
-            _ => return None,
-        };
-        Some(format!(
-            "server answered 503 with {asked}: stopping, it asked clients to back off"
-        ))
+    pub fn valve(&self) -> Option<Valve> {
+        Valve::tripped_by(self.status, self.retry_after)
     }
 
     /// An HTTP response arrived (any status).

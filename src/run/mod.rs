@@ -201,7 +201,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
     };
     let mut warnings = Warnings::new();
     for w in &opts.warnings {
-        warnings.warn(w.clone());
+        warnings.warn(render::warnings::setting(w));
     }
     let plan::Plan { mut info, lanes } = match plan::plan(&opts, &env, &mut warnings) {
         Ok(plan) => plan,
@@ -247,7 +247,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
     let (early_data, dns_overlap) = (watch.early_data, watch.dns_overlap);
     match &rounds.stop {
         Some(EarlyStop::Output(e)) => return output_failed(e),
-        Some(EarlyStop::Valve(why)) => warnings.warn(why.clone()),
+        Some(EarlyStop::Valve(why)) => warnings.warn(render::warnings::valve(why)),
         _ => {}
     }
     let summary = match &info.compare {
@@ -255,7 +255,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
         None => stats::summarize(&history, rounds.elapsed),
     };
     if stats::large_residual(&history) {
-        warnings.warn("'other' is above 20% of total on some samples: time no stage accounts for");
+        warnings.warn(render::warnings::LARGE_RESIDUAL);
     }
     if let Some(text) = render::warnings::untracked_metrics(history.server_timing.untracked()) {
         warnings.warn(text);
