@@ -9,7 +9,7 @@ mod target;
 
 use std::time::Duration;
 
-use clap::{ArgAction, Parser};
+use clap::{ArgAction, CommandFactory, FromArgMatches, Parser};
 
 use crate::probe::{Config, HttpVersion, IpVersion, ModeChoice, Order, SettingWarning};
 use crate::run::EXIT_USAGE;
@@ -177,10 +177,8 @@ pub struct Args {
     #[arg(long = "early-data", help_heading = "Connection")]
     pub early_data: bool,
 
-    /// Compare ways of connecting in the same rounds: ip (4,6), addr (every address,
-    /// or the ones listed), tls (1.2,1.3), group (X25519,X25519MLKEM768), http (1.1,2),
-    /// resume (on,off) or early-data (off,on). Every value adds its own probes to each round
-    #[arg(long, value_name = "AXIS[=A,B,..]", help_heading = "Measurement")]
+    // The help lists every axis of `probe::AXES` (`compare::help`).
+    #[arg(long, value_name = "AXIS[=A,B,..]", help = compare::help(), help_heading = "Measurement")]
     pub compare: Option<String>,
 
     /// One JSON document on stdout when the run ends
@@ -322,7 +320,8 @@ fn proxy_in_env() -> Option<&'static str> {
         .find(|k| std::env::var(k).is_ok_and(|v| !v.is_empty()))
 }
 
-pub fn validate(args: Args) -> Result<Invocation, UsageError> {
+/// Checks what clap parsed; `matches` tells which flags the user gave.
+pub fn validate(args: Args, matches: &clap::ArgMatches) -> Result<Invocation, UsageError> {
     if args.version {
         return Ok(Invocation::Version);
     }
@@ -410,15 +409,6 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         .map_err(UsageError)?;
     config.resume = args.resume != Some(Switch::Off);
     config.ca_file = args.cacert;
-    let fixed = compare::Fixed {
-        ip_family: args.ipv4 || args.ipv6 || args.calibrate,
-        tls_max: args.tls_max.is_some(),
-        curves: args.curves.is_some(),
-        http_version: args.http_version.is_some(),
-        early_data: args.early_data,
-        resume: args.resume.is_some(),
-        addresses: !args.resolve.is_empty() || !args.connect_to.is_empty() || args.calibrate,
-    };
     connection::apply(
         connection::ConnectionArgs {
             tls_max: args.tls_max,
@@ -462,7 +452,11 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         None => None,
     };
     let compare = match &args.compare {
-        Some(v) => Some(compare::parse(v, &fixed, &config)?),
+        Some(v) => {
+            let given =
+                |id: &str| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+            Some(compare::parse(v, &given, &config)?)
+        }
         None => None,
     };
     let output = if let Some(format) = write_out {
@@ -496,8 +490,19 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    match Args::try_parse_from(argv) {
-        Ok(args) => validate(args).map_err(|UsageError(msg)| (EXIT_USAGE, usage_line(&msg))),
+    let parsed = Args::command()
+        .try_get_matches_from(argv)
+        .and_then(|matches| {
+            // As `Parser::try_parse_from` does; the matches also say which
+            // flags the user gave (`--compare` checks them).
+            let args =
+                Args::from_arg_matches(&matches).map_err(|e| e.format(&mut Args::command()))?;
+            Ok((args, matches))
+        });
+    match parsed {
+        Ok((args, matches)) => {
+            validate(args, &matches).map_err(|UsageError(msg)| (EXIT_USAGE, usage_line(&msg)))
+        }
         Err(e) => match e.kind() {
             clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
                 Err((0, e.render().to_string()))

@@ -4,6 +4,7 @@
 // Bottom-up: ocsp <- types, config, cancel <- curl_ffi, url_parts <- errors,
 // collector, cert_text <- transfer, sample, handle <- cold, warm, preflight
 // <- scheduler.
+mod axes;
 mod cancel;
 mod cert_text;
 mod cold;
@@ -30,10 +31,12 @@ mod url_parts;
 mod valve;
 mod warm;
 
+pub use axes::{Axis, AxisSpec, AxisValue, Defaults, FixedBy, Requirement, Values, AXES};
 pub use cancel::Cancel;
 pub use collector::{Collector, BODY_CAP};
 pub use compare::{
-    addresses_of, variant_order, variants, AddressLookupError, Compare, Variant, MAX_VARIANTS,
+    addresses_of, variant_order, variants, AddressLookupError, Compare, ComparedValue, Variant,
+    MAX_VARIANTS,
 };
 pub use config::{
     entry_head, Config, EarlyData, HttpVersion, IpVersion, Method, ModeChoice, Order, PemFile,
@@ -57,7 +60,7 @@ pub use transfer::{
 };
 pub use trust::{check_sources as check_trust_sources, TrustStore};
 pub use types::{
-    server_time_us, tls_version_label, Axis, CompareInfo, CurlTimers, ErrorKind, Mode, OcspStaple,
+    server_time_us, tls_version_label, CompareInfo, CurlTimers, ErrorKind, Mode, OcspStaple,
     ProbeError, Proto, RunInfo, Sample, ServerTiming, TcpFacts, TlsFacts, VariantInfo,
 };
 pub use url_parts::{UrlPart, UrlParts};

@@ -174,7 +174,7 @@ fn plan_compare(
     warnings: &mut Warnings,
 ) -> Result<Plan, i32> {
     let cfg = &opts.config;
-    let addrs = if cmp.axis == probe::Axis::Addr && cmp.values.is_empty() {
+    let addrs = if cmp.looks_up_addresses() {
         match probe::addresses_of(&cfg.target.host, cfg.target.port) {
             Ok(found) if found.len() >= 2 => found,
             Ok(found) => {
