@@ -16,6 +16,7 @@ mod curl_ffi;
 mod env;
 mod errors;
 mod handle;
+mod handshake_stamps;
 mod ocsp;
 mod preflight;
 mod resolver;

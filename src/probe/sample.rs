@@ -157,7 +157,8 @@ fn client_work(start: Option<u64>, timers: &CurlTimers) -> (Option<Duration>, Op
     if timers.num_connects != 1 || timers.connect_us == 0 || timers.appconnect_us == 0 {
         return (None, None);
     }
-    let (Some(start), Some(hello)) = (start, curl_ffi::client_hello_sent_us()) else {
+    let (Some(start), Some(hello)) = (start, super::handshake_stamps::client_hello_sent_us())
+    else {
         return (None, None);
     };
     let connected = start + u64::from(timers.connect_us);
@@ -166,7 +167,7 @@ fn client_work(start: Option<u64>, timers: &CurlTimers) -> (Option<Duration>, Op
         return (None, None);
     }
     let setup = Duration::from_micros(hello - connected);
-    let finish = curl_ffi::client_finish_us(done)
+    let finish = super::handshake_stamps::client_finish_us(done)
         .filter(|&us| us <= done - hello)
         .map(Duration::from_micros);
     (Some(setup), finish)
