@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::sync::atomic::Ordering;
 
-use crate::calibrate_server::FloorServer;
+use crate::calibrate::FloorServer;
 use crate::cli::{Options, Output};
 use crate::probe::{self, Cancel, EarlyStop, Notice, Observer, Sample};
 use crate::render::{self, layout, Human, Layout, Style, Warnings};
