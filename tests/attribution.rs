@@ -15,7 +15,7 @@ fn rounds(server: &TestServer, mode: ModeChoice, count: u32) -> Vec<Sample> {
     let cfg = support::engine_config(&server.url(), mode, count);
     let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
     let pre = probe::preflight(&cfg, &env).expect("preflight");
-    let r = probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet);
+    let r = support::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet);
     assert!(r.stop.is_none(), "run stopped early: {:?}", r.stop);
     r.samples
 }

@@ -41,7 +41,7 @@ fn rounds(
     cfg_edit(&mut cfg);
     let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
     let pre = probe::preflight(&cfg, &env).expect("the first connection is served normally");
-    probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet).samples
+    support::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet).samples
 }
 
 fn kinds(samples: &[Sample]) -> Vec<ErrorKind> {
@@ -134,7 +134,7 @@ fn an_interrupt_aborts_the_transfer_in_flight() {
         })
     };
     let started = Instant::now();
-    let r = probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet);
+    let r = support::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet);
     canceler.join().unwrap();
     assert_eq!(r.stop, Some(probe::EarlyStop::Interrupted));
     assert_eq!(kinds(&r.samples), vec![ErrorKind::Canceled]);

@@ -96,7 +96,7 @@ fn our_samples(server: &TestServer) -> Vec<Sample> {
     let cfg = support::engine_config(&server.url(), ModeChoice::Both, 2);
     let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
     let pre = probe::preflight(&cfg, &env).expect("preflight");
-    let rounds = probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet);
+    let rounds = support::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet);
     assert!(rounds.stop.is_none(), "stopped: {:?}", rounds.stop);
     assert!(rounds.samples.iter().all(|s| s.ok()));
     // Without a format asking (no `capture`), nothing more is read.

@@ -167,7 +167,7 @@ fn our_samples(server: &TestServer, format: &WriteOut) -> Vec<Sample> {
     cfg.capture = format.needs();
     let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
     let pre = probe::preflight(&cfg, &env).expect("preflight");
-    let rounds = probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet);
+    let rounds = support::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet);
     assert!(rounds.stop.is_none(), "stopped: {:?}", rounds.stop);
     assert!(rounds.samples.iter().all(|s| s.ok()));
     rounds.samples

@@ -45,20 +45,14 @@ pub use config::{
 };
 pub use curl_ffi::library_versions;
 pub use env::ProbeEnv;
-pub use errors::{kind_of, Evidence};
-pub use handle::ProbeHandle;
 pub use preflight::{run as preflight, Preflight};
 pub use retry_after::RetryAfter;
 pub use sample::Outcome;
 pub use scheduler::{
-    round_modes, run_lanes, run_rounds, EarlyStop, Lane, Notice, Observer, Rounds, RunStart,
-    MAX_CONSECUTIVE_FAILURES,
+    round_modes, run_variants, EarlyStop, Notice, Observer, Rounds, RunStart, VariantSetup,
 };
 pub use target::{Target, TargetError};
-pub use transfer::{
-    curl_version, Capture, HeaderCapture, TransferFacts, MAX_CERTS, MAX_HEADERS, MAX_HEADER_BYTES,
-    MAX_TEXT,
-};
+pub use transfer::{curl_version, Capture, HeaderCapture, TransferFacts};
 pub use trust::{check_sources as check_trust_sources, TrustStore};
 pub use types::{
     server_time_us, tls_version_label, CompareInfo, CurlTimers, ErrorKind, Mode, OcspStaple,

@@ -242,7 +242,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> i32 {
         early_data: Default::default(),
         dns_overlap: Default::default(),
     };
-    let rounds = probe::run_lanes(cfg, &lanes, &env, run_start, &mut watch);
+    let rounds = probe::run_variants(cfg, &lanes, &env, run_start, &mut watch);
     let (mut live, history) = (watch.live, watch.history);
     let (early_data, dns_overlap) = (watch.early_data, watch.dns_overlap);
     match &rounds.stop {

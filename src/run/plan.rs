@@ -4,7 +4,7 @@
 use std::io;
 
 use crate::cli::{Options, Output};
-use crate::probe::{self, Lane, ProbeEnv, ProbeError, RunInfo};
+use crate::probe::{self, ProbeEnv, ProbeError, RunInfo, VariantSetup};
 use crate::render::{self, Warnings};
 use crate::stats;
 
@@ -13,7 +13,7 @@ use super::{output_failed, stdout_for, CERT_WARN_DAYS, EXIT_FAILED};
 /// What the rounds need: the run's facts and one lane per variant that can run.
 pub(super) struct Plan {
     pub info: RunInfo,
-    pub lanes: Vec<Lane>,
+    pub lanes: Vec<VariantSetup>,
 }
 
 /// `--http-version` asked for one version and the preflight got another.
@@ -108,7 +108,7 @@ fn plan_one(opts: &Options, env: &ProbeEnv, warnings: &mut Warnings) -> Result<P
     }
     let info = probe::run_info(cfg, &pre);
     preflight_warnings(&pre, &info, warnings);
-    let lane = Lane {
+    let lane = VariantSetup {
         variant: 0,
         config: cfg.clone(),
         method: pre.method.clone(),
@@ -238,7 +238,7 @@ fn plan_compare(
             }
         };
         info.addr = pre.addr;
-        lanes.push(Lane {
+        lanes.push(VariantSetup {
             variant: index as u8,
             config: v.config.clone(),
             method: pre.method.clone(),

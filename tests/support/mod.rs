@@ -103,6 +103,26 @@ pub fn engine_config(
     cfg
 }
 
+/// The rounds of `cfg` as a run without a comparison, every probe
+/// connecting to `dial` when pinned: what the engine tests drive without
+/// the binary's planning (`run::plan` makes the same one setup).
+pub fn run_rounds(
+    cfg: &tlsping::probe::Config,
+    method: &tlsping::probe::Method,
+    dial: Option<std::net::SocketAddr>,
+    env: &tlsping::probe::ProbeEnv,
+    observer: &mut dyn tlsping::probe::Observer,
+) -> tlsping::probe::Rounds {
+    let setup = tlsping::probe::VariantSetup {
+        variant: 0,
+        config: cfg.clone(),
+        method: method.clone(),
+        dial,
+    };
+    let start = tlsping::probe::RunStart::now();
+    tlsping::probe::run_variants(cfg, &[setup], env, start, observer)
+}
+
 /// Whether `tool` is on the PATH. A test that needs a tool beyond the build
 /// prerequisites calls this first: outside CI a missing tool skips the test
 /// with one printed line; under `CI=true` it fails it, since `.ci/run`
