@@ -1,9 +1,11 @@
 //! Measuring: the preflight, the cold and warm probes on libcurl, and the
 //! scheduler. Owns every shared data type; knows nothing of statistics or output.
 
-// Bottom-up: ocsp <- types, config, cancel <- curl_ffi, url_parts <- errors,
-// collector, cert_text <- transfer, sample, handle <- cold, warm, preflight
-// <- scheduler.
+// Bottom-up, no file importing one above it: target, transfer, ocsp,
+// retry_after, server_timing, handshake_stamps, cancel, trust, cert_text,
+// url_parts (leaves) <- config <- axes, valve <- types <- curl_ffi <-
+// collector, env, errors <- sample <- handle <- cold_driver, resolver <-
+// cold, warm, preflight, compare <- scheduler.
 mod axes;
 mod cancel;
 mod cert_text;
@@ -43,7 +45,7 @@ pub use config::{
     entry_head, Config, EarlyData, HttpVersion, IpVersion, Method, ModeChoice, Order, PemFile,
     SettingWarning, TlsMax,
 };
-pub use curl_ffi::library_versions;
+pub use curl_ffi::{curl_version, library_versions};
 pub use env::ProbeEnv;
 pub use preflight::{run as preflight, Preflight};
 pub use retry_after::RetryAfter;
@@ -52,7 +54,7 @@ pub use scheduler::{
     round_modes, run_variants, EarlyStop, Notice, Observer, Rounds, RunStart, VariantSetup,
 };
 pub use target::{Target, TargetError};
-pub use transfer::{curl_version, Capture, HeaderCapture, TransferFacts};
+pub use transfer::{Capture, HeaderCapture, TransferFacts};
 pub use trust::{check_sources as check_trust_sources, TrustStore};
 pub use types::{
     server_time_us, tls_version_label, CompareInfo, CurlTimers, ErrorKind, Mode, OcspStaple,

@@ -13,6 +13,7 @@ mod handshake;
 mod live;
 mod request_counter;
 mod sockets;
+mod transfer_info;
 mod trust_store;
 
 pub use getinfo::{early_data, http_version, timers, verify_result};
@@ -21,6 +22,7 @@ pub use live::LiveHandle;
 pub(crate) use request_counter::count_requests;
 pub(crate) use sockets::{hang_up, read_tcp_info_at_close, tcp_at_close, tcp_at_close_clear};
 pub use sockets::{open_socket, CloseWatch, KernelTcp};
+pub use transfer_info::{curl_version, transfer_facts};
 pub use trust_store::clear_ca_locations;
 pub(crate) use trust_store::install_trust_store;
 
