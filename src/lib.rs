@@ -1,7 +1,7 @@
 //! tlsping as a library: the binary in `main.rs` only wires these together,
 //! and the tests reach the same code.
 //!
-//! Dependencies run one way: `render` → `stats` → `probe`. `calibrate_server`
+//! Dependencies run one way: `render` → `stats` → `probe`. `calibrate`
 //! (the in-process server of `--calibrate`) depends on none of them.
 
 // Lets the shared test fixtures (`tests/support/synthetic.rs`) name this
@@ -9,7 +9,7 @@
 #[cfg(test)]
 extern crate self as tlsping;
 
-pub mod calibrate_server;
+pub mod calibrate;
 pub mod cli;
 pub mod exit;
 pub mod files;

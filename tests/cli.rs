@@ -10,6 +10,14 @@ use tlsping::cli::{parse_from, Invocation, Options};
 use tlsping::probe::{HttpVersion, IpVersion, ModeChoice, Order};
 use tlsping::render::Format;
 
+/// The setting warnings of a parsed command line, as the run words them.
+fn worded(o: &Options) -> Vec<String> {
+    o.warnings
+        .iter()
+        .map(tlsping::render::warnings::setting)
+        .collect()
+}
+
 fn parse(args: &[&str]) -> Options {
     let mut argv = vec!["tlsping"];
     argv.extend_from_slice(args);
@@ -140,7 +148,7 @@ fn interval_below_the_floor_is_raised_with_a_warning() {
     let o = parse(&["-i", "50ms", "example.com"]);
     assert_eq!(o.config.interval, Duration::from_millis(200));
     assert!(
-        o.warnings.iter().any(|w| w.contains("200ms floor")),
+        worded(&o).iter().any(|w| w.contains("200ms floor")),
         "{:?}",
         o.warnings
     );
@@ -198,8 +206,7 @@ fn usage_errors_exit_3_with_one_line_and_a_pointer_to_help() {
 #[test]
 fn warmup_covering_every_round_warns() {
     let o = parse(&["-n", "2", "--warmup", "2", "a.test"]);
-    assert!(o
-        .warnings
+    assert!(worded(&o)
         .iter()
         .any(|w| w.contains("statistics will be empty")));
 }
@@ -208,7 +215,7 @@ fn warmup_covering_every_round_warns() {
 fn no_pin_ip_with_both_modes_warns_about_different_servers() {
     let o = parse(&["--no-pin-ip", "a.test"]);
     assert!(
-        o.warnings.iter().any(|w| w.contains("different servers")),
+        worded(&o).iter().any(|w| w.contains("different servers")),
         "{:?}",
         o.warnings
     );

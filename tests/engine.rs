@@ -25,7 +25,7 @@ fn run(server: &TestServer, cfg: &Config) -> Outcome {
     let env = ProbeEnv::new(cfg, Cancel::new()).unwrap();
     let pre = probe::preflight(cfg, &env).expect("preflight");
     let after_preflight = server.counters.snapshot();
-    let r = probe::run_rounds(cfg, &pre.method, pre.addr, &env, &mut Quiet);
+    let r = support::run_rounds(cfg, &pre.method, pre.addr, &env, &mut Quiet);
     assert!(r.stop.is_none(), "run stopped early: {:?}", r.stop);
     Outcome {
         pre,
@@ -366,7 +366,7 @@ fn a_slow_round_does_not_make_the_next_ones_burst() {
     let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
     let pre = probe::preflight(&cfg, &env).unwrap();
     let mut clock = Clock::default();
-    let r = probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut clock);
+    let r = support::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut clock);
     assert_eq!(r.samples.len(), 6, "{:?}", r.stop);
     assert!(!r.samples[1].ok(), "round 2 hung: {:?}", r.samples[1]);
     // A cold probe's clock starts when its round starts (one probe per round).

@@ -11,7 +11,7 @@ use support::{ca, start, CertKind, Quiet, ServerOpts};
 use tlsping::probe::{self, Cancel, Config, ErrorKind, ModeChoice, ProbeEnv, Sample};
 
 fn config(url: &str, mode: ModeChoice, count: u32) -> Config {
-    let mut cfg = Config::new(tlsping::cli::parse_target(url).unwrap());
+    let mut cfg = Config::new(tlsping::probe::Target::parse(url).unwrap());
     cfg.count = count;
     cfg.interval = Duration::from_millis(10);
     // Generous: under valgrind everything is 20–50 times slower.
@@ -38,7 +38,7 @@ fn rounds(
     cfg_edit(&mut cfg);
     let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
     let pre = probe::preflight(&cfg, &env).expect("the first connection is served normally");
-    probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet).samples
+    support::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet).samples
 }
 
 fn kinds(samples: &[Sample]) -> Vec<ErrorKind> {
@@ -131,7 +131,7 @@ fn an_interrupt_aborts_the_transfer_in_flight() {
         })
     };
     let started = Instant::now();
-    let r = probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet);
+    let r = support::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet);
     canceler.join().unwrap();
     assert_eq!(r.stop, Some(probe::EarlyStop::Interrupted));
     assert_eq!(kinds(&r.samples), vec![ErrorKind::Canceled]);

@@ -238,7 +238,7 @@ fn the_staple_is_taken_off_the_live_connection_in_process() {
         let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
         let pre = probe::preflight(&cfg, &env).expect("preflight");
         assert_eq!(pre.tls.and_then(|t| t.ocsp), Some(want));
-        let rounds = probe::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet);
+        let rounds = support::run_rounds(&cfg, &pre.method, pre.addr, &env, &mut Quiet);
         let facts: Vec<_> = rounds.samples.iter().filter_map(|s| s.tls).collect();
         assert!(facts.iter().any(|t| t.resumed), "{facts:?}");
         for t in &facts {

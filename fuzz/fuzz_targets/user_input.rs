@@ -6,7 +6,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    if let Ok(target) = tlsping::cli::parse_target(text) {
+    if let Ok(target) = tlsping::probe::Target::parse(text) {
         // Whatever is accepted must round-trip into a URL with no line breaks.
         let url = target.request_url(Some(1));
         assert!(!url.contains('\r') && !url.contains('\n'));

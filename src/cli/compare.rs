@@ -1,32 +1,51 @@
-//! `--compare AXIS[=A,B,...]`: which axis, which values, and whether the
-//! rest of the command line leaves that axis free to vary.
+//! `--compare AXIS[=A,B,...]`: the axis, its values, and whether the rest
+//! of the command line leaves the axis free to vary, all read from
+//! `probe::AXES`; the words of every refusal are the command line's.
 
-use crate::probe::{Axis, Compare, Config, ModeChoice, MAX_VARIANTS};
+use crate::probe::{
+    Axis, AxisSpec, AxisValue, Compare, ComparedValue, Config, Defaults, Requirement, Values, AXES,
+    MAX_VARIANTS,
+};
 
 use super::connection::parse_curves;
 use super::UsageError;
 
-/// What the rest of the command line set that an axis would vary.
-pub struct Fixed {
-    pub ip_family: bool,
-    pub tls_max: bool,
-    pub curves: bool,
-    pub http_version: bool,
-    pub early_data: bool,
-    pub resume: bool,
-    pub addresses: bool,
+/// The help of `--compare`: every axis with its default values.
+pub fn help() -> String {
+    let axes: Vec<String> = AXES
+        .iter()
+        .map(|spec| {
+            let defaults = match spec.defaults {
+                Defaults::Values(values) => values.join(","),
+                Defaults::EveryAddress => "every address, or the ones listed".into(),
+            };
+            format!("{} ({defaults})", spec.name)
+        })
+        .collect();
+    let (last, rest) = axes.split_last().expect("AXES is not empty");
+    format!(
+        "Compare ways of connecting in the same rounds: {} or {last}. Every value adds its own \
+         probes to each round",
+        rest.join(", ")
+    )
 }
 
-/// Parses `--compare`, checks its values and that nothing else on the
-/// command line pins the same thing.
-pub fn parse(v: &str, fixed: &Fixed, config: &Config) -> Result<Compare, UsageError> {
+/// Parses `--compare`, checks its values and that no other flag the user
+/// gave (`given`, by clap id) fixes the same thing.
+pub fn parse(
+    v: &str,
+    given: &dyn Fn(&str) -> bool,
+    config: &Config,
+) -> Result<Compare, UsageError> {
     let (name, list) = match v.split_once('=') {
         Some((n, l)) => (n.trim(), Some(l)),
         None => (v.trim(), None),
     };
-    let axis = Axis::parse(name).ok_or_else(|| {
+    let spec = Axis::parse(name).map(Axis::spec).ok_or_else(|| {
+        let names: Vec<&str> = AXES.iter().map(|s| s.name).collect();
         UsageError(format!(
-            "--compare '{name}' is not one of ip, addr, tls, group, http, resume, early-data"
+            "--compare '{name}' is not one of {}",
+            names.join(", ")
         ))
     })?;
     if list.is_some_and(|l| l.trim().trim_matches(',').is_empty()) {
@@ -34,109 +53,53 @@ pub fn parse(v: &str, fixed: &Fixed, config: &Config) -> Result<Compare, UsageEr
             "--compare {name}= lists no values (drop the '=' for the defaults)"
         )));
     }
-    let mut values: Vec<String> = match list {
-        Some(l) => l
+    let texts: Vec<String> = match (list, &spec.defaults) {
+        (Some(l), _) => l
             .split(',')
             .map(|s| s.trim().to_string())
             .filter(|s| !s.is_empty())
             .collect(),
-        None => axis
-            .default_values()
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+        (None, Defaults::Values(values)) => values.iter().map(|s| s.to_string()).collect(),
+        (None, Defaults::EveryAddress) => Vec::new(),
     };
-    let flag = format!("--compare {}", axis.as_str());
-    let conflict = |other: &str| {
-        Err(UsageError(format!(
-            "{flag} varies what {other} fixes; drop one of them"
-        )))
+    let flag = format!("--compare {}", spec.name);
+    let read = |texts: Vec<String>| {
+        texts
+            .into_iter()
+            .map(|text| value_of(spec, &flag, text))
+            .collect::<Result<Vec<_>, _>>()
     };
-    let allowed: &[&str] = match axis {
-        Axis::Ip => &["4", "6"],
-        Axis::Tls => &["1.2", "1.3"],
-        Axis::Http => &["1.1", "2"],
-        Axis::Resume | Axis::EarlyData => &["on", "off"],
-        Axis::Addr | Axis::Group => &[],
+    // A spelling outside a fixed list is refused before a conflict is looked
+    // for; an address or a group is read after.
+    let fixed_list = matches!(spec.values, Values::OneOf(_));
+    let mut values = if fixed_list {
+        read(texts.clone())?
+    } else {
+        Vec::new()
     };
-    if !allowed.is_empty() {
-        for value in &values {
-            if !allowed.contains(&value.as_str()) {
-                return Err(UsageError(format!(
-                    "{flag}: '{value}' is not one of {}",
-                    allowed.join(", ")
-                )));
-            }
-        }
-    }
-    match axis {
-        Axis::Ip if fixed.ip_family => return conflict("-4/-6"),
-        Axis::Tls if fixed.tls_max => return conflict("--tls-max"),
-        Axis::Group if fixed.curves => return conflict("--curves"),
-        Axis::Http if fixed.http_version => return conflict("--http-version"),
-        Axis::EarlyData if fixed.early_data => return conflict("--early-data"),
-        Axis::Resume if fixed.resume => return conflict("--resume"),
-        Axis::Addr if fixed.addresses => return conflict("--resolve/--connect-to"),
-        _ => {}
-    }
-    if axis == Axis::Group {
-        for value in values.iter_mut() {
-            if value.contains(':') {
-                return Err(UsageError(format!(
-                    "{flag}: '{value}': one group per variant (commas separate variants)"
-                )));
-            }
-            *value = parse_curves(value)?;
-        }
-    }
-    if axis == Axis::Addr {
-        for value in &values {
-            let bare = value.trim_start_matches('[').trim_end_matches(']');
-            if bare.parse::<std::net::IpAddr>().is_err() {
-                return Err(UsageError(format!(
-                    "{flag}: '{value}' is not an IP address"
-                )));
-            }
-        }
-        for value in values.iter_mut() {
-            *value = value
-                .trim_start_matches('[')
-                .trim_end_matches(']')
-                .to_string();
-        }
-    }
-    if !config.target.https
-        && matches!(
-            axis,
-            Axis::Tls | Axis::Group | Axis::EarlyData | Axis::Resume
-        )
-    {
+    if spec.fixed_by.ids.iter().any(|id| given(id)) {
         return Err(UsageError(format!(
-            "{flag} compares TLS handshakes, and {} is plain http://",
-            config.target.url()
+            "{flag} varies what {} fixes; drop one of them",
+            spec.fixed_by.named
         )));
     }
-    if axis == Axis::Resume && config.mode == ModeChoice::Warm {
-        return Err(UsageError(format!(
-            "{flag}: resumption happens on cold probes (a kept connection makes no \
-             handshake); use -m cold or -m both"
-        )));
+    if !fixed_list {
+        values = read(texts)?;
     }
-    if axis == Axis::EarlyData && values.iter().any(|v| v == "on") {
-        if let Some(why) = super::connection::early_data_refusal(config) {
-            return Err(UsageError(format!("{flag}: {why}")));
-        }
+    for requirement in spec.requires {
+        check(*requirement, &flag, &values, config)?;
     }
-    if axis == Axis::Addr && values.is_empty() {
+    if values.is_empty() {
         // Every address the name resolves to, found when the run starts.
-        return Ok(Compare { axis, values });
+        return Ok(Compare {
+            axis: spec.axis,
+            values,
+        });
     }
-    let mut seen = Vec::new();
-    for value in &values {
-        if seen.contains(value) {
-            return Err(UsageError(format!("{flag}: '{value}' is listed twice")));
+    for (i, v) in values.iter().enumerate() {
+        if values[..i].iter().any(|earlier| earlier.text == v.text) {
+            return Err(UsageError(format!("{flag}: '{}' is listed twice", v.text)));
         }
-        seen.push(value.clone());
     }
     if values.len() < 2 {
         return Err(UsageError(format!(
@@ -148,80 +111,179 @@ pub fn parse(v: &str, fixed: &Fixed, config: &Config) -> Result<Compare, UsageEr
             "{flag}: at most {MAX_VARIANTS} values (each adds probes to every round)"
         )));
     }
-    Ok(Compare { axis, values })
+    Ok(Compare {
+        axis: spec.axis,
+        values,
+    })
+}
+
+/// One value as typed, read once into what it sets.
+fn value_of(spec: &AxisSpec, flag: &str, text: String) -> Result<ComparedValue, UsageError> {
+    let value = match spec.values {
+        Values::OneOf(allowed) => match allowed.iter().find(|(s, _)| *s == text) {
+            Some((_, value)) => value.clone(),
+            None => {
+                let names: Vec<&str> = allowed.iter().map(|(s, _)| *s).collect();
+                return Err(UsageError(format!(
+                    "{flag}: '{text}' is not one of {}",
+                    names.join(", ")
+                )));
+            }
+        },
+        Values::Address => {
+            let bare = text.trim_start_matches('[').trim_end_matches(']');
+            let ip = bare
+                .parse::<std::net::IpAddr>()
+                .map_err(|_| UsageError(format!("{flag}: '{text}' is not an IP address")))?;
+            return Ok(ComparedValue {
+                text: bare.to_string(),
+                value: AxisValue::Addr(ip),
+            });
+        }
+        Values::Group => {
+            if text.contains(':') {
+                return Err(UsageError(format!(
+                    "{flag}: '{text}': one group per variant (commas separate variants)"
+                )));
+            }
+            let group = parse_curves(&text)?;
+            return Ok(ComparedValue {
+                text: group.clone(),
+                value: AxisValue::Group(group),
+            });
+        }
+    };
+    Ok(ComparedValue { text, value })
+}
+
+/// Whether the run gives the axis what it needs.
+fn check(
+    requirement: Requirement,
+    flag: &str,
+    values: &[ComparedValue],
+    config: &Config,
+) -> Result<(), UsageError> {
+    match requirement {
+        Requirement::Https if !config.target.https => Err(UsageError(format!(
+            "{flag} compares TLS handshakes, and {} is plain http://",
+            config.target.url()
+        ))),
+        Requirement::Resumption if config.mode == crate::probe::ModeChoice::Warm => {
+            Err(UsageError(format!(
+                "{flag}: resumption happens on cold probes (a kept connection makes no \
+                 handshake); use -m cold or -m both"
+            )))
+        }
+        Requirement::EarlyData if values.iter().any(|v| v.value == AxisValue::Switch(true)) => {
+            match super::connection::early_data_refusal(config) {
+                Some(why) => Err(UsageError(format!("{flag}: {why}"))),
+                None => Ok(()),
+            }
+        }
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::probe::{ModeChoice, TlsMax};
 
-    fn free() -> Fixed {
-        Fixed {
-            ip_family: false,
-            tls_max: false,
-            curves: false,
-            http_version: false,
-            early_data: false,
-            resume: false,
-            addresses: false,
-        }
+    fn free(_: &str) -> bool {
+        false
     }
 
     fn cfg() -> Config {
-        Config::new(crate::cli::parse_target("https://example.test/").unwrap())
+        Config::new(crate::probe::Target::parse("https://example.test/").unwrap())
+    }
+
+    fn texts(c: &Compare) -> Vec<&str> {
+        c.values.iter().map(|v| v.text.as_str()).collect()
     }
 
     #[test]
     fn axes_take_their_defaults_or_a_list() {
-        let c = parse("tls", &free(), &cfg()).unwrap();
-        assert_eq!(
-            (c.axis, c.values),
-            (Axis::Tls, vec!["1.2".into(), "1.3".into()])
-        );
-        let c = parse("group=x25519,p-256", &free(), &cfg()).unwrap();
-        assert_eq!(c.values, ["X25519", "P-256"]);
-        let c = parse("addr", &free(), &cfg()).unwrap();
-        assert!(c.values.is_empty());
-        let c = parse("addr=127.0.0.2,[::1]", &free(), &cfg()).unwrap();
-        assert_eq!(c.values, ["127.0.0.2", "::1"]);
-        let c = parse("http=2,1.1", &free(), &cfg()).unwrap();
-        assert_eq!(c.values, ["2", "1.1"]);
+        let c = parse("tls", &free, &cfg()).unwrap();
+        assert_eq!((c.axis, texts(&c)), (Axis::Tls, vec!["1.2", "1.3"]));
+        assert_eq!(c.values[0].value, AxisValue::Tls(TlsMax::V1_2));
+        let c = parse("group=x25519,p-256", &free, &cfg()).unwrap();
+        assert_eq!(texts(&c), ["X25519", "P-256"]);
+        assert_eq!(c.values[1].value, AxisValue::Group("P-256".into()));
+        let c = parse("addr", &free, &cfg()).unwrap();
+        assert!(c.looks_up_addresses());
+        let c = parse("addr=127.0.0.2,[::1]", &free, &cfg()).unwrap();
+        assert_eq!(texts(&c), ["127.0.0.2", "::1"]);
+        assert_eq!(c.values[1].value, AxisValue::Addr("::1".parse().unwrap()));
+        let c = parse("http=2,1.1", &free, &cfg()).unwrap();
+        assert_eq!(texts(&c), ["2", "1.1"]);
+        let c = parse("early-data", &free, &cfg()).unwrap();
+        assert_eq!(c.values[1].value, AxisValue::Switch(true));
     }
 
     #[test]
     fn bad_values_and_conflicts_are_usage_errors() {
-        assert!(parse("speed", &free(), &cfg()).is_err());
-        assert!(parse("tls=1.1,1.3", &free(), &cfg()).is_err());
-        assert!(parse("tls=1.3", &free(), &cfg()).is_err());
-        assert!(parse("tls=1.3,1.3", &free(), &cfg()).is_err());
-        assert!(parse("group=X25519,nosuch", &free(), &cfg()).is_err());
-        assert!(parse("addr=127.0.0.1,localhost", &free(), &cfg()).is_err());
-        let fixed = Fixed {
-            tls_max: true,
-            ..free()
-        };
-        assert!(parse("tls", &fixed, &cfg())
+        assert!(parse("speed", &free, &cfg())
             .unwrap_err()
             .0
-            .contains("--tls-max"));
+            .ends_with("is not one of ip, addr, tls, group, http, resume, early-data"));
+        assert!(parse("tls=1.1,1.3", &free, &cfg()).is_err());
+        assert!(parse("tls=1.3", &free, &cfg()).is_err());
+        assert!(parse("tls=1.3,1.3", &free, &cfg()).is_err());
+        assert!(parse("group=X25519,nosuch", &free, &cfg()).is_err());
+        assert!(parse("addr=127.0.0.1,localhost", &free, &cfg()).is_err());
+        let tls_max_given = |id: &str| id == "tls_max";
+        assert_eq!(
+            parse("tls", &tls_max_given, &cfg()).unwrap_err().0,
+            "--compare tls varies what --tls-max fixes; drop one of them"
+        );
         let mut plain = cfg();
         plain.target.https = false;
-        assert!(parse("tls", &free(), &plain).is_err());
+        assert!(parse("tls", &free, &plain).is_err());
         let mut off = cfg();
         off.resume = false;
-        assert!(parse("early-data", &free(), &off).is_err());
-        let resume_given = Fixed {
-            resume: true,
-            ..free()
-        };
+        assert!(parse("early-data", &free, &off).is_err());
+        assert!(parse("early-data=off,off", &free, &off).is_err());
+        let resume_given = |id: &str| id == "resume";
         assert!(parse("resume", &resume_given, &cfg()).is_err());
         let mut warm = cfg();
         warm.mode = ModeChoice::Warm;
-        assert!(parse("resume", &free(), &warm).is_err());
-        assert!(parse("resume", &free(), &plain).is_err());
-        assert!(parse("addr=", &free(), &cfg()).is_err());
+        assert!(parse("resume", &free, &warm).is_err());
+        assert!(parse("resume", &free, &plain).is_err());
+        assert!(parse("addr=", &free, &cfg()).is_err());
+        let calibrating = |id: &str| id == "calibrate";
+        assert!(parse("ip", &calibrating, &cfg()).is_err());
+        assert!(parse("addr", &calibrating, &cfg()).is_err());
         let mut post = cfg();
         post.method = Some("POST".into());
-        assert!(parse("early-data", &free(), &post).is_err());
+        assert!(parse("early-data", &free, &post).is_err());
+    }
+
+    #[test]
+    fn the_help_lists_every_axis_with_its_defaults() {
+        assert_eq!(
+            help(),
+            "Compare ways of connecting in the same rounds: ip (4,6), addr (every address, or \
+             the ones listed), tls (1.2,1.3), group (X25519,X25519MLKEM768), http (1.1,2), \
+             resume (on,off) or early-data (off,on). Every value adds its own probes to each \
+             round"
+        );
+    }
+
+    #[test]
+    fn both_readmes_list_every_axis_with_its_defaults() {
+        for readme in [
+            include_str!("../../README.md"),
+            include_str!("../../README.ko.md"),
+        ] {
+            for spec in &AXES {
+                let row = match spec.defaults {
+                    Defaults::Values(values) => {
+                        format!("| `{}` | `{}` |", spec.name, values.join(","))
+                    }
+                    Defaults::EveryAddress => format!("| `{}` | ", spec.name),
+                };
+                assert!(readme.contains(&row), "no row {row}");
+            }
+        }
     }
 }

@@ -9,14 +9,14 @@ mod target;
 
 use std::time::Duration;
 
-use clap::{ArgAction, Parser};
+use clap::{ArgAction, CommandFactory, FromArgMatches, Parser};
 
 use crate::exit::Exit;
-use crate::probe::{Config, HttpVersion, IpVersion, ModeChoice, Order};
+use crate::probe::{Config, HttpVersion, IpVersion, ModeChoice, Order, SettingWarning};
 use crate::render::{Format, Outputs};
 
 pub use duration::parse_duration;
-pub use target::{parse_header, parse_target};
+pub use target::parse_header;
 
 /// What `--calibrate` measures, before its server picks the port.
 pub const CALIBRATION_TARGET: &str = "https://localhost/";
@@ -178,10 +178,8 @@ pub struct Args {
     #[arg(long = "early-data", help_heading = "Connection")]
     pub early_data: bool,
 
-    /// Compare ways of connecting in the same rounds: ip (4,6), addr (every address,
-    /// or the ones listed), tls (1.2,1.3), group (X25519,X25519MLKEM768), http (1.1,2),
-    /// resume (on,off) or early-data (off,on). Every value adds its own probes to each round
-    #[arg(long, value_name = "AXIS[=A,B,..]", help_heading = "Measurement")]
+    // The help lists every axis of `probe::AXES` (`compare::help`).
+    #[arg(long, value_name = "AXIS[=A,B,..]", help = compare::help(), help_heading = "Measurement")]
     pub compare: Option<String>,
 
     /// One JSON document on stdout when the run ends
@@ -276,7 +274,7 @@ pub struct Options {
     pub quiet: bool,
     pub verbose: bool,
     /// Things the user should know before the run starts.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<SettingWarning>,
     /// `--compare`: the axis and its values.
     pub compare: Option<crate::probe::Compare>,
 }
@@ -302,14 +300,14 @@ pub const PROXY_VARS: [&str; 6] = [
     "ALL_PROXY",
 ];
 
-fn proxy_in_env() -> Option<String> {
+fn proxy_in_env() -> Option<&'static str> {
     PROXY_VARS
-        .iter()
+        .into_iter()
         .find(|k| std::env::var(k).is_ok_and(|v| !v.is_empty()))
-        .map(|k| k.to_string())
 }
 
-pub fn validate(args: Args) -> Result<Invocation, UsageError> {
+/// Checks what clap parsed; `matches` tells which flags the user gave.
+pub fn validate(args: Args, matches: &clap::ArgMatches) -> Result<Invocation, UsageError> {
     if args.version {
         return Ok(Invocation::Version);
     }
@@ -330,22 +328,22 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
             ));
         }
         // The port is the server's, known once it listens; `run` sets it.
-        parse_target(CALIBRATION_TARGET).map_err(UsageError)?
+        target::target_arg(CALIBRATION_TARGET).map_err(UsageError)?
     } else {
         let raw_target = args
             .target
             .ok_or_else(|| UsageError("a target is required: tlsping [flags] <host|url>".into()))?;
-        parse_target(&raw_target).map_err(UsageError)?
+        target::target_arg(&raw_target).map_err(UsageError)?
     };
     let mut warnings = Vec::new();
     let mut config = Config::new(target);
     config.count = args.count;
     config.interval = args.interval;
     if config.interval < INTERVAL_FLOOR {
-        warnings.push(format!(
-            "interval {} is below the 200ms floor; using 200ms",
-            crate::text::format_duration(args.interval)
-        ));
+        warnings.push(SettingWarning::IntervalRaised {
+            asked: args.interval,
+            floor: INTERVAL_FLOOR,
+        });
         config.interval = INTERVAL_FLOOR;
     }
     // libcurl counts in milliseconds, and 0 would mean "no timeout at all".
@@ -368,10 +366,10 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
     };
     config.warmup = args.warmup;
     if config.count != 0 && config.warmup >= config.count {
-        warnings.push(format!(
-            "--warmup {} covers all {} rounds: the statistics will be empty",
-            config.warmup, config.count
-        ));
+        warnings.push(SettingWarning::WarmupCoversEveryRound {
+            warmup: config.warmup,
+            count: config.count,
+        });
     }
     if let Some(m) = args.method {
         if !crate::text::is_token(&m) {
@@ -397,15 +395,6 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         .map_err(UsageError)?;
     config.resume = args.resume != Some(Switch::Off);
     config.ca_file = args.cacert;
-    let fixed = compare::Fixed {
-        ip_family: args.ipv4 || args.ipv6 || args.calibrate,
-        tls_max: args.tls_max.is_some(),
-        curves: args.curves.is_some(),
-        http_version: args.http_version.is_some(),
-        early_data: args.early_data,
-        resume: args.resume.is_some(),
-        addresses: !args.resolve.is_empty() || !args.connect_to.is_empty() || args.calibrate,
-    };
     connection::apply(
         connection::ConnectionArgs {
             tls_max: args.tls_max,
@@ -422,18 +411,11 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         crate::probe::check_trust_sources(config.ca_file.as_deref()).map_err(UsageError)?;
     }
     if args.no_pin_ip && config.mode == ModeChoice::Both {
-        warnings.push(
-            "--no-pin-ip with both modes: cold resolves every round while warm keeps its first \
-             connection, so the two may measure different servers"
-                .into(),
-        );
+        warnings.push(SettingWarning::UnpinnedBothModes);
     }
     if config.pin_ip {
-        if let Some(var) = proxy_in_env() {
-            warnings.push(format!(
-                "{var} is set but the pinned address is dialed directly, bypassing the proxy; \
-                 use --no-pin-ip to measure through it"
-            ));
+        if let Some(variable) = proxy_in_env() {
+            warnings.push(SettingWarning::ProxyBypassed { variable });
         }
     }
     if let Some(path) = &args.svg {
@@ -456,7 +438,11 @@ pub fn validate(args: Args) -> Result<Invocation, UsageError> {
         None => None,
     };
     let compare = match &args.compare {
-        Some(v) => Some(compare::parse(v, &fixed, &config)?),
+        Some(v) => {
+            let given =
+                |id: &str| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+            Some(compare::parse(v, &given, &config)?)
+        }
         None => None,
     };
     let stdout = if let Some(format) = write_out {
@@ -497,8 +483,17 @@ where
         message,
         help_hint: true,
     };
-    match Args::try_parse_from(argv) {
-        Ok(args) => validate(args).map_err(|UsageError(msg)| usage(msg)),
+    let parsed = Args::command()
+        .try_get_matches_from(argv)
+        .and_then(|matches| {
+            // As `Parser::try_parse_from` does; the matches also say which
+            // flags the user gave (`--compare` checks them).
+            let args =
+                Args::from_arg_matches(&matches).map_err(|e| e.format(&mut Args::command()))?;
+            Ok((args, matches))
+        });
+    match parsed {
+        Ok((args, matches)) => validate(args, &matches).map_err(|UsageError(msg)| usage(msg)),
         Err(e) => match e.kind() {
             clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
                 Err(Exit::Shown(e.render().to_string()))

@@ -154,7 +154,7 @@ impl Collector {
         self.socket_opened = None;
         self.tcp = None;
         self.server_timing_raw.clear();
-        curl_ffi::handshake_stamps_clear();
+        super::handshake_stamps::clear();
         curl_ffi::tcp_at_close_clear();
     }
 }

@@ -5,8 +5,8 @@
 
 use std::net::{IpAddr, ToSocketAddrs};
 
-use super::config::{Config, HttpVersion, IpVersion, TlsMax};
-use super::types::Axis;
+use super::axes::{Axis, AxisValue};
+use super::config::Config;
 
 /// Most variants one run compares (`addr` stops there).
 pub const MAX_VARIANTS: usize = 8;
@@ -17,7 +17,23 @@ pub struct Compare {
     pub axis: Axis,
     /// The values in the order given (the first is the baseline); empty for
     /// `addr` without a list, whose variants come from a lookup.
-    pub values: Vec<String>,
+    pub values: Vec<ComparedValue>,
+}
+
+impl Compare {
+    /// The variants are the addresses the target's name resolves to
+    /// (`addresses_of`), found when the run starts.
+    pub fn looks_up_addresses(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+/// One value of a comparison: its text as shown (`run.compare[].value`)
+/// and what it sets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ComparedValue {
+    pub text: String,
+    pub value: AxisValue,
 }
 
 /// One variant: its label in tables and JSON, and its configuration.
@@ -29,24 +45,21 @@ pub struct Variant {
     pub config: Config,
 }
 
-/// The label of one value on an axis.
-fn label(axis: Axis, value: &str) -> String {
-    match axis {
-        Axis::Ip => format!("IPv{value}"),
-        Axis::Addr | Axis::Group => value.to_string(),
-        Axis::Tls => format!("TLS{value}"),
-        Axis::Http => format!("HTTP/{value}"),
-        Axis::Resume => format!("resume={value}"),
-        Axis::EarlyData => format!("early-data={value}"),
-    }
+/// Why `addresses_of` found nothing to compare.
+#[derive(Debug)]
+pub enum AddressLookupError {
+    /// The resolver failed.
+    Failed(std::io::Error),
+    /// It answered with no address at all.
+    NoAddress,
 }
 
 /// The addresses `host` resolves to, in the resolver's order, without
 /// repeats, at most `MAX_VARIANTS`; looked up once, before anything is timed.
-pub fn addresses_of(host: &str, port: u16) -> Result<Vec<IpAddr>, String> {
+pub fn addresses_of(host: &str, port: u16) -> Result<Vec<IpAddr>, AddressLookupError> {
     let found = (host, port)
         .to_socket_addrs()
-        .map_err(|e| format!("looking up {host} for --compare addr: {e}"))?;
+        .map_err(AddressLookupError::Failed)?;
     let mut out: Vec<IpAddr> = Vec::new();
     for a in found {
         if !out.contains(&a.ip()) {
@@ -54,7 +67,7 @@ pub fn addresses_of(host: &str, port: u16) -> Result<Vec<IpAddr>, String> {
         }
     }
     if out.is_empty() {
-        return Err(format!("{host} resolves to no address"));
+        return Err(AddressLookupError::NoAddress);
     }
     out.truncate(MAX_VARIANTS);
     Ok(out)
@@ -63,53 +76,28 @@ pub fn addresses_of(host: &str, port: u16) -> Result<Vec<IpAddr>, String> {
 /// The variants of `cmp` over the base configuration `cfg`. `addrs` are the
 /// addresses for an `addr` comparison without a list.
 pub fn variants(cfg: &Config, cmp: &Compare, addrs: &[IpAddr]) -> Vec<Variant> {
-    let values: Vec<String> = if cmp.axis == Axis::Addr && cmp.values.is_empty() {
-        addrs.iter().map(|a| a.to_string()).collect()
+    let spec = cmp.axis.spec();
+    let looked_up: Vec<ComparedValue> = addrs
+        .iter()
+        .map(|a| ComparedValue {
+            text: a.to_string(),
+            value: AxisValue::Addr(*a),
+        })
+        .collect();
+    let values = if cmp.looks_up_addresses() {
+        &looked_up
     } else {
-        cmp.values.clone()
+        &cmp.values
     };
     values
-        .into_iter()
-        .map(|value| {
-            let mut c = cfg.clone();
-            match cmp.axis {
-                Axis::Ip => {
-                    c.ip_version = if value == "6" {
-                        IpVersion::V6
-                    } else {
-                        IpVersion::V4
-                    }
-                }
-                Axis::Addr => {
-                    let ip = match value.parse::<IpAddr>() {
-                        Ok(IpAddr::V6(v6)) => format!("[{v6}]"),
-                        _ => value.clone(),
-                    };
-                    c.resolve
-                        .push(format!("{}:{}:{ip}", c.target.url_host(), c.target.port));
-                }
-                Axis::Tls => {
-                    c.tls_max = Some(if value == "1.2" {
-                        TlsMax::V1_2
-                    } else {
-                        TlsMax::V1_3
-                    })
-                }
-                Axis::Group => c.curves = Some(value.clone()),
-                Axis::Http => {
-                    c.http_version = if value == "2" {
-                        HttpVersion::V2
-                    } else {
-                        HttpVersion::V1_1
-                    }
-                }
-                Axis::Resume => c.resume = value == "on",
-                Axis::EarlyData => c.early_data = value == "on",
-            }
+        .iter()
+        .map(|v| {
+            let mut config = cfg.clone();
+            (spec.apply)(&mut config, &v.value);
             Variant {
-                label: label(cmp.axis, &value),
-                value,
-                config: c,
+                label: (spec.label)(&v.text),
+                value: v.text.clone(),
+                config,
             }
         })
         .collect()
@@ -128,6 +116,7 @@ pub fn variant_order(count: usize, round: u32) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::probe::TlsMax;
 
     #[test]
     fn rotation_puts_every_variant_first_equally_often() {
@@ -146,12 +135,16 @@ mod tests {
 
     #[test]
     fn each_variant_changes_only_its_axis() {
-        let cfg = Config::new(crate::cli::parse_target("https://example.test:8443/x").unwrap());
+        let cfg = Config::new(crate::probe::Target::parse("https://example.test:8443/x").unwrap());
+        let value = |text: &str, max| ComparedValue {
+            text: text.into(),
+            value: AxisValue::Tls(max),
+        };
         let tls = variants(
             &cfg,
             &Compare {
                 axis: Axis::Tls,
-                values: vec!["1.2".into(), "1.3".into()],
+                values: vec![value("1.2", TlsMax::V1_2), value("1.3", TlsMax::V1_3)],
             },
             &[],
         );

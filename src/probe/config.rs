@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use super::target::Target;
+
 /// Which probes run each round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ModeChoice {
@@ -119,57 +121,20 @@ impl Method {
     }
 }
 
-/// A normalised target: scheme, host, port and the request path with query.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Target {
-    pub https: bool,
-    /// Host as it appears in the URL (IPv6 without brackets).
-    pub host: String,
-    pub port: u16,
-    /// Path plus `?query`, always starting with `/`.
-    pub path_and_query: String,
-}
-
-impl Target {
-    /// The host as it must appear inside a URL (IPv6 literals bracketed).
-    pub fn url_host(&self) -> String {
-        if self.host.contains(':') {
-            format!("[{}]", self.host)
-        } else {
-            self.host.clone()
-        }
-    }
-
-    pub fn url(&self) -> String {
-        let scheme = if self.https { "https" } else { "http" };
-        let default_port = if self.https { 443 } else { 80 };
-        if self.port == default_port {
-            format!("{scheme}://{}{}", self.url_host(), self.path_and_query)
-        } else {
-            format!(
-                "{scheme}://{}:{}{}",
-                self.url_host(),
-                self.port,
-                self.path_and_query
-            )
-        }
-    }
-
-    /// The URL for one request; `?_=<seq>` (or `&_=<seq>`) when cache busting.
-    pub fn request_url(&self, cache_bust_seq: Option<u64>) -> String {
-        let base = self.url();
-        match cache_bust_seq {
-            None => base,
-            Some(seq) => {
-                let sep = if self.path_and_query.contains('?') {
-                    '&'
-                } else {
-                    '?'
-                };
-                format!("{base}{sep}_={seq}")
-            }
-        }
-    }
+/// Something about the settings a person should know before the run
+/// starts, noticed by the command line (`render::warnings` words it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SettingWarning {
+    /// The interval asked for was below the floor and the floor is used.
+    IntervalRaised { asked: Duration, floor: Duration },
+    /// `--warmup` leaves no round for the statistics.
+    WarmupCoversEveryRound { warmup: u32, count: u32 },
+    /// `--no-pin-ip` with both modes: cold resolves anew every round while
+    /// warm keeps its connection, so they may reach different servers.
+    UnpinnedBothModes,
+    /// A proxy is set in this environment variable, but the pinned address
+    /// is dialed directly.
+    ProxyBypassed { variable: &'static str },
 }
 
 /// A PEM file named on the command line (`--cert`, `--key`), read once with
@@ -323,7 +288,7 @@ mod tests {
 
     #[test]
     fn only_entries_for_the_target_replace_our_lookup() {
-        let mut c = Config::new(crate::cli::parse_target("https://example.test:8443/").unwrap());
+        let mut c = Config::new(Target::parse("https://example.test:8443/").unwrap());
         assert!(!c.dns_overridden());
         c.resolve = vec!["other.test:8443:127.0.0.1".into()];
         assert!(!c.dns_overridden());
@@ -336,35 +301,5 @@ mod tests {
         assert!(c.dns_overridden(), "an empty host and port match any");
         c.connect_to = vec!["other.test::127.0.0.1:9000".into()];
         assert!(!c.dns_overridden());
-    }
-
-    fn target(path: &str) -> Target {
-        Target {
-            https: true,
-            host: "example.com".into(),
-            port: 443,
-            path_and_query: path.into(),
-        }
-    }
-
-    #[test]
-    fn cache_bust_appends_with_the_right_separator() {
-        assert_eq!(target("/").request_url(Some(3)), "https://example.com/?_=3");
-        assert_eq!(
-            target("/a?b=1").request_url(Some(4)),
-            "https://example.com/a?b=1&_=4"
-        );
-        assert_eq!(target("/a").request_url(None), "https://example.com/a");
-    }
-
-    #[test]
-    fn url_keeps_non_default_port_and_brackets_ipv6() {
-        let t = Target {
-            https: true,
-            host: "::1".into(),
-            port: 8443,
-            path_and_query: "/".into(),
-        };
-        assert_eq!(t.url(), "https://[::1]:8443/");
     }
 }

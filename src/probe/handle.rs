@@ -15,7 +15,7 @@ use super::config::{Config, HttpVersion, IpVersion, Method, TlsMax};
 use super::curl_ffi::{self, CloseWatch, LiveHandle};
 use super::env::ProbeEnv;
 use super::sample::{self, Outcome};
-use super::transfer::{self, Capture, MAX_CERTS};
+use super::transfer::{Capture, MAX_CERTS};
 use super::types::{Mode, Sample};
 
 /// An easy handle ready for probes.
@@ -273,7 +273,7 @@ impl ProbeHandle {
     pub fn sample(&mut self, mode: Mode, round: u32, https: bool, done: Outcome) -> Sample {
         let tcp = sample::tcp_facts(self.easy.get_mut());
         let facts = (!self.capture.is_empty())
-            .then(|| transfer::read(&self.easy, &self.capture, &self.url, &done.result));
+            .then(|| sample::transfer_facts(&self.easy, &self.capture, &self.url, &done.result));
         let mut sample = sample::build(&self.easy, tcp, self.early_data, mode, round, https, done);
         sample.transfer = facts.map(Box::new);
         sample

@@ -1,9 +1,12 @@
 //! Measuring: the preflight, the cold and warm probes on libcurl, and the
 //! scheduler. Owns every shared data type; knows nothing of statistics or output.
 
-// Bottom-up: ocsp <- types, config, cancel <- curl_ffi, url_parts <- errors,
-// collector, cert_text <- transfer, sample, handle <- cold, warm, preflight
-// <- scheduler.
+// Bottom-up, no file importing one above it: target, transfer, ocsp,
+// retry_after, server_timing, handshake_stamps, cancel, trust, cert_text,
+// url_parts (leaves) <- config <- axes, valve <- types <- curl_ffi <-
+// collector, env, errors <- sample <- handle <- cold_driver, resolver <-
+// cold, warm, preflight, compare <- scheduler.
+mod axes;
 mod cancel;
 mod cert_text;
 mod cold;
@@ -15,6 +18,7 @@ mod curl_ffi;
 mod env;
 mod errors;
 mod handle;
+mod handshake_stamps;
 mod ocsp;
 mod preflight;
 mod resolver;
@@ -23,41 +27,43 @@ mod sample;
 mod scheduler;
 pub mod server_timing;
 mod stages;
+mod target;
 mod transfer;
 mod trust;
 mod types;
 mod url_parts;
+mod valve;
 mod warm;
 
+pub use axes::{Axis, AxisSpec, AxisValue, Defaults, FixedBy, Requirement, Values, AXES};
 pub use cancel::Cancel;
 pub use collector::{Collector, BODY_CAP};
-pub use compare::{addresses_of, variant_order, variants, Compare, Variant, MAX_VARIANTS};
+pub use compare::{
+    addresses_of, variant_order, variants, AddressLookupError, Compare, ComparedValue, Variant,
+    MAX_VARIANTS,
+};
 pub use config::{
     entry_head, Config, EarlyData, HttpVersion, IpVersion, Method, ModeChoice, Order, PemFile,
-    Target, TlsMax,
+    SettingWarning, TlsMax,
 };
-pub use curl_ffi::library_versions;
+pub use curl_ffi::{curl_version, library_versions};
 pub use env::ProbeEnv;
-pub use errors::{kind_of, Evidence};
-pub use handle::ProbeHandle;
 pub use preflight::{run as preflight, Preflight};
 pub use retry_after::RetryAfter;
 pub use sample::Outcome;
 pub use scheduler::{
-    round_modes, run_lanes, run_rounds, EarlyStop, Lane, Notice, Observer, Rounds, RunStart,
-    MAX_CONSECUTIVE_FAILURES,
+    round_modes, run_variants, EarlyStop, Notice, Observer, Rounds, RunStart, VariantSetup,
 };
 pub use stages::{whole_us, Stage, Stages};
-pub use transfer::{
-    curl_version, Capture, HeaderCapture, TransferFacts, MAX_CERTS, MAX_HEADERS, MAX_HEADER_BYTES,
-    MAX_TEXT,
-};
+pub use target::{Target, TargetError};
+pub use transfer::{Capture, HeaderCapture, TransferFacts};
 pub use trust::{check_sources as check_trust_sources, TrustStore};
 pub use types::{
-    tls_version_label, Axis, CompareInfo, CurlTimers, ErrorKind, Mode, OcspStaple, ProbeError,
-    Proto, RunInfo, Sample, ServerTiming, TcpFacts, TlsFacts, VariantInfo,
+    tls_version_label, CompareInfo, CurlTimers, ErrorKind, Mode, OcspStaple, ProbeError, Proto,
+    RunInfo, Sample, ServerTiming, TcpFacts, TlsFacts, VariantInfo,
 };
 pub use url_parts::{UrlPart, UrlParts};
+pub use valve::Valve;
 
 /// The run's facts for the header line and `run` in JSON.
 pub fn run_info(cfg: &Config, pre: &Preflight) -> RunInfo {

@@ -10,6 +10,7 @@ use super::handle::ProbeHandle;
 use super::resolver::Resolver;
 use super::sample::{self, Outcome};
 use super::types::{Mode, ProbeError, Proto, Sample, TlsFacts};
+use super::valve::Valve;
 
 #[derive(Debug)]
 pub struct Preflight {
@@ -24,7 +25,7 @@ pub struct Preflight {
     /// `Location` when the first response was a redirect.
     pub redirect: Option<String>,
     /// A safety valve the preflight's own answer tripped (429, 503 with Retry-After).
-    pub stop: Option<String>,
+    pub stop: Option<Valve>,
 }
 
 fn one_request(cfg: &Config, env: &ProbeEnv, method: &Method) -> (Sample, Option<String>) {

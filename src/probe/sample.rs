@@ -10,6 +10,7 @@ use curl::easy::Easy2;
 use super::collector::Collector;
 use super::curl_ffi;
 use super::errors::{kind_of, Evidence};
+use super::transfer::{Capture, TransferFacts, MAX_CERTS};
 use super::types::{CurlTimers, ErrorKind, Mode, ProbeError, Sample, TcpFacts};
 
 /// How one transfer went, as the probe timed it.
@@ -157,7 +158,8 @@ fn client_work(start: Option<u64>, timers: &CurlTimers) -> (Option<Duration>, Op
     if timers.num_connects != 1 || timers.connect_us == 0 || timers.appconnect_us == 0 {
         return (None, None);
     }
-    let (Some(start), Some(hello)) = (start, curl_ffi::client_hello_sent_us()) else {
+    let (Some(start), Some(hello)) = (start, super::handshake_stamps::client_hello_sent_us())
+    else {
         return (None, None);
     };
     let connected = start + u64::from(timers.connect_us);
@@ -166,7 +168,7 @@ fn client_work(start: Option<u64>, timers: &CurlTimers) -> (Option<Duration>, Op
         return (None, None);
     }
     let setup = Duration::from_micros(hello - connected);
-    let finish = curl_ffi::client_finish_us(done)
+    let finish = super::handshake_stamps::client_finish_us(done)
         .filter(|&us| us <= done - hello)
         .map(Duration::from_micros);
     (Some(setup), finish)
@@ -245,4 +247,42 @@ fn classify(
         connected,
     });
     ProbeError { kind, text }
+}
+
+/// Everything `capture` asks for about the transfer `easy` just ran for
+/// `url`, which ended in `result`: libcurl's answers, and what only we know
+/// (the result as curl reports it, the certificates the handler kept). Call
+/// after `perform` returned.
+pub(super) fn transfer_facts(
+    easy: &Easy2<Collector>,
+    capture: &Capture,
+    url: &str,
+    result: &Result<(), curl::Error>,
+) -> TransferFacts {
+    let collector = easy.get_ref();
+    let (exit_code, error_message) = match result {
+        Ok(()) => (0, None),
+        Err(e) if e.is_write_error() && collector.body_overflow => (0, None),
+        Err(e) => {
+            let text = e.extra_description().unwrap_or(e.description());
+            (e.code() as i32, Some(text.to_string()))
+        }
+    };
+    let certs = if capture.certs {
+        collector
+            .chain
+            .iter()
+            .take(MAX_CERTS)
+            .map(|cert| super::cert_text::curl_certinfo(cert))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    TransferFacts {
+        exit_code,
+        error_message,
+        url: url.to_string(),
+        certs,
+        ..curl_ffi::transfer_facts(easy, &capture.headers)
+    }
 }

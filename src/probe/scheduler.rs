@@ -7,6 +7,7 @@ use super::cold::ColdRunner;
 use super::config::{Config, Method, ModeChoice, Order};
 use super::env::ProbeEnv;
 use super::types::{ErrorKind, Mode, Proto, Sample};
+use super::valve::Valve;
 use super::warm::WarmRunner;
 
 /// Stop after this many failed probes in a row.
@@ -49,7 +50,7 @@ pub enum Notice {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EarlyStop {
     Interrupted,
-    Valve(String),
+    Valve(Valve),
     /// The output could not be written; the text is the I/O error.
     Output(String),
 }
@@ -145,9 +146,10 @@ impl RunStart {
     }
 }
 
-/// One variant's probes in a run: its configuration (the run's, with the
-/// compared thing changed), the method and address its preflight settled.
-pub struct Lane {
+/// What one variant's probes run with: its configuration (the run's, with
+/// the compared thing changed), the method and address its preflight
+/// settled. A run without a comparison has one, variant 0.
+pub struct VariantSetup {
     /// The variant's index (`Sample::variant`); 0 without a comparison.
     pub variant: u8,
     pub config: Config,
@@ -156,8 +158,8 @@ pub struct Lane {
     pub dial: Option<std::net::SocketAddr>,
 }
 
-/// A lane with its runners and its own failure count.
-struct Running {
+/// A variant with its runners and its own failure count.
+struct VariantRunners {
     variant: u8,
     cold: Option<ColdRunner>,
     warm: Option<WarmRunner>,
@@ -166,61 +168,43 @@ struct Running {
 }
 
 /// Waits until `until` (false when interrupted first). While it waits, each
-/// lane's cold runner lets its last connection finish closing, so a server's
+/// variant's cold runner lets its last connection finish closing, so a server's
 /// late session tickets are read outside every probe.
-fn wait_until(lanes: &[Running], until: Instant, cancel: &super::cancel::Cancel) -> bool {
-    for cold in lanes.iter().filter_map(|l| l.cold.as_ref()) {
+fn wait_until(variants: &[VariantRunners], until: Instant, cancel: &super::cancel::Cancel) -> bool {
+    for cold in variants.iter().filter_map(|v| v.cold.as_ref()) {
         cold.settle(until, cancel);
     }
     cancel.sleep_until(until)
 }
 
-/// Runs the rounds of `cfg`, every probe connecting to `dial` when the
-/// address is pinned (`None`: libcurl resolves the host itself).
-pub fn run_rounds(
-    cfg: &Config,
-    method: &Method,
-    dial: Option<std::net::SocketAddr>,
-    env: &ProbeEnv,
-    observer: &mut dyn Observer,
-) -> Rounds {
-    let lane = Lane {
-        variant: 0,
-        config: cfg.clone(),
-        method: method.clone(),
-        dial,
-    };
-    run_lanes(cfg, &[lane], env, RunStart::now(), observer)
-}
-
 /// Runs the rounds of `base` (count, interval, modes, order, warm-up and
-/// cache busting come from it) over every lane: each round runs every
-/// lane's probes, lanes in an order rotated by one each round, a quarter
-/// interval between one probe's end and the next one's start. With one lane
-/// this is a plain run; with several (`--compare`), a lane whose probes
-/// fail `MAX_CONSECUTIVE_FAILURES` times in a row is left out of the
+/// cache busting come from it) over every variant: each round runs every
+/// variant's probes, in an order rotated by one each round, a quarter
+/// interval between one probe's end and the next one's start. With one
+/// variant this is a plain run; with several (`--compare`), a variant whose
+/// probes fail `MAX_CONSECUTIVE_FAILURES` times in a row is left out of the
 /// rounds that remain and the others go on.
-pub fn run_lanes(
+pub fn run_variants(
     base: &Config,
-    lanes: &[Lane],
+    variants: &[VariantSetup],
     env: &ProbeEnv,
     started: RunStart,
     observer: &mut dyn Observer,
 ) -> Rounds {
     let cancel = &env.cancel;
-    let mut running: Vec<Running> = lanes
+    let mut running: Vec<VariantRunners> = variants
         .iter()
-        .map(|lane| Running {
-            variant: lane.variant,
+        .map(|setup| VariantRunners {
+            variant: setup.variant,
             cold: (base.mode != ModeChoice::Warm)
-                .then(|| ColdRunner::new(&lane.config, env, lane.method.clone(), lane.dial)),
+                .then(|| ColdRunner::new(&setup.config, env, setup.method.clone(), setup.dial)),
             warm: (base.mode != ModeChoice::Cold)
-                .then(|| WarmRunner::new(&lane.config, env, lane.method.clone(), lane.dial)),
+                .then(|| WarmRunner::new(&setup.config, env, setup.method.clone(), setup.dial)),
             consecutive_failures: 0,
             stopped: false,
         })
         .collect();
-    let single = lanes.len() == 1;
+    let single = variants.len() == 1;
     let mut samples = Vec::new();
     let mut warned_body_cap = false;
     let mut request_seq: u64 = 0;
@@ -236,13 +220,14 @@ pub fn run_lanes(
         }
         let mut this_round = Vec::new();
         let mut probe_ended: Option<Instant> = None;
-        // The cold/warm order flips once per full rotation of the lanes, not
-        // every round: with an even number of lanes, flipping every round
-        // would give the same lane's cold probe the first slot every time.
-        let lanes_n = running.len() as u32;
-        let modes_round = (round - 1) / lanes_n.max(1) + 1;
-        'probes: for lane_index in super::compare::variant_order(running.len(), round) {
-            if running[lane_index].stopped {
+        // The cold/warm order flips once per full rotation of the variants,
+        // not every round: with an even number of variants, flipping every
+        // round would give the same variant's cold probe the first slot
+        // every time.
+        let variant_count = running.len() as u32;
+        let modes_round = (round - 1) / variant_count.max(1) + 1;
+        'probes: for index in super::compare::variant_order(running.len(), round) {
+            if running[index].stopped {
                 continue;
             }
             for mode in round_modes(base.mode, base.order, modes_round) {
@@ -254,14 +239,14 @@ pub fn run_lanes(
                         break 'probes;
                     }
                 }
-                let lane = &mut running[lane_index];
+                let runners = &mut running[index];
                 request_seq += 1;
                 let url = base
                     .cache_bust
                     .then(|| base.target.request_url(Some(request_seq)));
                 // When it started, outside every timed interval.
                 let (t, at) = (start.elapsed(), std::time::SystemTime::now());
-                let mut sample = match (mode, lane.cold.as_mut(), lane.warm.as_mut()) {
+                let mut sample = match (mode, runners.cold.as_mut(), runners.warm.as_mut()) {
                     (Mode::Cold, Some(c), _) => {
                         c.probe(round, url.as_deref().unwrap_or(&base.target.url()))
                     }
@@ -270,7 +255,7 @@ pub fn run_lanes(
                 };
                 probe_ended = Some(Instant::now());
                 sample.warmup = round <= base.warmup;
-                sample.variant = lane.variant;
+                sample.variant = runners.variant;
                 sample.t = Some(t);
                 sample.at = Some(at);
                 let written = observer.sample(&sample);
@@ -279,9 +264,9 @@ pub fn run_lanes(
                     .as_ref()
                     .is_some_and(|e| e.kind == ErrorKind::Canceled);
                 if sample.ok() {
-                    lane.consecutive_failures = 0;
+                    runners.consecutive_failures = 0;
                 } else if !canceled {
-                    lane.consecutive_failures += 1;
+                    runners.consecutive_failures += 1;
                 }
                 let valve_hit = sample.valve();
                 if sample.body_overflow && !warned_body_cap {
@@ -297,17 +282,17 @@ pub fn run_lanes(
                 } else if canceled || cancel.is_canceled() {
                     stop = Some(EarlyStop::Interrupted);
                 } else if let Some(why) = valve_hit {
-                    // The server asked every client to back off: all lanes stop.
+                    // The server asked every client to back off: every variant stops.
                     stop = Some(EarlyStop::Valve(why));
-                } else if lane.consecutive_failures >= MAX_CONSECUTIVE_FAILURES {
+                } else if runners.consecutive_failures >= MAX_CONSECUTIVE_FAILURES {
                     if single {
-                        let why =
-                            format!("{MAX_CONSECUTIVE_FAILURES} probes failed in a row: stopping");
-                        stop = Some(EarlyStop::Valve(why));
+                        stop = Some(EarlyStop::Valve(Valve::ConsecutiveFailures(
+                            MAX_CONSECUTIVE_FAILURES,
+                        )));
                     } else {
-                        lane.stopped = true;
+                        runners.stopped = true;
                         observer.notice(&Notice::VariantStopped {
-                            variant: lane.variant,
+                            variant: runners.variant,
                             failures: MAX_CONSECUTIVE_FAILURES,
                         });
                     }
@@ -315,14 +300,14 @@ pub fn run_lanes(
                 if stop.is_some() {
                     break 'probes;
                 }
-                if lane.stopped {
+                if runners.stopped {
                     break;
                 }
             }
         }
         if stop.is_none() && running.iter().all(|l| l.stopped) {
-            stop = Some(EarlyStop::Valve(format!(
-                "every variant had {MAX_CONSECUTIVE_FAILURES} probes fail in a row: stopping"
+            stop = Some(EarlyStop::Valve(Valve::EveryVariantFailing(
+                MAX_CONSECUTIVE_FAILURES,
             )));
         }
         if let Err(e) = observer.round(round, &this_round) {

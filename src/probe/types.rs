@@ -3,9 +3,11 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use super::axes::Axis;
 pub use super::ocsp::OcspStaple;
 pub use super::server_timing::ServerTiming;
 use super::stages::{whole_us, Stage, Stages};
+use super::valve::Valve;
 use crate::text::micros;
 
 /// Which kind of connection a probe measured.
@@ -288,23 +290,8 @@ impl Sample {
 
     /// A safety valve this answer trips, which stops the run: the server
     /// asked clients to slow down or back off.
-    pub fn valve(&self) -> Option<String> {
-        if self.status == 429 {
-            return Some(
-                "server answered 429 Too Many Requests: stopping to respect its rate limit".into(),
-            );
-        }
-        use super::retry_after::RetryAfter;
-        let asked = match (self.status, self.retry_after) {
-            (503, Some(RetryAfter::Seconds(secs))) => format!("Retry-After {secs}s"),
-            (503, Some(RetryAfter::Unreadable)) => {
-                "a Retry-After that could not be read".to_string()
-            }
-            _ => return None,
-        };
-        Some(format!(
-            "server answered 503 with {asked}: stopping, it asked clients to back off"
-        ))
+    pub fn valve(&self) -> Option<Valve> {
+        Valve::tripped_by(self.status, self.retry_after)
     }
 
     /// An HTTP response arrived (any status).
@@ -516,65 +503,6 @@ pub struct RunInfo {
     /// Why the run ended before round 1: the preflight failed, was refused
     /// by a safety valve, or negotiated another HTTP version than asked.
     pub preflight_error: Option<ProbeError>,
-}
-
-/// What differs between the variants of a comparison.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Axis {
-    /// IPv4 against IPv6 (`4`, `6`).
-    Ip,
-    /// Every address the name resolves to, or the ones listed.
-    Addr,
-    /// The highest TLS version offered (`1.2`, `1.3`).
-    Tls,
-    /// The key-exchange group offered (OpenSSL names).
-    Group,
-    /// The HTTP version (`1.1`, `2`).
-    Http,
-    /// TLS session resumption across cold probes (`on`, `off`).
-    Resume,
-    /// TLS 1.3 early data on resumed cold probes (`off`, `on`).
-    EarlyData,
-}
-
-impl Axis {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Axis::Ip => "ip",
-            Axis::Addr => "addr",
-            Axis::Tls => "tls",
-            Axis::Group => "group",
-            Axis::Http => "http",
-            Axis::Resume => "resume",
-            Axis::EarlyData => "early-data",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Axis> {
-        Some(match name {
-            "ip" => Axis::Ip,
-            "addr" => Axis::Addr,
-            "tls" => Axis::Tls,
-            "group" => Axis::Group,
-            "http" => Axis::Http,
-            "resume" => Axis::Resume,
-            "early-data" => Axis::EarlyData,
-            _ => return None,
-        })
-    }
-
-    /// The values compared when none are given (`addr`: every address found).
-    pub fn default_values(self) -> &'static [&'static str] {
-        match self {
-            Axis::Ip => &["4", "6"],
-            Axis::Addr => &[],
-            Axis::Tls => &["1.2", "1.3"],
-            Axis::Group => &["X25519", "X25519MLKEM768"],
-            Axis::Http => &["1.1", "2"],
-            Axis::Resume => &["on", "off"],
-            Axis::EarlyData => &["off", "on"],
-        }
-    }
 }
 
 /// What the run reports about one variant (`run.compare` in JSON).

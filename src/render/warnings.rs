@@ -1,9 +1,16 @@
-//! The one place warnings are issued: each goes to stderr as `tlsping: <text>`
-//! when it happens (through `text::printable`: a warning can quote a server,
-//! a redirect's `Location` say) and is kept as it is for `warnings[]` in the
-//! JSON document.
+//! The one place warnings are issued and worded: each goes to stderr as
+//! `tlsping: <text>` when it happens (through `text::printable`: a warning
+//! can quote a server, a redirect's `Location` say) and is kept as it is for
+//! `warnings[]` in the JSON document. `probe` and the command line hand over
+//! their reasons as data (`Valve`, `Notice`, `SettingWarning`); every
+//! sentence about a run's facts is made here.
 
-use crate::probe::{Notice, RunInfo};
+use std::time::Duration;
+
+use crate::probe::{
+    Axis, HttpVersion, Notice, ProbeError, Proto, RetryAfter, RunInfo, SettingWarning, TlsFacts,
+    Valve,
+};
 
 #[derive(Debug, Default)]
 pub struct Warnings {
@@ -157,6 +164,155 @@ pub fn notice_text(notice: &Notice, info: &RunInfo) -> String {
     }
 }
 
+/// Why a safety valve stopped the run; also the `preflight_error` text of a
+/// run the preflight's answer stopped before round 1.
+pub fn valve(v: &Valve) -> String {
+    match v {
+        Valve::TooManyRequests => {
+            "server answered 429 Too Many Requests: stopping to respect its rate limit".into()
+        }
+        Valve::BackOff(asked) => {
+            let asked = match asked {
+                RetryAfter::Seconds(secs) => format!("Retry-After {secs}s"),
+                RetryAfter::Unreadable => "a Retry-After that could not be read".into(),
+            };
+            format!("server answered 503 with {asked}: stopping, it asked clients to back off")
+        }
+        Valve::ConsecutiveFailures(n) => format!("{n} probes failed in a row: stopping"),
+        Valve::EveryVariantFailing(n) => {
+            format!("every variant had {n} probes fail in a row: stopping")
+        }
+    }
+}
+
+/// The warning for a valve the preflight tripped (of `variant`, with
+/// `--compare`): no round ran.
+pub fn preflight_valve(v: &Valve, variant: Option<&str>) -> String {
+    let of = variant.map_or_else(String::new, |label| format!(" of {label}"));
+    format!("preflight{of}: {}; no rounds were run", valve(v))
+}
+
+/// A failed probe in a line: what went wrong, and libcurl's own words
+/// (escaped: they can quote the server).
+pub fn probe_failure(e: &ProbeError, timeout: Duration) -> String {
+    format!(
+        "{} ({})",
+        super::format::reason(e.kind, timeout),
+        crate::text::printable(&e.text)
+    )
+}
+
+/// The error line of a run whose preflight failed.
+pub fn preflight_failed(url: &str, e: &ProbeError, timeout: Duration) -> String {
+    format!("preflight to {url} failed: {}", probe_failure(e, timeout))
+}
+
+/// `--http-version` asked for one version and the server answered over another.
+pub fn http_version_refused(asked: HttpVersion, got: Proto) -> String {
+    let name = match asked {
+        HttpVersion::V2 => "2",
+        HttpVersion::V1_1 => "1.1",
+        HttpVersion::Auto => "auto",
+    };
+    format!(
+        "--http-version {name} was asked for, but the server answered over {}; \
+         nothing was measured (drop the flag to measure what the server offers)",
+        got.as_str()
+    )
+}
+
+/// The warning for a first response that is a redirect.
+pub fn redirect(status: u16, location: &str) -> String {
+    format!(
+        "the first response is a redirect ({status}) to {location}; redirects are not followed, \
+         consider re-running against it"
+    )
+}
+
+/// The warning for a server certificate close to (or past) its end.
+pub fn certificate_expiry(days_left: i32, expired: bool) -> String {
+    format!(
+        "the server certificate {}",
+        super::format::cert_expiry(days_left, expired)
+    )
+}
+
+/// Why `--compare addr` without a list has nothing to compare.
+pub fn one_address(host: &str, only: std::net::IpAddr) -> String {
+    format!("--compare addr: {host} resolves to one address ({only}); nothing to compare")
+}
+
+/// Why the addresses of `--compare addr` could not be found.
+pub fn address_lookup_failed(host: &str, e: &crate::probe::AddressLookupError) -> String {
+    match e {
+        crate::probe::AddressLookupError::Failed(e) => {
+            format!("looking up {host} for --compare addr: {e}")
+        }
+        crate::probe::AddressLookupError::NoAddress => format!("{host} resolves to no address"),
+    }
+}
+
+/// Why a variant cannot run: its preflight failed.
+pub fn variant_preflight_failed(e: &ProbeError, timeout: Duration) -> String {
+    format!("its preflight failed: {}", probe_failure(e, timeout))
+}
+
+/// Why a variant cannot run: the server answered over another HTTP version.
+pub fn variant_answered_over(proto: Option<Proto>) -> String {
+    format!(
+        "the server answered over {}",
+        proto.map_or("no HTTP", |p| p.as_str())
+    )
+}
+
+/// Why a variant cannot run: the server settled on another TLS version.
+pub fn variant_negotiated(tls: &TlsFacts) -> String {
+    format!("the server negotiated {}", tls.version_label())
+}
+
+/// The warning for a variant left out of the whole run (`why` from above).
+pub fn variant_cannot_run(axis: Axis, label: &str, why: &str) -> String {
+    format!("--compare {}: {label} cannot run: {why}", axis.as_str())
+}
+
+/// The `preflight_error` text of a comparison none of whose variants can run.
+pub const NO_VARIANT_CAN_RUN: &str = "no variant can run";
+
+/// The error line of a comparison none of whose variants can run.
+pub fn no_variant_can_run(axis: Axis) -> String {
+    format!("--compare {}: {NO_VARIANT_CAN_RUN}", axis.as_str())
+}
+
+/// The warning for samples whose stages leave much of the total unexplained
+/// (`stats::large_residual`).
+pub const LARGE_RESIDUAL: &str =
+    "'other' is above 20% of total on some samples: time no stage accounts for";
+
+/// What the command line noticed about the settings, before the run starts.
+pub fn setting(w: &SettingWarning) -> String {
+    match *w {
+        SettingWarning::IntervalRaised { asked, floor } => {
+            let floor = crate::text::format_duration(floor);
+            format!(
+                "interval {} is below the {floor} floor; using {floor}",
+                crate::text::format_duration(asked)
+            )
+        }
+        SettingWarning::WarmupCoversEveryRound { warmup, count } => {
+            format!("--warmup {warmup} covers all {count} rounds: the statistics will be empty")
+        }
+        SettingWarning::UnpinnedBothModes => {
+            "--no-pin-ip with both modes: cold resolves every round while warm keeps its first \
+             connection, so the two may measure different servers"
+                .into()
+        }
+        SettingWarning::ProxyBypassed { variable } => format!(
+            "{variable} is set but the pinned address is dialed directly, bypassing the proxy; \
+             use --no-pin-ip to measure through it"
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,6 +348,41 @@ mod tests {
         assert!(early_data_unsent(t(5, 4, 0)).unwrap().contains(
             "4 cold probes resumed a session, but the server's session tickets allow none"
         ));
+    }
+
+    #[test]
+    fn valves_say_what_the_server_asked_for() {
+        assert_eq!(
+            valve(&Valve::BackOff(RetryAfter::Seconds(30))),
+            "server answered 503 with Retry-After 30s: stopping, it asked clients to back off"
+        );
+        assert!(valve(&Valve::BackOff(RetryAfter::Unreadable))
+            .contains("a Retry-After that could not be read"));
+        assert_eq!(
+            valve(&Valve::ConsecutiveFailures(3)),
+            "3 probes failed in a row: stopping"
+        );
+        assert_eq!(
+            preflight_valve(&Valve::TooManyRequests, Some("TLS1.2")),
+            "preflight of TLS1.2: server answered 429 Too Many Requests: stopping to respect \
+             its rate limit; no rounds were run"
+        );
+    }
+
+    #[test]
+    fn setting_warnings_name_the_values() {
+        let raised = SettingWarning::IntervalRaised {
+            asked: Duration::from_millis(50),
+            floor: Duration::from_millis(200),
+        };
+        assert_eq!(
+            setting(&raised),
+            "interval 50ms is below the 200ms floor; using 200ms"
+        );
+        let proxy = SettingWarning::ProxyBypassed {
+            variable: "HTTPS_PROXY",
+        };
+        assert!(setting(&proxy).starts_with("HTTPS_PROXY is set"));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::sync::atomic::Ordering;
 
-use crate::calibrate_server::FloorServer;
+use crate::calibrate::FloorServer;
 use crate::cli::Options;
 use crate::exit::{self, Exit};
 use crate::probe::{self, Cancel, EarlyStop, Notice, Observer, Sample};
@@ -160,8 +160,8 @@ fn calibration(
     cancel: &Cancel,
 ) -> Result<(FloorServer, probe::ProbeEnv), String> {
     let server = FloorServer::start()?;
-    let url = format!("https://localhost:{}/", server.port());
-    cfg.target = crate::cli::parse_target(&url)?;
+    // The command line set `cli::CALIBRATION_TARGET`; the server picked the port.
+    cfg.target.port = server.port();
     let store = probe::TrustStore::from_certificates(std::slice::from_ref(server.certificate()))?;
     let env = probe::ProbeEnv::with_trust(cfg, cancel.clone(), store);
     Ok((server, env))
@@ -205,7 +205,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> Exit {
     };
     let mut warnings = Warnings::new();
     for w in &opts.warnings {
-        warnings.warn(w.clone());
+        warnings.warn(render::warnings::setting(w));
     }
     let plan::Ready { mut info, lanes } = match plan::plan(&opts, &env, &mut warnings) {
         Ok(ready) => ready,
@@ -232,7 +232,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> Exit {
         early_data: Default::default(),
         dns_overlap: Default::default(),
     };
-    let rounds = probe::run_lanes(cfg, &lanes, &env, run_start, &mut observer);
+    let rounds = probe::run_variants(cfg, &lanes, &env, run_start, &mut observer);
     let (failed, history) = (observer.failed, observer.history);
     let (early_data, dns_overlap) = (observer.early_data, observer.dns_overlap);
     match &rounds.stop {
@@ -240,7 +240,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> Exit {
             let what = failed.map_or("the output".into(), |i| outputs[i].what());
             return output_failed(what, e);
         }
-        Some(EarlyStop::Valve(why)) => warnings.warn(why.clone()),
+        Some(EarlyStop::Valve(why)) => warnings.warn(render::warnings::valve(why)),
         _ => {}
     }
     let summary = match &info.compare {
@@ -248,7 +248,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> Exit {
         None => stats::summarize(&history, rounds.elapsed),
     };
     if stats::large_residual(&history) {
-        warnings.warn("'other' is above 20% of total on some samples: time no stage accounts for");
+        warnings.warn(render::warnings::LARGE_RESIDUAL);
     }
     if let Some(text) = render::warnings::untracked_metrics(history.server_timing.untracked()) {
         warnings.warn(text);

@@ -2,7 +2,7 @@
 //! settles for the rounds, and the machine output of a run that ends here.
 
 use crate::cli::Options;
-use crate::probe::{self, Lane, ProbeEnv, ProbeError, RunInfo};
+use crate::probe::{self, ProbeEnv, ProbeError, RunInfo, VariantSetup};
 use crate::render::{self, Warnings};
 
 use super::CERT_WARN_DAYS;
@@ -10,7 +10,7 @@ use super::CERT_WARN_DAYS;
 /// What the rounds need: the run's facts and one lane per variant that can run.
 pub(super) struct Ready {
     pub info: RunInfo,
-    pub lanes: Vec<Lane>,
+    pub lanes: Vec<VariantSetup>,
 }
 
 /// A run that ends before round 1: the facts known so far and why it ended
@@ -32,41 +32,23 @@ impl NoRounds {
 
 /// `--http-version` asked for one version and the preflight got another.
 fn version_mismatch(asked: probe::HttpVersion, got: Option<probe::Proto>) -> Option<String> {
-    let (want, name) = match asked {
+    let want = match asked {
         probe::HttpVersion::Auto => return None,
-        probe::HttpVersion::V2 => (probe::Proto::H2, "2"),
-        probe::HttpVersion::V1_1 => (probe::Proto::Http11, "1.1"),
+        probe::HttpVersion::V2 => probe::Proto::H2,
+        probe::HttpVersion::V1_1 => probe::Proto::Http11,
     };
     let got = got?;
-    (got != want).then(|| {
-        format!(
-            "--http-version {name} was asked for, but the server answered over {}; \
-             nothing was measured (drop the flag to measure what the server offers)",
-            got.as_str()
-        )
-    })
-}
-
-fn failed_text(cfg: &probe::Config, e: &ProbeError) -> String {
-    format!(
-        "{} ({})",
-        render::format::reason(e.kind, cfg.timeout),
-        crate::text::printable(&e.text)
-    )
+    (got != want).then(|| render::warnings::http_version_refused(asked, got))
 }
 
 /// Warnings the preflight's answer earns: a redirect, a certificate near its end.
 fn preflight_warnings(pre: &probe::Preflight, info: &RunInfo, warnings: &mut Warnings) {
     if let Some(location) = &pre.redirect {
-        warnings.warn(format!(
-            "the first response is a redirect ({}) to {location}; redirects are not followed, consider re-running against it",
-            pre.status
-        ));
+        warnings.warn(render::warnings::redirect(pre.status, location));
     }
     if let Some(tls) = info.tls {
         if let Some(days) = tls.cert_days_left.filter(|&d| d < CERT_WARN_DAYS) {
-            let expiry = render::format::cert_expiry(days, tls.cert_expired);
-            warnings.warn(format!("the server certificate {expiry}"));
+            warnings.warn(render::warnings::certificate_expiry(days, tls.cert_expired));
         }
     }
 }
@@ -88,21 +70,17 @@ fn plan_one(opts: &Options, env: &ProbeEnv, warnings: &mut Warnings) -> Result<R
     let pre = match probe::preflight(cfg, env) {
         Ok(pre) => pre,
         Err(e) => {
-            let why = format!(
-                "preflight to {} failed: {}",
-                cfg.target.url(),
-                failed_text(cfg, &e)
-            );
+            let why = render::warnings::preflight_failed(&cfg.target.url(), &e, cfg.timeout);
             return Err(NoRounds::new(probe::run_info_failed(cfg, e), Some(why)));
         }
     };
-    if let Some(why) = &pre.stop {
+    if let Some(valve) = &pre.stop {
         // The server already asked us to back off: no rounds at all.
-        warnings.warn(format!("preflight: {why}; no rounds were run"));
+        warnings.warn(render::warnings::preflight_valve(valve, None));
         let mut info = probe::run_info(cfg, &pre);
         info.preflight_error = Some(ProbeError {
             kind: probe::ErrorKind::Error,
-            text: why.clone(),
+            text: render::warnings::valve(valve),
         });
         return Err(NoRounds::new(info, None));
     }
@@ -117,7 +95,7 @@ fn plan_one(opts: &Options, env: &ProbeEnv, warnings: &mut Warnings) -> Result<R
     }
     let info = probe::run_info(cfg, &pre);
     preflight_warnings(&pre, &info, warnings);
-    let lane = Lane {
+    let lane = VariantSetup {
         variant: 0,
         config: cfg.clone(),
         method: pre.method.clone(),
@@ -135,7 +113,7 @@ enum VariantCheck {
     /// Why it cannot run at all, for the warning, and as the error to report.
     CannotRun(String, ProbeError),
     /// The server asked clients to back off (the run ends).
-    BackOff(probe::Preflight, String),
+    BackOff(probe::Preflight, probe::Valve),
 }
 
 /// A variant's preflight, and whether the server answered it the way the
@@ -146,22 +124,18 @@ fn check_variant(v: &probe::Variant, env: &ProbeEnv) -> VariantCheck {
     let pre = match probe::preflight(&v.config, env) {
         Ok(pre) => pre,
         Err(e) => {
-            let why = format!("its preflight failed: {}", failed_text(&v.config, &e));
+            let why = render::warnings::variant_preflight_failed(&e, v.config.timeout);
             return VariantCheck::CannotRun(why, e);
         }
     };
-    if let Some(why) = pre.stop.clone() {
-        return VariantCheck::BackOff(pre, why);
+    if let Some(valve) = pre.stop {
+        return VariantCheck::BackOff(pre, valve);
     }
-    let http = version_mismatch(v.config.http_version, pre.proto).map(|_| {
-        format!(
-            "the server answered over {}",
-            pre.proto.map_or("no HTTP", |p| p.as_str())
-        )
-    });
+    let http = version_mismatch(v.config.http_version, pre.proto)
+        .map(|_| render::warnings::variant_answered_over(pre.proto));
     let tls = match (v.config.tls_max, pre.tls) {
         (Some(max), Some(tls)) if tls.version != max.openssl_name() => {
-            Some(format!("the server negotiated {}", tls.version_label()))
+            Some(render::warnings::variant_negotiated(&tls))
         }
         _ => None,
     };
@@ -187,22 +161,19 @@ fn plan_compare(
     warnings: &mut Warnings,
 ) -> Result<Ready, NoRounds> {
     let cfg = &opts.config;
-    let axis = cmp.axis.as_str();
-    let addrs = if cmp.axis == probe::Axis::Addr && cmp.values.is_empty() {
+    let addrs = if cmp.looks_up_addresses() {
         match probe::addresses_of(&cfg.target.host, cfg.target.port) {
             Ok(found) if found.len() >= 2 => found,
             Ok(found) => {
                 let e = ProbeError {
                     kind: probe::ErrorKind::Error,
-                    text: format!(
-                        "--compare addr: {} resolves to one address ({}); nothing to compare",
-                        cfg.target.host, found[0]
-                    ),
+                    text: render::warnings::one_address(&cfg.target.host, found[0]),
                 };
                 let why = crate::text::printable(&e.text);
                 return Err(NoRounds::new(probe::run_info_failed(cfg, e), Some(why)));
             }
-            Err(text) => {
+            Err(e) => {
+                let text = render::warnings::address_lookup_failed(&cfg.target.host, &e);
                 let why = crate::text::printable(&text);
                 let e = ProbeError {
                     kind: probe::ErrorKind::DnsFail,
@@ -225,22 +196,21 @@ fn plan_compare(
         let pre = match check_variant(v, env) {
             VariantCheck::Runs(pre) => pre,
             VariantCheck::CannotRun(why, e) => {
-                warnings.warn(format!("--compare {axis}: {} cannot run: {why}", v.label));
+                warnings.warn(render::warnings::variant_cannot_run(
+                    cmp.axis, &v.label, &why,
+                ));
                 first_error.get_or_insert_with(|| e.clone());
                 info.unavailable = Some(e);
                 infos.push(info);
                 continue;
             }
-            VariantCheck::BackOff(pre, why) => {
+            VariantCheck::BackOff(pre, valve) => {
                 // The server asked clients to back off: that holds for every variant.
-                warnings.warn(format!(
-                    "preflight of {}: {why}; no rounds were run",
-                    v.label
-                ));
+                warnings.warn(render::warnings::preflight_valve(&valve, Some(&v.label)));
                 let mut run = probe::run_info(cfg, &pre);
                 run.preflight_error = Some(ProbeError {
                     kind: probe::ErrorKind::Error,
-                    text: why,
+                    text: render::warnings::valve(&valve),
                 });
                 // Every variant asked for, including those not tried.
                 infos.extend(variants[index..].iter().map(info_of));
@@ -253,7 +223,7 @@ fn plan_compare(
             }
         };
         info.addr = pre.addr;
-        lanes.push(Lane {
+        lanes.push(VariantSetup {
             variant: index as u8,
             config: v.config.clone(),
             method: pre.method.clone(),
@@ -282,7 +252,7 @@ fn plan_compare(
         });
         let mut info = probe::run_info_failed(cfg, e);
         info.compare = Some(compare);
-        let why = format!("--compare {axis}: no variant can run");
+        let why = render::warnings::no_variant_can_run(cmp.axis);
         return Err(NoRounds::new(info, Some(why)));
     };
     info.compare = Some(compare);

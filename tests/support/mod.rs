@@ -145,7 +145,7 @@ pub fn engine_samples(cfg: &tlsping::probe::Config) -> Vec<tlsping::probe::Sampl
     use tlsping::probe::{self, Cancel, ProbeEnv};
     let env = ProbeEnv::new(cfg, Cancel::new()).unwrap();
     let pre = probe::preflight(cfg, &env).expect("preflight");
-    let r = probe::run_rounds(cfg, &pre.method, pre.addr, &env, &mut Quiet);
+    let r = run_rounds(cfg, &pre.method, pre.addr, &env, &mut Quiet);
     assert!(r.stop.is_none(), "run stopped early: {:?}", r.stop);
     r.samples
 }
@@ -157,7 +157,7 @@ pub fn engine_config(
     mode: tlsping::probe::ModeChoice,
     count: u32,
 ) -> tlsping::probe::Config {
-    let target = tlsping::cli::parse_target(url).unwrap();
+    let target = tlsping::probe::Target::parse(url).unwrap();
     let mut cfg = tlsping::probe::Config::new(target);
     cfg.count = count;
     cfg.interval = std::time::Duration::from_millis(20);
@@ -165,6 +165,26 @@ pub fn engine_config(
     cfg.mode = mode;
     cfg.ca_file = Some(ca().pem_path.clone());
     cfg
+}
+
+/// The rounds of `cfg` as a run without a comparison, every probe
+/// connecting to `dial` when pinned: what the engine tests drive without
+/// the binary's planning (`run::plan` makes the same one setup).
+pub fn run_rounds(
+    cfg: &tlsping::probe::Config,
+    method: &tlsping::probe::Method,
+    dial: Option<std::net::SocketAddr>,
+    env: &tlsping::probe::ProbeEnv,
+    observer: &mut dyn tlsping::probe::Observer,
+) -> tlsping::probe::Rounds {
+    let setup = tlsping::probe::VariantSetup {
+        variant: 0,
+        config: cfg.clone(),
+        method: method.clone(),
+        dial,
+    };
+    let start = tlsping::probe::RunStart::now();
+    tlsping::probe::run_variants(cfg, &[setup], env, start, observer)
 }
 
 /// Whether `tool` is on the PATH. A test that needs a tool beyond the build

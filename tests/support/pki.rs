@@ -1,19 +1,15 @@
 //! Certificates made at test time: one CA per test process and leaf
-//! certificates signed by it (or deliberately broken ones).
+//! certificates signed by it (or deliberately broken ones), made with the
+//! library's own certificate builder (`tlsping::calibrate::cert`).
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use openssl::asn1::Asn1Time;
-use openssl::bn::{BigNum, MsbOption};
-use openssl::ec::{EcGroup, EcKey};
-use openssl::hash::MessageDigest;
-use openssl::nid::Nid;
 use openssl::pkey::{PKey, Private};
-use openssl::x509::extension::{
-    BasicConstraints, ExtendedKeyUsage, KeyUsage, SubjectAlternativeName,
-};
-use openssl::x509::{X509NameBuilder, X509};
+use openssl::x509::extension::{BasicConstraints, ExtendedKeyUsage, KeyUsage};
+use openssl::x509::X509;
+use tlsping::calibrate::cert::{issue, p256_key, CertSpec};
 
 pub struct Ca {
     pub cert: X509,
@@ -23,44 +19,33 @@ pub struct Ca {
 }
 
 fn new_key() -> PKey<Private> {
-    let group = EcGroup::from_curve_name(Nid::X9_62_PRIME256V1).unwrap();
-    PKey::from_ec_key(EcKey::generate(&group).unwrap()).unwrap()
-}
-
-fn serial() -> openssl::asn1::Asn1Integer {
-    let mut bn = BigNum::new().unwrap();
-    bn.rand(64, MsbOption::MAYBE_ZERO, false).unwrap();
-    bn.to_asn1_integer().unwrap()
+    p256_key().unwrap()
 }
 
 fn make_ca(cn: &str) -> (X509, PKey<Private>) {
     let key = new_key();
-    let mut name = X509NameBuilder::new().unwrap();
-    name.append_entry_by_text("CN", cn).unwrap();
-    let name = name.build();
-    let mut b = X509::builder().unwrap();
-    b.set_version(2).unwrap();
-    b.set_serial_number(&serial()).unwrap();
-    b.set_subject_name(&name).unwrap();
-    b.set_issuer_name(&name).unwrap();
-    b.set_pubkey(&key).unwrap();
-    b.set_not_before(&Asn1Time::days_from_now(0).unwrap())
-        .unwrap();
-    b.set_not_after(&Asn1Time::days_from_now(30).unwrap())
-        .unwrap();
-    b.append_extension(BasicConstraints::new().critical().ca().build().unwrap())
-        .unwrap();
-    b.append_extension(
-        KeyUsage::new()
-            .critical()
-            .key_cert_sign()
-            .crl_sign()
-            .build()
-            .unwrap(),
-    )
-    .unwrap();
-    b.sign(&key, MessageDigest::sha256()).unwrap();
-    (b.build(), key)
+    let (from, to) = (
+        Asn1Time::days_from_now(0).unwrap(),
+        Asn1Time::days_from_now(30).unwrap(),
+    );
+    let spec = CertSpec {
+        common_name: cn,
+        not_before: &from,
+        not_after: &to,
+        extensions: vec![
+            BasicConstraints::new().critical().ca().build().unwrap(),
+            KeyUsage::new()
+                .critical()
+                .key_cert_sign()
+                .crl_sign()
+                .build()
+                .unwrap(),
+        ],
+        subject_key_id: false,
+        dns_names: &[],
+        ip_addresses: &[],
+    };
+    (issue(spec, &key, None).unwrap(), key)
 }
 
 /// The test process's CA, created on first use.
@@ -101,45 +86,37 @@ pub fn leaf(kind: CertKind) -> (X509, PKey<Private>) {
         }
         _ => (ca().cert.clone(), ca().key.clone()),
     };
-    let mut name = X509NameBuilder::new().unwrap();
-    let cn = if kind == CertKind::WrongName {
-        "wrong.example"
+    let (cn, dns_names, ip_addresses): (&str, &[&str], &[&str]) = if kind == CertKind::WrongName {
+        ("wrong.example", &["wrong.example"], &[])
     } else {
-        "localhost"
+        (
+            "localhost",
+            &["localhost", "tlsping.test"],
+            &["127.0.0.1", "::1"],
+        )
     };
-    name.append_entry_by_text("CN", cn).unwrap();
-    let name = name.build();
-    let mut b = X509::builder().unwrap();
-    b.set_version(2).unwrap();
-    b.set_serial_number(&serial()).unwrap();
-    b.set_subject_name(&name).unwrap();
-    b.set_issuer_name(issuer_cert.subject_name()).unwrap();
-    b.set_pubkey(&key).unwrap();
-    if kind == CertKind::Expired {
-        b.set_not_before(&Asn1Time::from_unix(1_500_000_000).unwrap())
-            .unwrap();
-        b.set_not_after(&Asn1Time::from_unix(1_500_086_400).unwrap())
-            .unwrap();
+    let (from, to) = if kind == CertKind::Expired {
+        (
+            Asn1Time::from_unix(1_500_000_000).unwrap(),
+            Asn1Time::from_unix(1_500_086_400).unwrap(),
+        )
     } else {
-        b.set_not_before(&Asn1Time::days_from_now(0).unwrap())
-            .unwrap();
-        b.set_not_after(&Asn1Time::days_from_now(30).unwrap())
-            .unwrap();
-    }
-    let mut san = SubjectAlternativeName::new();
-    if kind == CertKind::WrongName {
-        san.dns("wrong.example");
-    } else {
-        san.dns("localhost")
-            .dns("tlsping.test")
-            .ip("127.0.0.1")
-            .ip("::1");
-    }
-    let ctx = b.x509v3_context(Some(&issuer_cert), None);
-    let san = san.build(&ctx).unwrap();
-    b.append_extension(san).unwrap();
-    b.sign(&issuer_key, MessageDigest::sha256()).unwrap();
-    (b.build(), key)
+        (
+            Asn1Time::days_from_now(0).unwrap(),
+            Asn1Time::days_from_now(30).unwrap(),
+        )
+    };
+    let spec = CertSpec {
+        common_name: cn,
+        not_before: &from,
+        not_after: &to,
+        extensions: Vec::new(),
+        subject_key_id: false,
+        dns_names,
+        ip_addresses,
+    };
+    let cert = issue(spec, &key, Some((&issuer_cert, &issuer_key))).unwrap();
+    (cert, key)
 }
 
 /// The subject CN of every client certificate [`client_identity`] makes.
@@ -160,33 +137,28 @@ pub fn client_ca() -> &'static (X509, PKey<Private>) {
 pub fn client_identity(dir: &Path) -> (PathBuf, PathBuf, X509) {
     let (ca_cert, ca_key) = client_ca();
     let key = new_key();
-    let mut name = X509NameBuilder::new().unwrap();
-    name.append_entry_by_text("CN", CLIENT_CN).unwrap();
-    let name = name.build();
-    let mut b = X509::builder().unwrap();
-    b.set_version(2).unwrap();
-    b.set_serial_number(&serial()).unwrap();
-    b.set_subject_name(&name).unwrap();
-    b.set_issuer_name(ca_cert.subject_name()).unwrap();
-    b.set_pubkey(&key).unwrap();
-    b.set_not_before(&Asn1Time::days_from_now(0).unwrap())
-        .unwrap();
-    b.set_not_after(&Asn1Time::days_from_now(30).unwrap())
-        .unwrap();
-    b.append_extension(BasicConstraints::new().critical().build().unwrap())
-        .unwrap();
-    b.append_extension(
-        KeyUsage::new()
-            .critical()
-            .digital_signature()
-            .build()
-            .unwrap(),
-    )
-    .unwrap();
-    b.append_extension(ExtendedKeyUsage::new().client_auth().build().unwrap())
-        .unwrap();
-    b.sign(ca_key, MessageDigest::sha256()).unwrap();
-    let cert = b.build();
+    let (from, to) = (
+        Asn1Time::days_from_now(0).unwrap(),
+        Asn1Time::days_from_now(30).unwrap(),
+    );
+    let spec = CertSpec {
+        common_name: CLIENT_CN,
+        not_before: &from,
+        not_after: &to,
+        extensions: vec![
+            BasicConstraints::new().critical().build().unwrap(),
+            KeyUsage::new()
+                .critical()
+                .digital_signature()
+                .build()
+                .unwrap(),
+            ExtendedKeyUsage::new().client_auth().build().unwrap(),
+        ],
+        subject_key_id: false,
+        dns_names: &[],
+        ip_addresses: &[],
+    };
+    let cert = issue(spec, &key, Some((ca_cert, ca_key))).unwrap();
     std::fs::create_dir_all(dir).unwrap();
     let cert_path = dir.join("client-cert.pem");
     let key_path = dir.join("client-key.pem");

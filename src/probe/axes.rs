@@ -1,0 +1,279 @@
+//! The axes of `--compare`, one entry each: its name, the values it takes
+//! and those compared by default, a value's label, how a value changes the
+//! configuration, which other flags fix the same thing, and what it needs of
+//! the run. The command line (parsing, checks, `--help`) and the variants
+//! read this table, so an axis over a setting `Config` already has is one
+//! entry here (and a variant of `Axis`).
+
+use std::net::IpAddr;
+
+use super::config::{Config, HttpVersion, IpVersion, TlsMax};
+
+/// What differs between the variants of a comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Axis {
+    /// IPv4 against IPv6 (`4`, `6`).
+    Ip,
+    /// Every address the name resolves to, or the ones listed.
+    Addr,
+    /// The highest TLS version offered (`1.2`, `1.3`).
+    Tls,
+    /// The key-exchange group offered (OpenSSL names).
+    Group,
+    /// The HTTP version (`1.1`, `2`).
+    Http,
+    /// TLS session resumption across cold probes (`on`, `off`).
+    Resume,
+    /// TLS 1.3 early data on resumed cold probes (`off`, `on`).
+    EarlyData,
+}
+
+/// One value on an axis, typed when the command line reads it, so nothing
+/// after it reads the text again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AxisValue {
+    Ip(IpVersion),
+    Addr(IpAddr),
+    Tls(TlsMax),
+    /// One group, as OpenSSL spells it.
+    Group(String),
+    Http(HttpVersion),
+    /// A setting turned on or off.
+    Switch(bool),
+}
+
+/// The values an axis takes.
+pub enum Values {
+    /// Exactly one of these spellings, each with its value.
+    OneOf(&'static [(&'static str, AxisValue)]),
+    /// An IP address (IPv6 bare or in brackets).
+    Address,
+    /// One key-exchange group this build's OpenSSL knows.
+    Group,
+}
+
+/// What an axis compares when it is given without a list.
+pub enum Defaults {
+    Values(&'static [&'static str]),
+    /// Every address the target's name resolves to, looked up when the run starts.
+    EveryAddress,
+}
+
+/// What an axis needs of the rest of the run; the command line checks it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Requirement {
+    /// An https:// target: the axis compares TLS handshakes.
+    Https,
+    /// Cold probes: only a new connection resumes a session.
+    Resumption,
+    /// What `--early-data` needs, when a value turns early data on.
+    EarlyData,
+}
+
+/// The flags that set what an axis varies: clap's ids of the arguments,
+/// and how an error names them.
+pub struct FixedBy {
+    pub ids: &'static [&'static str],
+    pub named: &'static str,
+}
+
+/// Everything about one axis.
+pub struct AxisSpec {
+    pub axis: Axis,
+    /// Its name on the command line and in every output (`run.compare.axis`).
+    pub name: &'static str,
+    pub values: Values,
+    pub defaults: Defaults,
+    /// A variant's label in tables and JSON, from its value's text.
+    pub label: fn(&str) -> String,
+    /// Makes a variant's configuration out of a copy of the run's.
+    pub apply: fn(&mut Config, &AxisValue),
+    pub fixed_by: FixedBy,
+    pub requires: &'static [Requirement],
+}
+
+const ON_OFF: &[(&str, AxisValue)] = &[
+    ("on", AxisValue::Switch(true)),
+    ("off", AxisValue::Switch(false)),
+];
+
+/// Every axis, in the order `--help` lists them (and `Axis` declares them).
+pub static AXES: [AxisSpec; 7] = [
+    AxisSpec {
+        axis: Axis::Ip,
+        name: "ip",
+        values: Values::OneOf(&[
+            ("4", AxisValue::Ip(IpVersion::V4)),
+            ("6", AxisValue::Ip(IpVersion::V6)),
+        ]),
+        defaults: Defaults::Values(&["4", "6"]),
+        label: |v| format!("IPv{v}"),
+        apply: |c, v| {
+            if let AxisValue::Ip(ip) = v {
+                c.ip_version = *ip;
+            }
+        },
+        fixed_by: FixedBy {
+            ids: &["ipv4", "ipv6", "calibrate"],
+            named: "-4/-6",
+        },
+        requires: &[],
+    },
+    AxisSpec {
+        axis: Axis::Addr,
+        name: "addr",
+        values: Values::Address,
+        defaults: Defaults::EveryAddress,
+        label: str::to_string,
+        apply: |c, v| {
+            if let AxisValue::Addr(ip) = v {
+                // Bracketed: libcurl reads a `--resolve` address up to a colon.
+                let ip = match ip {
+                    IpAddr::V6(v6) => format!("[{v6}]"),
+                    IpAddr::V4(v4) => v4.to_string(),
+                };
+                let entry = format!("{}:{}:{ip}", c.target.url_host(), c.target.port);
+                c.resolve.push(entry);
+            }
+        },
+        fixed_by: FixedBy {
+            ids: &["resolve", "connect_to", "calibrate"],
+            named: "--resolve/--connect-to",
+        },
+        requires: &[],
+    },
+    AxisSpec {
+        axis: Axis::Tls,
+        name: "tls",
+        values: Values::OneOf(&[
+            ("1.2", AxisValue::Tls(TlsMax::V1_2)),
+            ("1.3", AxisValue::Tls(TlsMax::V1_3)),
+        ]),
+        defaults: Defaults::Values(&["1.2", "1.3"]),
+        label: |v| format!("TLS{v}"),
+        apply: |c, v| {
+            if let AxisValue::Tls(max) = v {
+                c.tls_max = Some(*max);
+            }
+        },
+        fixed_by: FixedBy {
+            ids: &["tls_max"],
+            named: "--tls-max",
+        },
+        requires: &[Requirement::Https],
+    },
+    AxisSpec {
+        axis: Axis::Group,
+        name: "group",
+        values: Values::Group,
+        defaults: Defaults::Values(&["X25519", "X25519MLKEM768"]),
+        label: str::to_string,
+        apply: |c, v| {
+            if let AxisValue::Group(name) = v {
+                c.curves = Some(name.clone());
+            }
+        },
+        fixed_by: FixedBy {
+            ids: &["curves"],
+            named: "--curves",
+        },
+        requires: &[Requirement::Https],
+    },
+    AxisSpec {
+        axis: Axis::Http,
+        name: "http",
+        values: Values::OneOf(&[
+            ("1.1", AxisValue::Http(HttpVersion::V1_1)),
+            ("2", AxisValue::Http(HttpVersion::V2)),
+        ]),
+        defaults: Defaults::Values(&["1.1", "2"]),
+        label: |v| format!("HTTP/{v}"),
+        apply: |c, v| {
+            if let AxisValue::Http(version) = v {
+                c.http_version = *version;
+            }
+        },
+        fixed_by: FixedBy {
+            ids: &["http_version"],
+            named: "--http-version",
+        },
+        requires: &[],
+    },
+    AxisSpec {
+        axis: Axis::Resume,
+        name: "resume",
+        values: Values::OneOf(ON_OFF),
+        defaults: Defaults::Values(&["on", "off"]),
+        label: |v| format!("resume={v}"),
+        apply: |c, v| {
+            if let AxisValue::Switch(on) = v {
+                c.resume = *on;
+            }
+        },
+        fixed_by: FixedBy {
+            ids: &["resume"],
+            named: "--resume",
+        },
+        requires: &[Requirement::Https, Requirement::Resumption],
+    },
+    AxisSpec {
+        axis: Axis::EarlyData,
+        name: "early-data",
+        values: Values::OneOf(ON_OFF),
+        defaults: Defaults::Values(&["off", "on"]),
+        label: |v| format!("early-data={v}"),
+        apply: |c, v| {
+            if let AxisValue::Switch(on) = v {
+                c.early_data = *on;
+            }
+        },
+        fixed_by: FixedBy {
+            ids: &["early_data"],
+            named: "--early-data",
+        },
+        requires: &[Requirement::Https, Requirement::EarlyData],
+    },
+];
+
+impl Axis {
+    /// This axis's entry in `AXES`.
+    pub fn spec(self) -> &'static AxisSpec {
+        &AXES[self as usize]
+    }
+
+    pub fn as_str(self) -> &'static str {
+        self.spec().name
+    }
+
+    pub fn parse(name: &str) -> Option<Axis> {
+        AXES.iter().find(|s| s.name == name).map(|s| s.axis)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_axis_finds_its_own_entry_by_value_and_by_name() {
+        for (index, spec) in AXES.iter().enumerate() {
+            assert_eq!(spec.axis as usize, index, "{} out of place", spec.name);
+            assert_eq!(Axis::parse(spec.name), Some(spec.axis));
+            assert_eq!(spec.axis.as_str(), spec.name);
+        }
+        assert_eq!(Axis::parse("speed"), None);
+    }
+
+    #[test]
+    fn fixed_values_include_their_defaults() {
+        for spec in &AXES {
+            if let (Values::OneOf(allowed), Defaults::Values(defaults)) =
+                (&spec.values, &spec.defaults)
+            {
+                for d in *defaults {
+                    assert!(allowed.iter().any(|(s, _)| s == d), "{}: {d}", spec.name);
+                }
+            }
+        }
+    }
+}

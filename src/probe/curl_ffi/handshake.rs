@@ -1,0 +1,104 @@
+//! OpenSSL's callbacks that stamp a handshake's moments for
+//! `handshake_stamps` (which holds the timing logic).
+
+use std::os::raw::{c_int, c_void};
+
+use crate::probe::handshake_stamps;
+
+extern "C" {
+    // libssl: the handshake-progress and message callbacks of every SSL made
+    // from a context.
+    fn SSL_CTX_set_info_callback(
+        ctx: *mut openssl_sys::SSL_CTX,
+        cb: Option<unsafe extern "C" fn(*const openssl_sys::SSL, c_int, c_int)>,
+    );
+    fn SSL_CTX_set_msg_callback(
+        ctx: *mut openssl_sys::SSL_CTX,
+        cb: Option<
+            unsafe extern "C" fn(
+                c_int,
+                c_int,
+                c_int,
+                *const c_void,
+                usize,
+                *mut openssl_sys::SSL,
+                *mut c_void,
+            ),
+        >,
+    );
+}
+
+// ssl3.h: the message callback's pseudo content type for a record header, and
+// the record type byte of a handshake record.
+const SSL3_RT_HEADER: c_int = 0x100;
+const SSL3_RT_HANDSHAKE_BYTE: u8 = 22;
+
+// ssl.h: SSL_ST_CONNECT | SSL_CB_EXIT.
+const SSL_CB_CONNECT_EXIT: c_int = 0x1000 | 0x02;
+
+/// OpenSSL's message callback: our record headers (before the write), our
+/// messages (after it) and the server's data, in the order they happen.
+///
+/// # Safety
+/// Only OpenSSL calls this (`SSL_CTX_set_msg_callback`): `ssl` is the live
+/// connection whose record was just handled, and `buf` holds `len` bytes
+/// for the length of the call.
+unsafe extern "C" fn on_tls_message(
+    write_p: c_int,
+    _version: c_int,
+    content_type: c_int,
+    buf: *const c_void,
+    len: usize,
+    ssl: *mut openssl_sys::SSL,
+    _arg: *mut c_void,
+) {
+    // Records after the handshake (TLS 1.3 session tickets after our
+    // Finished, application data) are no part of it.
+    // SAFETY: OpenSSL passes the live SSL whose record was just handled.
+    if unsafe { openssl_sys::SSL_is_init_finished(ssl) } == 1 {
+        return;
+    }
+    let now = super::monotonic_us();
+    if write_p == 1 && content_type == SSL3_RT_HEADER {
+        // SAFETY: for a record header `buf` holds its `len` (5) bytes,
+        // valid during this call; the first byte is the record type.
+        let record = (len > 0 && !buf.is_null()).then(|| unsafe { *(buf as *const u8) });
+        let handshake = record == Some(SSL3_RT_HANDSHAKE_BYTE);
+        handshake_stamps::record(|s| s.header_written(now, handshake));
+    } else if write_p == 1 {
+        handshake_stamps::record(|s| s.message_written(now));
+    } else {
+        handshake_stamps::record(|s| s.server_data(now));
+    }
+}
+
+/// OpenSSL's info callback: an "exit" of the client's handshake with a
+/// negative result means it hands control back to libcurl to wait for the
+/// socket (or fails, which ends the handshake anyway). It reads none of its
+/// pointers, so it is a safe function where OpenSSL expects an unsafe one.
+extern "C" fn on_handshake_step(_ssl: *const openssl_sys::SSL, where_: c_int, ret: c_int) {
+    if where_ & SSL_CB_CONNECT_EXIT == SSL_CB_CONNECT_EXIT && ret < 0 {
+        let now = super::monotonic_us();
+        handshake_stamps::record(|s| s.waiting_for_socket(now));
+    }
+}
+
+/// Has every connection made from this SSL_CTX stamp when its first
+/// ClientHello leaves and time the client's own work on the server's
+/// replies (`handshake_stamps`). This takes OpenSSL's
+/// message callback, which libcurl uses only for the TLS part of its verbose
+/// trace (`TLSPING_CURL_VERBOSE`, a debugging aid).
+///
+/// # Safety
+/// `ssl_ctx` must be the `SSL_CTX*` libcurl passed to the CURLOPT_SSL_CTX_FUNCTION
+/// callback now running.
+pub(crate) unsafe fn stamp_handshake(ssl_ctx: *mut c_void) {
+    let ctx = ssl_ctx as *mut openssl_sys::SSL_CTX;
+    // SAFETY: a live SSL_CTX (the caller's contract); both callbacks are plain
+    // functions that touch no data of ours beyond a thread-local, so they stay
+    // valid for as long as OpenSSL keeps the context.
+    unsafe {
+        SSL_CTX_set_info_callback(ctx, Some(on_handshake_step));
+        SSL_CTX_set_msg_callback(ctx, Some(on_tls_message));
+    }
+}

@@ -1,0 +1,139 @@
+//! Every call into libcurl and OpenSSL that the `curl` crate does not wrap,
+//! one file per job. Each `unsafe` block is short and says why it holds;
+//! the rest of the crate only sees the safe functions and types below and
+//! the `unsafe fn`s whose contracts it keeps.
+
+use std::os::raw::c_long;
+
+use curl::easy::Easy2;
+use curl_sys::CURLE_OK;
+
+mod getinfo;
+mod handshake;
+mod live;
+mod request_counter;
+mod sockets;
+mod transfer_info;
+mod trust_store;
+
+pub use getinfo::{early_data, http_version, timers, verify_result};
+pub(crate) use handshake::stamp_handshake;
+pub use live::LiveHandle;
+pub(crate) use request_counter::count_requests;
+pub(crate) use sockets::{hang_up, read_tcp_info_at_close, tcp_at_close, tcp_at_close_clear};
+pub use sockets::{open_socket, CloseWatch, KernelTcp};
+pub use transfer_info::{curl_version, transfer_facts};
+pub use trust_store::clear_ca_locations;
+pub(crate) use trust_store::install_trust_store;
+
+// curl.h: CURLOPT_SSL_EC_CURVES (a string option) and CURLSSLOPT_EARLYDATA.
+const CURLOPT_SSL_EC_CURVES: curl_sys::CURLoption = curl_sys::CURLOPTTYPE_OBJECTPOINT + 298;
+const CURLSSLOPT_EARLYDATA: c_long = 1 << 6;
+
+/// Now on CLOCK_MONOTONIC, in microseconds: the clock libcurl's own timers
+/// read (`curlx_now` with `HAVE_CLOCK_GETTIME_MONOTONIC`, as curl-sys builds
+/// it), so our stamps and libcurl's timers can be placed on one time line.
+pub fn monotonic_us() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through the valid pointer;
+    // CLOCK_MONOTONIC exists on every Linux kernel this builds for.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    if rc != 0 {
+        return 0;
+    }
+    (ts.tv_sec as u64) * 1_000_000 + (ts.tv_nsec as u64) / 1_000
+}
+
+/// Offers exactly these key-exchange groups (`X25519:P-256`, OpenSSL names;
+/// libcurl copies the string).
+pub fn set_curves<H>(easy: &mut Easy2<H>, list: &str) -> Result<(), curl::Error> {
+    let c = std::ffi::CString::new(list)
+        .map_err(|_| curl::Error::new(curl_sys::CURLE_BAD_FUNCTION_ARGUMENT))?;
+    // SAFETY: the handle is live; the option takes a C string, which
+    // libcurl copies before returning, so `c` may go after this call.
+    let rc = unsafe { curl_sys::curl_easy_setopt(easy.raw(), CURLOPT_SSL_EC_CURVES, c.as_ptr()) };
+    if rc == CURLE_OK {
+        Ok(())
+    } else {
+        Err(curl::Error::new(rc))
+    }
+}
+
+/// Lets libcurl send the request as TLS 1.3 early data when it resumes a
+/// session that allows it (this sets the whole CURLOPT_SSL_OPTIONS mask,
+/// which nothing else of ours sets).
+pub fn allow_early_data<H>(easy: &mut Easy2<H>) -> Result<(), curl::Error> {
+    // SAFETY: the handle is live; CURLOPT_SSL_OPTIONS takes one long.
+    let rc = unsafe {
+        curl_sys::curl_easy_setopt(
+            easy.raw(),
+            curl_sys::CURLOPT_SSL_OPTIONS,
+            CURLSSLOPT_EARLYDATA,
+        )
+    };
+    if rc == CURLE_OK {
+        Ok(())
+    } else {
+        Err(curl::Error::new(rc))
+    }
+}
+
+/// Runs the transfer of `easy` to its end on `multi` and takes it off the
+/// multi again, whatever the outcome. The multi's own connections in a
+/// graceful close advance meanwhile, as in any `curl_multi_perform`.
+pub(crate) fn perform_on<H>(
+    multi: &curl::multi::Multi,
+    easy: &Easy2<H>,
+) -> Result<(), curl::Error> {
+    // SAFETY: both handles are live for this whole call, and the easy handle
+    // is removed from the multi below before we return, so the multi never
+    // refers to it past this borrow.
+    let rc = unsafe { curl_sys::curl_multi_add_handle(multi.raw(), easy.raw()) };
+    if rc != curl_sys::CURLM_OK {
+        return Err(curl::Error::new(curl_sys::CURLE_FAILED_INIT));
+    }
+    let result = loop {
+        if multi.perform().is_err() {
+            break Err(curl::Error::new(curl_sys::CURLE_FAILED_INIT));
+        }
+        // Only this transfer is on the multi: a finished one is ours.
+        let mut done = None;
+        multi.messages(|m| {
+            if let Some(r) = m.result() {
+                done = Some(r);
+            }
+        });
+        if let Some(r) = done {
+            // libcurl's own words for a failure (its error buffer), as
+            // `Easy2::perform` attaches them.
+            break r.map_err(|mut e| {
+                if let Some(text) = easy.take_error_buf() {
+                    e.set_extra(text);
+                }
+                e
+            });
+        }
+        // libcurl shortens the wait to its own next timeout; a second is
+        // what `curl_easy_perform` waits at most between progress checks.
+        if multi
+            .wait(&mut [], std::time::Duration::from_secs(1))
+            .is_err()
+        {
+            break Err(curl::Error::new(curl_sys::CURLE_FAILED_INIT));
+        }
+    };
+    // SAFETY: as above; removing a handle that finished is always allowed.
+    unsafe { curl_sys::curl_multi_remove_handle(multi.raw(), easy.raw()) };
+    result
+}
+
+/// Versions actually linked into this binary.
+pub fn library_versions() -> (String, String, Option<String>) {
+    let v = curl::Version::get();
+    let tls = v.ssl_version().unwrap_or("none").to_string();
+    let h2 = v.nghttp2_version().map(|s| s.to_string());
+    (v.version().to_string(), tls, h2)
+}
