@@ -46,18 +46,51 @@ fn completions_mention_every_flag() {
     }
 }
 
+/// The first cells of the flags table: the table whose first row is `-n`'s.
+fn flag_cells(readme: &str) -> Vec<&str> {
+    readme
+        .lines()
+        .skip_while(|l| !l.starts_with("| `-n`"))
+        .take_while(|l| l.starts_with("| `"))
+        .filter_map(|l| l.split(" | ").next())
+        .collect()
+}
+
+#[test]
+fn the_flags_tables_name_every_flag_clap_knows() {
+    let mut command = tlsping::cli::docs::command();
+    // clap adds `-h`/`--help` when it builds the command.
+    command.build();
+    for (name, readme) in [
+        ("README.md", include_str!("../README.md")),
+        ("README.ko.md", include_str!("../README.ko.md")),
+    ] {
+        let cells = flag_cells(readme);
+        assert!(cells.len() >= 20, "{name}: flags table not found");
+        let in_table = |spelling: String| cells.iter().any(|c| c.contains(&spelling));
+        for arg in command.get_arguments() {
+            if let Some(long) = arg.get_long() {
+                // `--count N`: the name, then its value or the cell's end.
+                let named = in_table(format!("`--{long} ")) || in_table(format!("`--{long}`"));
+                assert!(named, "{name}'s flags table lacks --{long}");
+            }
+            let shorts = arg
+                .get_short()
+                .into_iter()
+                .chain(arg.get_visible_short_aliases().into_iter().flatten());
+            for short in shorts {
+                assert!(
+                    in_table(format!("`-{short}")),
+                    "{name}'s flags table lacks -{short}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn readme_documents_every_flag_exit_code_and_error_kind() {
     let readme = include_str!("../README.md");
-    for flag in tlsping::cli::docs::long_flags() {
-        if flag == "--help" {
-            continue;
-        }
-        assert!(
-            readme.contains(&format!("`{flag}")),
-            "README does not document {flag}"
-        );
-    }
     for kind in [
         "timeout",
         "conn_refused",
@@ -98,6 +131,10 @@ fn the_declared_rust_version_is_the_readmes_and_covers_every_dependency() {
             "{name} does not name Rust {declared}"
         );
     }
+    assert!(
+        include_str!("../vendor-notes.md").contains(&format!("Rust {declared} or newer")),
+        "vendor-notes.md does not name Rust {declared}"
+    );
     // No locked dependency may need a newer Rust than the one declared.
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = std::process::Command::new(cargo)

@@ -192,3 +192,71 @@ fn every_cargo_command_names_something_that_exists() {
         }
     }
 }
+
+/// The README's "Limitations" says what `bytes` reads at the 64 KiB cap:
+/// libcurl's pieces are taken whole or not at all, so never more than
+/// 65,536; on HTTP/2 the pieces are the server's 16 KiB DATA frames, which
+/// fill the cap exactly.
+#[test]
+fn bytes_at_the_body_cap_reads_as_the_readme_says() {
+    let limitation = README
+        .lines()
+        .skip_while(|l| !l.starts_with("- Bodies are read up to 64 KiB"))
+        .take_while(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(limitation.contains("exactly 65,536"), "{limitation}");
+    for h2 in [false, true] {
+        let server = start(ServerOpts {
+            h2,
+            body_len: 200_000,
+            ..Default::default()
+        });
+        let cacert = support::cacert();
+        let doc = support::json_run(&[
+            "--json",
+            "-X",
+            "GET",
+            "-n",
+            "3",
+            "-i",
+            "200ms",
+            "--cacert",
+            &cacert,
+            &server.url(),
+        ]);
+        for s in doc["samples"].as_array().unwrap() {
+            assert_eq!(s["body_overflow"], true, "{s:#}");
+            let bytes = s["bytes"].as_u64().unwrap();
+            if h2 {
+                assert_eq!(bytes, 65536, "{s:#}");
+            } else {
+                assert!(bytes > 0 && bytes <= 65536, "{s:#}");
+            }
+        }
+    }
+}
+
+/// The Install section names everything `ldd` lists for the binary: every
+/// library it prints starts with a name the sentence gives in backticks.
+#[test]
+fn ldd_lists_only_what_the_install_section_names() {
+    if !support::have("ldd") {
+        return;
+    }
+    let sentence = README
+        .split("\n\n")
+        .find(|p| p.starts_with("The release binary links"))
+        .expect("the Install section's paragraph on ldd");
+    let named: Vec<&str> = sentence.split('`').skip(1).step_by(2).collect();
+    let out = Command::new("ldd").arg(support::bin()).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in text.lines() {
+        let path = line.split_whitespace().next().unwrap_or("");
+        let file = path.rsplit('/').next().unwrap_or(path);
+        assert!(
+            named.iter().any(|n| file.starts_with(&format!("{n}."))),
+            "ldd lists {file}, which the README's sentence does not name ({named:?}):\n{text}"
+        );
+    }
+}
