@@ -111,7 +111,14 @@ fn main() {
         let (t_sum, summary) = time(|| summarize(&History::of(&data), Duration::from_secs(1)));
         let info = info();
         let (t_json, _) = time(|| {
-            json::write_document(std::io::BufWriter::new(sink()), &info, &data, &summary, &[])
+            let run = tlsping::render::output::Finished {
+                info: &info,
+                samples: &data,
+                summary: &summary,
+                comparison: None,
+                warnings: &[],
+            };
+            json::write_document(std::io::BufWriter::new(sink()), &run)
         });
         let (t_csv, _) = time(|| {
             let mut w = CsvStream::new(std::io::BufWriter::new(sink()), false);
@@ -133,7 +140,7 @@ fn main() {
             for pair in data.chunks(2) {
                 h.round(pair[0].round, pair).unwrap();
             }
-            h.statistics(&info, &summary).unwrap();
+            h.statistics(&info, &summary, None).unwrap();
         });
         let (t_med, _) = time(|| {
             let mut m = RunningMedian::new();

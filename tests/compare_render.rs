@@ -20,7 +20,7 @@ use tlsping::probe::{
 };
 use tlsping::render::csv::CsvStream;
 use tlsping::render::{Finished, Human, Layout, Output, Style};
-use tlsping::stats::{summarize, summarize_compared, History, Summary};
+use tlsping::stats::{compare_variants, summarize, Comparison, History, Summary};
 
 fn variant(label: &str, value: &str) -> VariantInfo {
     VariantInfo {
@@ -96,9 +96,9 @@ fn render(info: &RunInfo, samples: &[Sample], style: Style) -> String {
         h.start(info).unwrap();
         synthetic::feed_rounds(&mut h, samples);
         h.finish().unwrap();
-        let summary =
-            summarize_compared(&History::of(samples), Duration::from_millis(3400), variants);
-        h.statistics(info, &summary).unwrap();
+        let (summary, comparison) =
+            compared(&History::of(samples), Duration::from_millis(3400), variants);
+        h.statistics(info, &summary, Some(&comparison)).unwrap();
     }
     let text = String::from_utf8(buf).unwrap();
     for line in text.lines() {
@@ -446,9 +446,29 @@ fn validate(doc: &Value) {
     synthetic::assert_valid_document(doc);
 }
 
-fn json(info: &RunInfo, samples: &[Sample], summary: &Summary) -> Value {
+/// The overall summary of `history` and its comparison, as a run makes them.
+fn compared(history: &History, elapsed: Duration, variants: usize) -> (Summary, Comparison) {
+    (
+        summarize(history, elapsed),
+        compare_variants(history, elapsed, variants),
+    )
+}
+
+fn json(
+    info: &RunInfo,
+    samples: &[Sample],
+    summary: &Summary,
+    comparison: Option<&Comparison>,
+) -> Value {
     let mut buf = Vec::new();
-    tlsping::render::json::write_document(&mut buf, info, samples, summary, &[]).unwrap();
+    let run = tlsping::render::output::Finished {
+        info,
+        samples,
+        summary,
+        comparison,
+        warnings: &[],
+    };
+    tlsping::render::json::write_document(&mut buf, &run).unwrap();
     serde_json::from_slice(&buf).unwrap()
 }
 
@@ -456,8 +476,8 @@ fn json(info: &RunInfo, samples: &[Sample], summary: &Summary) -> Value {
 fn json_carries_the_variants_and_matches_the_schema() {
     let info = info();
     let samples = rounds(8);
-    let summary = summarize_compared(&History::of(&samples), Duration::from_secs(8), 2);
-    let doc = json(&info, &samples, &summary);
+    let (summary, comparison) = compared(&History::of(&samples), Duration::from_secs(8), 2);
+    let doc = json(&info, &samples, &summary, Some(&comparison));
     validate(&doc);
     let cmp = &doc["run"]["compare"];
     assert_eq!(cmp["axis"], "tls");
@@ -520,8 +540,8 @@ fn json_carries_the_variants_and_matches_the_schema() {
 fn json_schema_refuses_unknown_keys_in_a_variant_summary() {
     let info = info();
     let samples = rounds(3);
-    let summary = summarize_compared(&History::of(&samples), Duration::from_secs(3), 2);
-    let mut doc = json(&info, &samples, &summary);
+    let (summary, comparison) = compared(&History::of(&samples), Duration::from_secs(3), 2);
+    let mut doc = json(&info, &samples, &summary, Some(&comparison));
     validate(&doc);
     doc["summary"]["variants"][0]["surprise"] = Value::from(1);
     let schema: Value =
@@ -545,8 +565,8 @@ fn json_of_an_unavailable_variant_says_why() {
     });
     info.compare.as_mut().unwrap().variants[0].addr = None;
     let samples: Vec<Sample> = rounds(3).into_iter().filter(|s| s.variant == 1).collect();
-    let summary = summarize_compared(&History::of(&samples), Duration::from_secs(3), 2);
-    let doc = json(&info, &samples, &summary);
+    let (summary, comparison) = compared(&History::of(&samples), Duration::from_secs(3), 2);
+    let doc = json(&info, &samples, &summary, Some(&comparison));
     validate(&doc);
     let v0 = &doc["run"]["compare"]["variants"][0];
     assert_eq!(v0["available"], false);
@@ -562,7 +582,7 @@ fn without_compare_the_json_has_none_of_the_new_keys() {
     let info = synthetic::run_info();
     let samples: Vec<Sample> = rounds(3).into_iter().filter(|s| s.variant == 0).collect();
     let summary = summarize(&History::of(&samples), Duration::from_secs(3));
-    let doc = json(&info, &samples, &summary);
+    let doc = json(&info, &samples, &summary, None);
     validate(&doc);
     assert!(doc["run"].get("compare").is_none());
     assert!(doc["summary"].get("variants").is_none());
@@ -628,6 +648,7 @@ fn csv_preflight_row_keeps_the_variant_column() {
             info: &info,
             samples: &[],
             summary: &summary,
+            comparison: None,
             warnings: &[],
         };
         CsvStream::new(&mut buf, false)

@@ -17,7 +17,7 @@ use tlsping::probe::{
     ServerTiming, TransferFacts, VariantInfo,
 };
 use tlsping::render::{Finished, Output};
-use tlsping::stats::{summarize, summarize_compared, History, Summary};
+use tlsping::stats::{compare_variants, summarize, History, Summary};
 
 /// The wall clock of the fixtures: 2027-01-15T08:00:00Z.
 fn epoch() -> SystemTime {
@@ -99,8 +99,12 @@ fn json_document() {
     let samples = samples();
     let summary = summarize(&History::of(&samples), Duration::from_millis(2400));
     let mut out = Vec::new();
-    tlsping::render::json::write_document(&mut out, &info(), &samples, &summary, &warnings())
-        .unwrap();
+    let (info, warnings) = (info(), warnings());
+    let run = Finished {
+        samples: &samples,
+        ..finished(&info, &summary, &warnings)
+    };
+    tlsping::render::json::write_document(&mut out, &run).unwrap();
     let text = String::from_utf8(out).unwrap();
     let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
     synthetic::assert_valid_document(&doc);
@@ -114,6 +118,7 @@ fn finished<'a>(info: &'a RunInfo, summary: &'a Summary, warnings: &'a [String])
         info,
         samples: &[],
         summary,
+        comparison: None,
         warnings,
     }
 }
@@ -187,9 +192,16 @@ fn csv_and_json_of_a_comparison() {
     let (info, samples) = compared();
     insta::assert_snapshot!("csv_compare", csv(&info, false, &samples));
     let history = History::of(&samples);
-    let summary = summarize_compared(&history, Duration::from_millis(2400), 2);
+    let elapsed = Duration::from_millis(2400);
+    let summary = summarize(&history, elapsed);
+    let comparison = compare_variants(&history, elapsed, 2);
+    let run = Finished {
+        samples: &samples,
+        comparison: Some(&comparison),
+        ..finished(&info, &summary, &[])
+    };
     let mut out = Vec::new();
-    tlsping::render::json::write_document(&mut out, &info, &samples, &summary, &[]).unwrap();
+    tlsping::render::json::write_document(&mut out, &run).unwrap();
     insta::assert_snapshot!("json_compare", String::from_utf8(out).unwrap());
 }
 
@@ -272,8 +284,13 @@ fn write_out_lines() {
 fn svg_picture() {
     let samples = samples();
     let summary = summarize(&History::of(&samples), Duration::from_millis(2400));
+    let info = info();
+    let run = Finished {
+        samples: &samples,
+        ..finished(&info, &summary, &[])
+    };
     let mut out = Vec::new();
-    tlsping::render::svg::write_svg(&mut out, &info(), &samples, &summary).unwrap();
+    tlsping::render::svg::write_svg(&mut out, &run).unwrap();
     insta::assert_snapshot!("svg", String::from_utf8(out).unwrap());
 }
 

@@ -62,7 +62,7 @@ fn render(layout: Layout, width: usize, variant: &str, case: &str) -> String {
         synthetic::feed_rounds(&mut h, &samples);
         h.finish().unwrap();
         let summary = summarize(&History::of(&samples), Duration::from_millis(3400));
-        h.statistics(&info, &summary).unwrap();
+        h.statistics(&info, &summary, None).unwrap();
     }
     let text = String::from_utf8(buf).unwrap();
     for line in text.lines() {
@@ -240,7 +240,7 @@ fn statistics_of(samples: &[Sample], style: Style) -> String {
         synthetic::feed_rounds(&mut h, samples);
         h.finish().unwrap();
         let summary = summarize(&History::of(samples), Duration::from_millis(21_000));
-        h.statistics(&info, &summary).unwrap();
+        h.statistics(&info, &summary, None).unwrap();
     }
     let text = String::from_utf8(buf).unwrap();
     for line in text.lines() {

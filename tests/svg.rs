@@ -82,18 +82,29 @@ fn samples() -> Vec<Sample> {
 }
 
 /// The run's statistics, as the run computes them for its picture.
-fn statistics(info: &RunInfo, samples: &[Sample]) -> tlsping::stats::Summary {
-    let history = tlsping::stats::History::of(samples);
-    let elapsed = Duration::from_secs(10);
-    match &info.compare {
-        Some(c) => tlsping::stats::summarize_compared(&history, elapsed, c.variants.len()),
-        None => tlsping::stats::summarize(&history, elapsed),
-    }
+fn statistics(_info: &RunInfo, samples: &[Sample]) -> tlsping::stats::Summary {
+    tlsping::stats::summarize(
+        &tlsping::stats::History::of(samples),
+        Duration::from_secs(10),
+    )
 }
 
 fn picture(info: &RunInfo, samples: &[Sample]) -> String {
+    let history = tlsping::stats::History::of(samples);
+    let elapsed = Duration::from_secs(10);
+    let comparison = info
+        .compare
+        .as_ref()
+        .map(|c| tlsping::stats::compare_variants(&history, elapsed, c.variants.len()));
+    let run = tlsping::render::output::Finished {
+        info,
+        samples,
+        summary: &statistics(info, samples),
+        comparison: comparison.as_ref(),
+        warnings: &[],
+    };
     let mut out = Vec::new();
-    write_svg(&mut out, info, samples, &statistics(info, samples)).unwrap();
+    write_svg(&mut out, &run).unwrap();
     String::from_utf8(out).unwrap()
 }
 

@@ -101,13 +101,15 @@ impl ColdDriver {
             return;
         }
         let now = Instant::now();
-        let due = self.close_due.take().unwrap_or(now).min(now + CLOSE_MAX);
-        self.settle(due, cancel);
+        if let Some(due) = self.close_due.take().filter(|&due| due > now) {
+            self.settle(due.min(now + CLOSE_MAX), cancel);
+        }
         if let Some(sock) = self.watch.open_socket() {
             // SAFETY: the watch reports `sock` still open, and only libcurl,
             // on this thread, closes it (reporting to the watch when it does).
             unsafe { curl_ffi::hang_up(sock) };
-            self.settle(Instant::now() + CLOSE_MARGIN, cancel);
+            // libcurl reads the end at once; nothing to wait for.
+            let _ = self.multi.perform();
         }
     }
 }

@@ -221,6 +221,7 @@ mod tests {
                         info,
                         samples: &[],
                         summary: &summary,
+                        comparison: None,
                         warnings: &[],
                     };
                     w.ended_before_rounds(&run).unwrap();

@@ -89,8 +89,13 @@ impl<W: Write> Human<W> {
 
     /// The statistics block; with `--compare`, one block per variant and
     /// then how each variant differs from the baseline.
-    pub fn statistics(&mut self, info: &RunInfo, summary: &Summary) -> io::Result<()> {
-        if let (Some(cmp), Some(comparison)) = (&info.compare, &summary.comparison) {
+    pub fn statistics(
+        &mut self,
+        info: &RunInfo,
+        summary: &Summary,
+        comparison: Option<&Comparison>,
+    ) -> io::Result<()> {
+        if let (Some(cmp), Some(comparison)) = (&info.compare, comparison) {
             return self.compared_statistics(info, cmp, comparison);
         }
         let picture = self.pictures(info, &[summary]).pop().unwrap_or_default();
@@ -300,7 +305,7 @@ impl<W: Write> Output for Human<W> {
     /// The rows held back, then the statistics.
     fn end(&mut self, run: &Finished) -> io::Result<()> {
         self.finish()?;
-        self.statistics(run.info, run.summary)
+        self.statistics(run.info, run.summary, run.comparison)
     }
 }
 

@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::fields::{self, Field, FieldValue, JsonKey, Shown, Unit};
 use super::output::{Finished, Output};
 use crate::probe::{CompareInfo, RunInfo, Sample, ServerTiming};
-use crate::stats::{Difference, ModeSummary, Summary};
+use crate::stats::{Comparison, Difference, ModeSummary, Summary};
 
 pub const SCHEMA: u32 = 1;
 
@@ -278,10 +278,13 @@ fn mode_json(m: &ModeSummary) -> ModeJson {
 /// The summary of a run that may be a `--compare` run: then with the
 /// variants' own figures and the differences (empty lists when the
 /// statistics hold no comparison, e.g. a run that ended before round 1).
-pub fn summary_json<'a>(s: &'a Summary, compare: Option<&'a CompareInfo>) -> SummaryJson<'a> {
+pub fn summary_json<'a>(
+    s: &'a Summary,
+    comparison: Option<&'a Comparison>,
+    compare: Option<&'a CompareInfo>,
+) -> SummaryJson<'a> {
     let mut json = figures_json(s);
     if let Some(cmp) = compare {
-        let comparison = s.comparison.as_ref();
         json.variants = Some(
             comparison
                 .map(|c| &c.summaries[..])
@@ -492,7 +495,7 @@ impl<W: std::io::Write> Output for JsonDocument<W> {
 
     fn end(&mut self, run: &Finished) -> std::io::Result<()> {
         let out = std::io::BufWriter::new(&mut self.out);
-        write_document(out, run.info, run.samples, run.summary, run.warnings)
+        write_document(out, run)
     }
 
     /// The facts known so far and why the run ended, without samples.
@@ -502,20 +505,15 @@ impl<W: std::io::Write> Output for JsonDocument<W> {
 }
 
 /// Writes the whole document as compact JSON (one line), followed by a newline.
-pub fn write_document<W: std::io::Write>(
-    mut out: W,
-    info: &RunInfo,
-    samples: &[Sample],
-    summary: &Summary,
-    warnings: &[String],
-) -> std::io::Result<()> {
+pub fn write_document<W: std::io::Write>(mut out: W, run: &Finished) -> std::io::Result<()> {
+    let compare = run.info.compare.as_ref();
     let doc = Document {
         schema: SCHEMA,
         tlsping_version: env!("CARGO_PKG_VERSION"),
-        run: run_json(info),
-        samples: SamplesJson(samples, info.compare.as_ref()),
-        summary: summary_json(summary, info.compare.as_ref()),
-        warnings,
+        run: run_json(run.info),
+        samples: SamplesJson(run.samples, compare),
+        summary: summary_json(run.summary, run.comparison, compare),
+        warnings: run.warnings,
     };
     serde_json::to_writer(&mut out, &doc)?;
     writeln!(out)?;

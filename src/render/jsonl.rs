@@ -85,7 +85,7 @@ impl<W: Write> Output for JsonlStream<W> {
 
     /// The summary line, the last one.
     fn end(&mut self, run: &Finished) -> io::Result<()> {
-        let figures = summary_json(run.summary, self.compare.as_ref());
+        let figures = summary_json(run.summary, run.comparison, self.compare.as_ref());
         write_line(
             &mut self.out,
             "summary",

@@ -6,7 +6,7 @@
 use std::io;
 
 use crate::probe::{RunInfo, Sample};
-use crate::stats::Summary;
+use crate::stats::{Comparison, Summary};
 
 /// What the end of a run hands every output.
 pub struct Finished<'a> {
@@ -15,6 +15,8 @@ pub struct Finished<'a> {
     /// ([`Output::keeps_samples`]); else empty.
     pub samples: &'a [Sample],
     pub summary: &'a Summary,
+    /// `--compare`: each variant's own statistics and how they differ.
+    pub comparison: Option<&'a Comparison>,
     /// Every warning of the run, as it went to stderr.
     pub warnings: &'a [String],
 }

@@ -23,7 +23,9 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::probe::{tls_version_label, Mode, RunInfo, Sample, Stage};
 use crate::render::format;
-use crate::stats::{Description, Summary};
+use crate::stats::{Comparison, Description, Summary};
+
+use super::output::Finished;
 use crate::text::{millis, printable};
 
 /// The picture's size in pixels; it scales, but its text is sized for this.
@@ -329,24 +331,24 @@ fn legend(samples: &[Sample]) -> Vec<Part> {
 /// (every probe, warmup and failures included) for its bars and points,
 /// `summary` (the run's statistics) for its boxes. The same input always
 /// gives the same bytes.
-pub fn write_svg(
-    out: &mut dyn Write,
-    info: &RunInfo,
-    samples: &[Sample],
-    summary: &Summary,
-) -> io::Result<()> {
-    out.write_all(render(info, samples, summary)?.as_bytes())?;
+pub fn write_svg(out: &mut dyn Write, run: &Finished) -> io::Result<()> {
+    out.write_all(render(run.info, run.samples, run.summary, run.comparison)?.as_bytes())?;
     out.flush()
 }
 
 /// The timed totals' figures of a track, from the run's statistics (a
 /// variant's own with `--compare`; none for a variant without any).
-fn track_timing(summary: &Summary, info: &RunInfo, track: Track) -> Description {
+fn track_timing(
+    summary: &Summary,
+    comparison: Option<&Comparison>,
+    info: &RunInfo,
+    track: Track,
+) -> Description {
     let of_mode = |s: &Summary| match track_mode(track) {
         Mode::Cold => s.cold.timing,
         Mode::Warm => s.warm.timing,
     };
-    match (&info.compare, &summary.comparison) {
+    match (&info.compare, comparison) {
         (Some(_), Some(c)) => c
             .summaries
             .iter()
@@ -357,7 +359,12 @@ fn track_timing(summary: &Summary, info: &RunInfo, track: Track) -> Description 
     }
 }
 
-fn render(info: &RunInfo, samples: &[Sample], summary: &Summary) -> io::Result<String> {
+fn render(
+    info: &RunInfo,
+    samples: &[Sample],
+    summary: &Summary,
+    comparison: Option<&Comparison>,
+) -> io::Result<String> {
     let scene = Scene::new(samples);
     let (frame, (bars, boxes)) = fragment(|root| draw_frame(root, info, samples, &scene))?;
 
@@ -402,7 +409,7 @@ fn render(info: &RunInfo, samples: &[Sample], summary: &Summary) -> io::Result<S
     doc.push_str("<g class=\"distributions\">\n");
     for (i, track) in scene.tracks.iter().enumerate() {
         let in_track: Vec<&Sample> = samples.iter().filter(|s| track_of(s) == *track).collect();
-        let timing = track_timing(summary, info, *track);
+        let timing = track_timing(summary, comparison, info, *track);
         let (shapes, figures) =
             fragment(|root| draw_distribution(root, &boxes, i, &in_track, &timing))?;
         let _ = writeln!(

@@ -28,7 +28,7 @@ impl Output for SvgFile {
 
     fn end(&mut self, run: &Finished) -> io::Result<()> {
         let mut out = io::BufWriter::new(std::fs::File::create(&self.path)?);
-        super::svg::write_svg(&mut out, run.info, run.samples, run.summary)?;
+        super::svg::write_svg(&mut out, run)?;
         out.flush()
     }
 }

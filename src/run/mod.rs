@@ -143,6 +143,7 @@ fn ended_before_rounds(opts: &Options, ended: plan::NoRounds, warnings: &Warning
         info,
         samples: &[],
         summary: &summary,
+        comparison: None,
         warnings: warnings.list(),
     };
     for mut output in open_outputs(opts, info) {
@@ -243,10 +244,11 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> Exit {
         Some(EarlyStop::Valve(why)) => warnings.warn(render::warnings::valve(why)),
         _ => {}
     }
-    let summary = match &info.compare {
-        Some(c) => stats::summarize_compared(&history, rounds.elapsed, c.variants.len()),
-        None => stats::summarize(&history, rounds.elapsed),
-    };
+    let summary = stats::summarize(&history, rounds.elapsed);
+    let comparison = info
+        .compare
+        .as_ref()
+        .map(|c| stats::compare_variants(&history, rounds.elapsed, c.variants.len()));
     if stats::large_residual(&history) {
         warnings.warn(render::warnings::LARGE_RESIDUAL);
     }
@@ -263,6 +265,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> Exit {
         info: &info,
         samples: &rounds.samples,
         summary: &summary,
+        comparison: comparison.as_ref(),
         warnings: warnings.list(),
     };
     for output in &mut outputs {

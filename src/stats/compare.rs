@@ -9,7 +9,7 @@ use crate::probe::{Mode, Stage};
 use super::delta::{median_delta, Delta};
 use super::history::History;
 use super::pairing::join_by_round;
-use super::summary::{summarize, summarize_variant, Summary};
+use super::summary::{summarize_variant, Summary};
 
 /// The stages compared for cold probes, in the order they are reported.
 pub const COLD_STAGES: [Stage; 5] = Stage::COLD;
@@ -90,9 +90,10 @@ fn differences(history: &History, variant: u8, against: u8) -> Vec<Difference> {
     out
 }
 
-/// Per-variant summaries and paired differences over `variants` variants
-/// (a record's `variant` indexes them). The baseline is the lowest-index
-/// variant that has samples.
+/// The statistics of a `--compare` run beyond its overall summary: each
+/// variant's own summary and the paired differences, over `variants`
+/// variants (a record's `variant` indexes them). The baseline is the
+/// lowest-index variant that has samples.
 pub fn compare(history: &History, elapsed: Duration, variants: usize) -> Comparison {
     let present: Vec<u8> = (0..variants.min(usize::from(u8::MAX) + 1))
         .map(|v| v as u8)
@@ -115,16 +116,10 @@ pub fn compare(history: &History, elapsed: Duration, variants: usize) -> Compari
     }
 }
 
-/// The overall summary, as `summarize` gives it, plus the comparison.
-pub fn summarize_compared(history: &History, elapsed: Duration, variants: usize) -> Summary {
-    let mut summary = summarize(history, elapsed);
-    summary.comparison = Some(compare(history, elapsed, variants));
-    summary
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::summarize;
 
     fn compare(samples: &[Sample], elapsed: Duration, variants: usize) -> Comparison {
         super::compare(&History::of(samples), elapsed, variants)
@@ -275,22 +270,11 @@ mod tests {
     }
 
     #[test]
-    fn the_compared_summary_keeps_the_overall_figures() {
-        let samples = two_variants(4);
-        let plain = summarize(&History::of(&samples), Duration::ZERO);
-        let compared = summarize_compared(&History::of(&samples), Duration::ZERO, 2);
-        assert_eq!(plain.comparison, None);
-        assert_eq!(compared.cold, plain.cold);
-        assert_eq!(compared.handshake, plain.handshake);
-        assert!(compared.comparison.is_some());
-    }
-
-    #[test]
     fn the_overall_paired_gain_counts_each_round_once_with_its_last_probes() {
         // Four rounds of two variants: one paired difference per round, the
         // round's last cold (variant 0: 70.1 ms) less its last warm
         // (variant 1: 4.05 ms + round µs), not one per variant.
-        let s = summarize_compared(&History::of(&two_variants(4)), Duration::ZERO, 2);
+        let s = summarize(&History::of(&two_variants(4)), Duration::ZERO);
         assert_eq!((s.rounds, s.paired_rounds), (4, 4));
         // Rounds 2..=5: tcp grows 1 ms a round, warm 1 µs: the median is
         // between rounds 3 and 4, each round's difference in µs being

@@ -18,7 +18,7 @@ mod summary_tests;
 pub(crate) mod synthetic;
 
 pub use attribution::{share_percent, Attribution, ServerMetric};
-pub use compare::{summarize_compared, Comparison, Difference, COLD_STAGES, WARM_STAGES};
+pub use compare::{compare as compare_variants, Comparison, Difference, COLD_STAGES, WARM_STAGES};
 pub use delta::{median_delta, Delta};
 pub use descriptive::{Description, P95_MIN_N};
 pub use history::History;

@@ -62,9 +62,6 @@ pub struct Summary {
     pub elapsed: Duration,
     /// The client's set-up, the kernel's RTT and the server's own time.
     pub attribution: super::attribution::Attribution,
-    /// `--compare`: per-variant summaries and paired differences (see
-    /// `summarize_compared`); `None` from `summarize`.
-    pub comparison: Option<super::compare::Comparison>,
 }
 
 /// Counts for timing statistics: a response, not warmup, a measured total,
@@ -181,7 +178,6 @@ pub(super) fn summarize_variant(
         warm,
         elapsed,
         attribution: super::attribution::attribute(history, variant),
-        comparison: None,
     }
 }
 
