@@ -78,9 +78,9 @@ fn resets_closes_and_short_bodies_in_the_rounds() {
 
 #[test]
 fn a_hung_server_times_out() {
-    let samples = rounds(Fault::Hang, ModeChoice::Cold, 1, |c| {
-        c.timeout = Duration::from_secs(2)
-    });
+    // The configuration's own timeout (4 s): the preflight must finish inside
+    // it under valgrind, so it is not shortened here.
+    let samples = rounds(Fault::Hang, ModeChoice::Cold, 1, |_| {});
     assert_eq!(kinds(&samples), vec![ErrorKind::Timeout]);
     assert!(
         samples[0].tls().is_some(),
