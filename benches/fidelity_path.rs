@@ -34,8 +34,16 @@
 //! round. Settings (environment):
 //!
 //! - `FIDELITY_DELAY_MS` (20): D, one way.
-//! - `FIDELITY_ROUNDS` (40): timed rounds at each delay, over all blocks.
-//! - `FIDELITY_BLOCKS` (4): blocks per delay.
+//! - `FIDELITY_ROUNDS` (80): timed rounds at each delay, over all blocks.
+//! - `FIDELITY_BLOCKS` (8): blocks per delay.
+//! - `FIDELITY_SPIN_US` (the relay's own, 100): how long before a packet is
+//!   due the relay stops sleeping and polls. Polling makes the relay punctual
+//!   but holds a core at real-time priority just when the far end wakes;
+//!   0 frees the core and makes the relay later instead.
+//! - `FIDELITY_SERVER_WAIT_MS` (0): the server holds every byte it sends W
+//!   (at both delays); each stage's truth gains W per server flight it
+//!   waits for. With D = 0 this shows what sleeping as long costs the ends
+//!   without any path.
 //! - `FIDELITY_HTTP` (2): `2` (ALPN h2 offered) or `1.1`.
 //! - `FIDELITY_ARGS` (`--resume off`): more arguments for the binary,
 //!   split at spaces.
@@ -57,7 +65,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use support::path::{DelayedPath, RelaySeen, SERVER_V4};
+use support::path::{DelayedPath, RelaySeen, SERVER_V4, WAKE_EARLY};
 use support::{median, start, ServerOpts, TestServer};
 
 struct Settings {
@@ -65,6 +73,8 @@ struct Settings {
     rounds: u32,
     blocks: u32,
     h2: bool,
+    spin: Duration,
+    server_wait: Duration,
     extra: Vec<String>,
     bin: String,
     wrap: Vec<String>,
@@ -91,8 +101,10 @@ impl Settings {
         let extra: String = env_or("FIDELITY_ARGS", "--resume off".to_string());
         let s = Settings {
             delay: Duration::from_millis(env_or("FIDELITY_DELAY_MS", 20)),
-            rounds: env_or("FIDELITY_ROUNDS", 40),
-            blocks: env_or("FIDELITY_BLOCKS", 4),
+            rounds: env_or("FIDELITY_ROUNDS", 80),
+            blocks: env_or("FIDELITY_BLOCKS", 8),
+            spin: Duration::from_micros(env_or("FIDELITY_SPIN_US", WAKE_EARLY.as_micros() as u64)),
+            server_wait: Duration::from_millis(env_or("FIDELITY_SERVER_WAIT_MS", 0)),
             h2: http == "2",
             extra: extra.split_whitespace().map(str::to_string).collect(),
             bin: env_or("FIDELITY_BIN", support::bin().to_string()),
@@ -128,13 +140,14 @@ struct Side {
 }
 
 impl Side {
-    fn new(delay: Duration, h2: bool) -> Side {
-        let path = DelayedPath::new(delay, None)
+    fn new(delay: Duration, set: &Settings) -> Side {
+        let path = DelayedPath::with_spin(delay, None, set.spin)
             .expect("a delayed path: needs root, /dev/net/tun and `ip` (iproute2)");
         let server = path.in_server(|| {
             start(ServerOpts {
                 bind: Some(SERVER_V4.into()),
-                h2,
+                h2: set.h2,
+                delay: (!set.server_wait.is_zero()).then_some(set.server_wait),
                 ..Default::default()
             })
         });
@@ -159,9 +172,10 @@ impl Side {
     fn block(&mut self, set: &Settings, rounds: u32, run: &str) {
         let before = self.path.relay_seen();
         let rtt = self.path.delay() * 2;
-        // Room for a cold probe (three round trips), its close (two) and a
-        // warm probe (one), with a margin for a busy machine.
-        let interval = (rtt * 8).max(Duration::from_millis(100));
+        // Room for a cold probe (three round trips, two server flights), its
+        // close (two) and a warm probe (one, one flight), with a margin for
+        // a busy machine.
+        let interval = (rtt * 8 + set.server_wait * 4).max(Duration::from_millis(100));
         let doc = self.run(set, rounds + 1, interval, run);
         self.docs.push(doc);
         let listener = &self.listener;
@@ -267,11 +281,13 @@ fn field(name: &'static str) -> Extract {
     Box::new(move |s| s[name].as_f64())
 }
 
-/// One row of the table: a stage, its mode, its round trips, how to read it.
+/// One row of the table: a stage, its mode, its round trips, the server
+/// flights it waits for (each held `FIDELITY_SERVER_WAIT_MS`), how to read it.
 struct Row {
     name: &'static str,
     mode: &'static str,
     k: f64,
+    flights: f64,
     read: Extract,
 }
 
@@ -291,34 +307,64 @@ fn tls_round_trips(side: &Side) -> f64 {
 }
 
 fn rows(tls_k: f64) -> Vec<Row> {
-    let row = |name, mode, k, read| Row {
+    let row = |name, mode, k, flights, read| Row {
         name,
         mode,
         k,
+        flights,
         read,
     };
     let wire: Extract = Box::new(|s| {
         Some(s["tls_ms"].as_f64()? - s["tls_setup_ms"].as_f64()? - s["tls_finish_ms"].as_f64()?)
     });
     vec![
-        row("cold tcp", "cold", 1.0, field("tcp_ms")),
-        row("cold tls (whole)", "cold", tls_k, field("tls_ms")),
-        row("tls on the wire", "cold", tls_k, wire),
-        row("cold srv", "cold", 1.0, field("srv_ms")),
-        row("cold total", "cold", tls_k + 2.0, field("total_ms")),
-        row("warm srv", "warm", 1.0, field("srv_ms")),
-        row("warm total", "warm", 1.0, field("total_ms")),
-        row("cold tcp_rtt", "cold", 1.0, field("tcp_rtt_ms")),
-        row("cold tcp_min_rtt", "cold", 1.0, field("tcp_min_rtt_ms")),
-        row("warm tcp_rtt", "warm", 1.0, field("tcp_rtt_ms")),
-        row("warm tcp_min_rtt", "warm", 1.0, field("tcp_min_rtt_ms")),
+        // The server's kernel answers a SYN: no server flight in `tcp`.
+        row("cold tcp", "cold", 1.0, 0.0, field("tcp_ms")),
+        row("cold tls (whole)", "cold", tls_k, tls_k, field("tls_ms")),
+        row("tls on the wire", "cold", tls_k, tls_k, wire),
+        row("cold srv", "cold", 1.0, 1.0, field("srv_ms")),
+        row(
+            "cold total",
+            "cold",
+            tls_k + 2.0,
+            tls_k + 1.0,
+            field("total_ms"),
+        ),
+        row("warm srv", "warm", 1.0, 1.0, field("srv_ms")),
+        row("warm total", "warm", 1.0, 1.0, field("total_ms")),
+        // The kernel's own estimates; with a server that waits the smoothed
+        // one drifts up (delayed ACKs ride the late answers), the minimum not.
+        row("cold tcp_rtt", "cold", 1.0, 0.0, field("tcp_rtt_ms")),
+        row(
+            "cold tcp_min_rtt",
+            "cold",
+            1.0,
+            0.0,
+            field("tcp_min_rtt_ms"),
+        ),
+        row("warm tcp_rtt", "warm", 1.0, 0.0, field("tcp_rtt_ms")),
+        row(
+            "warm tcp_min_rtt",
+            "warm",
+            1.0,
+            0.0,
+            field("tcp_min_rtt_ms"),
+        ),
     ]
 }
 
-/// `| name | k | error at D | error at 0 | net | net − k×floor | n |`.
-fn print_row(name: &str, k: f64, at_d: &[f64], at_0: &[f64], rtt: f64, floor: Option<f64>) {
-    let err_d = median(at_d.to_vec()) - k * rtt;
-    let err_0 = median(at_0.to_vec());
+/// `| name | k | error at D | error at 0 | net | net − k×floor | n |`;
+/// `wait` is what the server's holding adds to the truth at both delays.
+fn print_row(
+    name: &str,
+    (k, wait): (f64, f64),
+    at_d: &[f64],
+    at_0: &[f64],
+    rtt: f64,
+    floor: Option<f64>,
+) {
+    let err_d = median(at_d.to_vec()) - k * rtt - wait;
+    let err_0 = median(at_0.to_vec()) - wait;
     let net = err_d - err_0;
     let beyond = floor.map_or("—".to_string(), |f| format!("{:+.3}", net - k * f));
     println!(
@@ -330,8 +376,8 @@ fn print_row(name: &str, k: f64, at_d: &[f64], at_0: &[f64], rtt: f64, floor: Op
 
 fn main() {
     let set = Settings::from_env();
-    let mut far = Side::new(set.delay, set.h2);
-    let mut near = Side::new(Duration::ZERO, set.h2);
+    let mut far = Side::new(set.delay, &set);
+    let mut near = Side::new(Duration::ZERO, &set);
     let per_block = set.rounds.div_ceil(set.blocks);
     let began = Instant::now();
     for b in 0..set.blocks {
@@ -365,6 +411,11 @@ fn main() {
         set.bin,
         began.elapsed().as_secs_f64()
     );
+    println!(
+        "relay polls {} µs before each packet is due; the server holds its bytes {} ms",
+        set.spin.as_micros(),
+        ms(set.server_wait)
+    );
     for (label, side) in [("D", &far), ("0", &near)] {
         let (mean, worst, packets) = side.relay_lateness();
         println!(
@@ -382,11 +433,12 @@ fn main() {
     for row in rows(tls_k) {
         let at_d = far.values(row.mode, &row.read);
         let at_0 = near.values(row.mode, &row.read);
-        print_row(row.name, row.k, &at_d, &at_0, rtt, Some(floor));
+        let wait = row.flights * ms(set.server_wait);
+        print_row(row.name, (row.k, wait), &at_d, &at_0, rtt, Some(floor));
     }
     print_row(
         "connect(2) (reference)",
-        1.0,
+        (1.0, 0.0),
         &far.connects_ms,
         &near.connects_ms,
         rtt,
