@@ -39,7 +39,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use super::relay;
-pub use super::relay::{Counters, Loss, RelaySeen, Toward, QUEUE_PACKETS};
+pub use super::relay::{Counters, Loss, RelaySeen, Toward, QUEUE_PACKETS, WAKE_EARLY};
 
 pub const CLIENT_V4: Ipv4Addr = Ipv4Addr::new(198, 18, 0, 1);
 pub const SERVER_V4: Ipv4Addr = Ipv4Addr::new(198, 18, 0, 2);
@@ -152,6 +152,12 @@ impl DelayedPath {
     /// dropping what `loss` chooses. `None` where namespaces or TUN devices
     /// cannot be made here (not root, no `ip`, no /dev/net/tun).
     pub fn new(delay: Duration, loss: Option<Loss>) -> Option<DelayedPath> {
+        DelayedPath::with_spin(delay, loss, relay::WAKE_EARLY)
+    }
+
+    /// [`DelayedPath::new`] with the relay polling for `spin` before each
+    /// packet is due instead of [`relay::WAKE_EARLY`] (zero: it only sleeps).
+    pub fn with_spin(delay: Duration, loss: Option<Loss>, spin: Duration) -> Option<DelayedPath> {
         if let Some(loss) = loss {
             assert!(loss.every >= 2, "dropping every segment would deliver none");
         }
@@ -165,7 +171,16 @@ impl DelayedPath {
             let (client_tun, server_tun) = (client.tun, server.tun);
             std::thread::Builder::new()
                 .name("delay-line".into())
-                .spawn(move || relay::run(client_tun, server_tun, stop_seen, delay, loss, counters))
+                .spawn(move || {
+                    relay::run(
+                        client_tun,
+                        server_tun,
+                        stop_seen,
+                        (delay, spin),
+                        loss,
+                        counters,
+                    )
+                })
                 .ok()?
         };
         Some(DelayedPath {

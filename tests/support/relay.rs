@@ -22,7 +22,11 @@ pub const QUEUE_PACKETS: usize = 1024;
 /// How long before a packet is due the line stops sleeping and polls
 /// without waiting instead: a sleeping thread wakes 20–100 µs late here (the
 /// timer, then a virtual CPU to run on), a polling one within a few µs.
-const WAKE_EARLY: Duration = Duration::from_micros(100);
+/// The price is a core held at real-time priority for that long before
+/// every packet, which on a 2-core machine is often the core the far end
+/// was just woken on: `benches/fidelity_path.rs` measures both sides of
+/// that trade (`FIDELITY_SPIN_US`).
+pub const WAKE_EARLY: Duration = Duration::from_micros(100);
 
 /// The direction a packet travels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -230,12 +234,13 @@ fn be_punctual() {
 }
 
 /// Runs the line between the TUN devices until the other end of `stop`
-/// closes or a device fails. The devices close when this returns.
+/// closes or a device fails, polling for the last `spin` before each
+/// packet is due (see [`WAKE_EARLY`]). The devices close when this returns.
 pub fn run(
     client_tun: OwnedFd,
     server_tun: OwnedFd,
     stop: UnixStream,
-    delay: Duration,
+    (delay, spin): (Duration, Duration),
     loss: Option<Loss>,
     counters: Arc<Counters>,
 ) {
@@ -253,7 +258,7 @@ pub fn run(
         let wait = lines.iter().filter_map(Line::next_due).min().map(|due| {
             let left = due
                 .saturating_duration_since(Instant::now())
-                .saturating_sub(WAKE_EARLY);
+                .saturating_sub(spin);
             libc::timespec {
                 tv_sec: left.as_secs() as libc::time_t,
                 tv_nsec: left.subsec_nanos() as libc::c_long,
