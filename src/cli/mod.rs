@@ -191,7 +191,7 @@ pub struct Args {
     pub csv: bool,
 
     /// With --csv: put t_ms and at right after round, so a spreadsheet opens with
-    /// round, time, mode (the default keeps every column of the original in its place)
+    /// round, time, mode (by default every column of the Go tlsping's CSV keeps its place)
     #[arg(long = "csv-time-first", requires = "csv", help_heading = "Output")]
     pub csv_time_first: bool,
 

@@ -166,7 +166,7 @@ pub struct TlsFacts {
 }
 
 impl TlsFacts {
-    /// `TLSv1.3` → `TLS1.3`, the spelling of the original tool.
+    /// `TLSv1.3` → `TLS1.3`, the spelling of the Go tlsping (the tool this one follows).
     pub fn version_label(&self) -> String {
         tls_version_label(self.version)
     }

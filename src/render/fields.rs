@@ -162,7 +162,7 @@ fn time(d: Option<Duration>) -> FieldValue<'static> {
     d.map_or(FieldValue::Null, FieldValue::Time)
 }
 
-fn us(v: u32) -> FieldValue<'static> {
+fn micros_field(v: u32) -> FieldValue<'static> {
     FieldValue::Time(micros(v))
 }
 
@@ -273,38 +273,40 @@ pub static FIELDS: [Field; 48] = [
     .preflight(|info| text(info.preflight_error.as_ref().map(|e| e.text.as_str()))),
     // libcurl's raw cumulative timers (CURLINFO_*_TIME_T), as libcurl gives them.
     Field::new(Nested("curl", "namelookup_us"), Us, |s, _| {
-        us(s.timers.namelookup_us)
+        micros_field(s.timers.namelookup_us)
     })
     .csv("curl_namelookup_us", 24)
     .write_out(Curl("time_namelookup")),
     Field::new(Nested("curl", "connect_us"), Us, |s, _| {
-        us(s.timers.connect_us)
+        micros_field(s.timers.connect_us)
     })
     .csv("curl_connect_us", 25)
     .write_out(Curl("time_connect")),
     Field::new(Nested("curl", "appconnect_us"), Us, |s, _| {
-        us(s.timers.appconnect_us)
+        micros_field(s.timers.appconnect_us)
     })
     .csv("curl_appconnect_us", 26)
     .write_out(Curl("time_appconnect")),
     Field::new(Nested("curl", "pretransfer_us"), Us, |s, _| {
-        us(s.timers.pretransfer_us)
+        micros_field(s.timers.pretransfer_us)
     })
     .csv("curl_pretransfer_us", 27)
     .write_out(Curl("time_pretransfer")),
     Field::new(Nested("curl", "posttransfer_us"), Us, |s, _| {
-        us(s.timers.posttransfer_us)
+        micros_field(s.timers.posttransfer_us)
     })
     .csv("curl_posttransfer_us", 28)
     .write_out(Curl("time_posttransfer")),
     Field::new(Nested("curl", "starttransfer_us"), Us, |s, _| {
-        us(s.timers.starttransfer_us)
+        micros_field(s.timers.starttransfer_us)
     })
     .csv("curl_starttransfer_us", 29)
     .write_out(Curl("time_starttransfer")),
-    Field::new(Nested("curl", "total_us"), Us, |s, _| us(s.timers.total_us))
-        .csv("curl_total_us", 30)
-        .write_out(Curl("time_total")),
+    Field::new(Nested("curl", "total_us"), Us, |s, _| {
+        micros_field(s.timers.total_us)
+    })
+    .csv("curl_total_us", 30)
+    .write_out(Curl("time_total")),
     Field::new(Nested("curl", "num_connects"), Count, |s, _| {
         int(s.timers.num_connects)
     })

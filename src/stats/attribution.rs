@@ -9,7 +9,7 @@ use crate::probe::{Mode, Stages};
 use super::delta::{median_delta, Delta};
 use super::descriptive::median_us;
 use super::history::History;
-use super::record::{exact, median_of};
+use super::record::{collect_exact, median_of};
 
 /// One `Server-Timing` metric over the run: the median of its `dur`.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,7 +64,7 @@ pub fn attribute(history: &History, variant: Option<u8>) -> Attribution {
         cold.filter(|r| r.stages().tls_finish.is_some() && r.stages().tls_after_setup().is_some());
     let (tls, tls_setup_n) = median_of(with_setup.clone(), |st| st.tls);
     let (rtt, rtt_n) = median_of(timed.clone(), |st| st.rtt);
-    let mut server: Vec<Delta> = exact(
+    let mut server: Vec<Delta> = collect_exact(
         timed
             .clone()
             .filter_map(|r| r.stages().server_time().map(Delta::from_us)),

@@ -41,14 +41,6 @@ pub fn percentile<T: Copy>(sorted: &[T], p: f64) -> Option<T> {
     Some(sorted[rank.clamp(1, n) - 1])
 }
 
-pub fn mean(values: &[Duration]) -> Option<Duration> {
-    if values.is_empty() {
-        return None;
-    }
-    let sum: u128 = values.iter().map(|d| d.as_nanos()).sum();
-    Some(Duration::from_nanos((sum / values.len() as u128) as u64))
-}
-
 /// The mean of whole microseconds, to the nanosecond.
 fn mean_us(values: &[u32]) -> Option<Duration> {
     if values.is_empty() {

@@ -198,14 +198,14 @@ pub(super) fn median_of<'a>(
     records: impl Iterator<Item = &'a Record> + Clone,
     value: impl Fn(&Stages) -> Option<u32>,
 ) -> (Option<Duration>, usize) {
-    let mut v = exact(records.filter_map(|r| value(&r.stages())));
+    let mut v = collect_exact(records.filter_map(|r| value(&r.stages())));
     v.sort_unstable();
     (super::descriptive::median_us(&v), v.len())
 }
 
 /// The items of `iter` in a list of exactly their number: a long run's
 /// statistics must not hold a list twice the size it needs.
-pub(super) fn exact<T>(iter: impl Iterator<Item = T> + Clone) -> Vec<T> {
+pub(super) fn collect_exact<T>(iter: impl Iterator<Item = T> + Clone) -> Vec<T> {
     let mut v = Vec::with_capacity(iter.clone().count());
     v.extend(iter);
     v

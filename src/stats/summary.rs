@@ -9,7 +9,7 @@ use super::delta::{median_delta, Delta};
 use super::descriptive::{describe, median_us, Description};
 use super::history::History;
 use super::pairing::paired_differences;
-use super::record::{exact, median_of, Record};
+use super::record::{collect_exact, median_of, Record};
 
 /// A residual above this share of total is worth a warning.
 pub const RESIDUAL_WARN_SHARE: f64 = 0.20;
@@ -76,7 +76,7 @@ fn mode_summary<'a>(records: impl Iterator<Item = &'a Record> + Clone, mode: Mod
     let counted = of_mode.clone().filter(|r| !r.warmup() && !r.canceled());
     let sent = counted.clone().count();
     let ok = counted.filter(|r| r.ok()).count();
-    let totals = exact(
+    let totals = collect_exact(
         of_mode
             .filter(|r| r.timed())
             .filter_map(|r| r.stages().total),
@@ -103,7 +103,7 @@ fn handshake<'a>(
         Some((st.dns?, st.tcp?, tls?))
     };
     let complete = cold.clone().filter(|r| stage(r).is_some());
-    let mut sums: Vec<u64> = exact(
+    let mut sums: Vec<u64> = collect_exact(
         complete
             .clone()
             .filter_map(|r| stage(r).map(|(d, t, l)| u64::from(d) + u64::from(t) + u64::from(l))),

@@ -65,7 +65,7 @@ pub(super) unsafe fn us_raw(raw: *mut CURL, info: CURLINFO) -> u32 {
 
 /// A timer of the last transfer of `easy`, in microseconds; 0 for an id
 /// outside the OFF_T family (libcurl would write another type).
-fn us<H>(easy: &Easy2<H>, info: CURLINFO) -> u32 {
+fn timer_us<H>(easy: &Easy2<H>, info: CURLINFO) -> u32 {
     if info & CURLINFO_TYPEMASK != CURLINFO_OFF_T {
         return 0;
     }
@@ -89,13 +89,13 @@ fn long<H>(easy: &Easy2<H>, info: CURLINFO) -> Option<c_long> {
 /// libcurl's own timers for the last transfer of `easy`.
 pub fn timers<H>(easy: &Easy2<H>) -> CurlTimers {
     CurlTimers {
-        namelookup_us: us(easy, CURLINFO_NAMELOOKUP_TIME_T),
-        connect_us: us(easy, CURLINFO_CONNECT_TIME_T),
-        appconnect_us: us(easy, CURLINFO_APPCONNECT_TIME_T),
-        pretransfer_us: us(easy, CURLINFO_PRETRANSFER_TIME_T),
-        posttransfer_us: us(easy, CURLINFO_POSTTRANSFER_TIME_T),
-        starttransfer_us: us(easy, CURLINFO_STARTTRANSFER_TIME_T),
-        total_us: us(easy, CURLINFO_TOTAL_TIME_T),
+        namelookup_us: timer_us(easy, CURLINFO_NAMELOOKUP_TIME_T),
+        connect_us: timer_us(easy, CURLINFO_CONNECT_TIME_T),
+        appconnect_us: timer_us(easy, CURLINFO_APPCONNECT_TIME_T),
+        pretransfer_us: timer_us(easy, CURLINFO_PRETRANSFER_TIME_T),
+        posttransfer_us: timer_us(easy, CURLINFO_POSTTRANSFER_TIME_T),
+        starttransfer_us: timer_us(easy, CURLINFO_STARTTRANSFER_TIME_T),
+        total_us: timer_us(easy, CURLINFO_TOTAL_TIME_T),
         num_connects: easy.num_connects().unwrap_or(0) as u32,
     }
 }
@@ -149,7 +149,7 @@ mod tests {
         assert_eq!(early_data(&easy), EarlyData::NotSent);
         // An id of one family is never read as another.
         assert_eq!(long(&easy, CURLINFO_TOTAL_TIME_T), None);
-        assert_eq!(us(&easy, CURLINFO_HTTP_VERSION), 0);
+        assert_eq!(timer_us(&easy, CURLINFO_HTTP_VERSION), 0);
         assert_eq!(long(&easy, CURLINFO_HTTP_VERSION), Some(0));
     }
 }
