@@ -18,6 +18,9 @@ pub fn help() -> String {
             let defaults = match spec.defaults {
                 Defaults::Values(values) => values.join(","),
                 Defaults::EveryAddress => "every address, or the ones listed".into(),
+                Defaults::Listed => {
+                    format!("2 to {MAX_VARIANTS} URLs, listed; they replace the positional target")
+                }
             };
             format!("{} ({defaults})", spec.name)
         })
@@ -61,6 +64,11 @@ pub fn parse(
             .collect(),
         (None, Defaults::Values(values)) => values.iter().map(|s| s.to_string()).collect(),
         (None, Defaults::EveryAddress) => Vec::new(),
+        (None, Defaults::Listed) => {
+            return Err(UsageError(format!(
+                "--compare {name} needs its values: --compare {name}=A,B[,...]"
+            )));
+        }
     };
     let flag = format!("--compare {}", spec.name);
     let read = |texts: Vec<String>| {
@@ -140,6 +148,15 @@ fn value_of(spec: &AxisSpec, flag: &str, text: String) -> Result<ComparedValue, 
                 value: AxisValue::Addr(ip),
             });
         }
+        Values::Url => {
+            let target = super::target::target_arg(&text)
+                .map_err(|why| UsageError(format!("{flag}: {why}")))?;
+            // Told apart (and shown in `run.compare`) as normalised.
+            return Ok(ComparedValue {
+                text: target.url(),
+                value: AxisValue::Target(target),
+            });
+        }
         Values::Group => {
             if text.contains(':') {
                 return Err(UsageError(format!(
@@ -154,6 +171,35 @@ fn value_of(spec: &AxisSpec, flag: &str, text: String) -> Result<ComparedValue, 
         }
     };
     Ok(ComparedValue { text, value })
+}
+
+/// The targets `--compare target=...` lists, read before the rest of the
+/// command line so the first can stand for the run's target (its baseline);
+/// empty for every other axis. `parse` checks the list as a whole.
+pub fn listed_targets(compare: Option<&str>) -> Result<Vec<crate::probe::Target>, UsageError> {
+    let Some(v) = compare else {
+        return Ok(Vec::new());
+    };
+    let (name, list) = v.split_once('=').unwrap_or((v, ""));
+    if Axis::parse(name.trim()) != Some(Axis::Target) {
+        return Ok(Vec::new());
+    }
+    let flag = format!("--compare {}", name.trim());
+    if list.trim().trim_matches(',').is_empty() {
+        return Err(UsageError(format!(
+            "{flag} needs its values: {flag}=A,B[,...]"
+        )));
+    }
+    list.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(
+            |text| match value_of(Axis::Target.spec(), &flag, text.to_string())?.value {
+                AxisValue::Target(t) => Ok(t),
+                _ => unreachable!("a target's value is a Target"),
+            },
+        )
+        .collect()
 }
 
 /// Whether the run gives the axis what it needs.
