@@ -341,6 +341,30 @@ mod tests {
     }
 
     #[test]
+    fn targets_are_labelled_by_host_then_port_then_index() {
+        let labels = |urls: &[&str]| {
+            let values: Vec<ComparedValue> = urls
+                .iter()
+                .map(|u| ComparedValue {
+                    text: u.to_string(),
+                    value: AxisValue::Target(Target::parse(u).unwrap()),
+                })
+                .collect();
+            Axis::Target.spec().labels.of(&values)
+        };
+        assert_eq!(
+            labels(&["cdn.test", "origin.test"]),
+            ["cdn.test", "origin.test"]
+        );
+        assert_eq!(
+            labels(&["a.test", "a.test:8443", "[::1]:9000"]),
+            ["a.test:443", "a.test:8443", "[::1]:9000"]
+        );
+        assert_eq!(labels(&["a.test/x", "a.test/y"]), ["#1", "#2"]);
+        assert_eq!(labels(&["http://a.test:443/", "a.test"]), ["#1", "#2"]);
+    }
+
+    #[test]
     fn fixed_values_include_their_defaults() {
         for spec in &AXES {
             if let (Values::OneOf(allowed), Defaults::Values(defaults)) =
