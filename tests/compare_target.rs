@@ -102,10 +102,10 @@ fn a_delayed_target_costs_its_delay_on_srv_and_each_server_sees_only_its_own() {
 }
 
 #[test]
-fn targets_keep_their_tls_sessions_apart() {
-    // One server under two names: a session from one target's connections
-    // must never be offered on the other's, so each resumes only from its
-    // own second cold probe on.
+fn each_target_resumes_its_own_sessions() {
+    // One server under two names: each target's first cold probe makes a
+    // full handshake (nothing from the other target's preflight or probes
+    // is offered) and resumes its own session from its second one on.
     let server = start(ServerOpts::default());
     let port = server.addr.port();
     let list = format!("target=https://localhost:{port}/,https://127.0.0.1:{port}/");
@@ -238,4 +238,24 @@ fn a_bad_list_is_a_usage_error_before_any_connection() {
     assert!(stderr(&calibrating).contains("--calibrate"));
     std::thread::sleep(Duration::from_millis(50));
     assert_eq!(server.counters.snapshot().tcp, 0, "no connection at all");
+}
+
+#[test]
+fn cache_busting_asks_each_target_for_its_own_path() {
+    let (one, two) = (start(ServerOpts::default()), start(ServerOpts::default()));
+    let list = format!("target={},{}", url_of(&one, "one"), url_of(&two, "two"));
+    quick_json_ok(&["--compare", &list, "--cache-bust", "-n", "2"]);
+    for (server, path) in [(&one, "/one"), (&two, "/two")] {
+        let paths = paths_seen(server);
+        // The preflight's, then two cold and two warm requests with `?_=<seq>`.
+        assert_eq!(paths.len(), 5, "{path}: {paths:?}");
+        let busted = paths
+            .iter()
+            .filter(|p| p.starts_with(&format!("{path}?_=")));
+        assert_eq!(busted.count(), 4, "{path}: {paths:?}");
+        assert!(
+            paths.iter().all(|p| p.starts_with(path)),
+            "{path}: {paths:?}"
+        );
+    }
 }
