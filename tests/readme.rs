@@ -79,6 +79,8 @@ fn every_tlsping_command_runs_against_a_local_server() {
                     it.next();
                 }
                 "example.com" => words.push(url.clone()),
+                // Every endpoint of a target comparison: two paths of the one server.
+                w if w.starts_with("target=") => words.push(format!("target={url}a,{url}b")),
                 w if w.starts_with("https://localhost:") => words.push(url.clone()),
                 w => words.push(w.to_string()),
             }

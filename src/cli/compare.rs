@@ -18,6 +18,9 @@ pub fn help() -> String {
             let defaults = match spec.defaults {
                 Defaults::Values(values) => values.join(","),
                 Defaults::EveryAddress => "every address, or the ones listed".into(),
+                Defaults::Listed => {
+                    format!("2 to {MAX_VARIANTS} URLs, listed; they replace the positional target")
+                }
             };
             format!("{} ({defaults})", spec.name)
         })
@@ -61,6 +64,11 @@ pub fn parse(
             .collect(),
         (None, Defaults::Values(values)) => values.iter().map(|s| s.to_string()).collect(),
         (None, Defaults::EveryAddress) => Vec::new(),
+        (None, Defaults::Listed) => {
+            return Err(UsageError(format!(
+                "--compare {name} needs its values: --compare {name}=A,B[,...]"
+            )));
+        }
     };
     let flag = format!("--compare {}", spec.name);
     let read = |texts: Vec<String>| {
@@ -140,6 +148,15 @@ fn value_of(spec: &AxisSpec, flag: &str, text: String) -> Result<ComparedValue, 
                 value: AxisValue::Addr(ip),
             });
         }
+        Values::Url => {
+            let target = super::target::target_arg(&text)
+                .map_err(|why| UsageError(format!("{flag}: {why}")))?;
+            // Told apart (and shown in `run.compare`) as normalised.
+            return Ok(ComparedValue {
+                text: target.url(),
+                value: AxisValue::Target(target),
+            });
+        }
         Values::Group => {
             if text.contains(':') {
                 return Err(UsageError(format!(
@@ -154,6 +171,35 @@ fn value_of(spec: &AxisSpec, flag: &str, text: String) -> Result<ComparedValue, 
         }
     };
     Ok(ComparedValue { text, value })
+}
+
+/// The targets `--compare target=...` lists, read before the rest of the
+/// command line so the first can stand for the run's target (its baseline);
+/// empty for every other axis. `parse` checks the list as a whole.
+pub fn listed_targets(compare: Option<&str>) -> Result<Vec<crate::probe::Target>, UsageError> {
+    let Some(v) = compare else {
+        return Ok(Vec::new());
+    };
+    let (name, list) = v.split_once('=').unwrap_or((v, ""));
+    if Axis::parse(name.trim()) != Some(Axis::Target) {
+        return Ok(Vec::new());
+    }
+    let flag = format!("--compare {}", name.trim());
+    if list.trim().trim_matches(',').is_empty() {
+        return Err(UsageError(format!(
+            "{flag} needs its values: {flag}=A,B[,...]"
+        )));
+    }
+    list.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(
+            |text| match value_of(Axis::Target.spec(), &flag, text.to_string())?.value {
+                AxisValue::Target(t) => Ok(t),
+                _ => unreachable!("a target's value is a Target"),
+            },
+        )
+        .collect()
 }
 
 /// Whether the run gives the axis what it needs.
@@ -225,7 +271,7 @@ mod tests {
         assert!(parse("speed", &free, &cfg())
             .unwrap_err()
             .0
-            .ends_with("is not one of ip, addr, tls, group, http, resume, early-data"));
+            .ends_with("is not one of ip, addr, tls, group, http, resume, early-data, target"));
         assert!(parse("tls=1.1,1.3", &free, &cfg()).is_err());
         assert!(parse("tls=1.3", &free, &cfg()).is_err());
         assert!(parse("tls=1.3,1.3", &free, &cfg()).is_err());
@@ -259,13 +305,43 @@ mod tests {
     }
 
     #[test]
+    fn targets_are_read_as_the_positional_target_is() {
+        let c = parse("target=cdn.test, http://origin.test:8080/x", &free, &cfg()).unwrap();
+        assert_eq!(
+            texts(&c),
+            ["https://cdn.test/", "http://origin.test:8080/x"]
+        );
+        assert!(c.has_https_target());
+        let listed = listed_targets(Some("target=a.test,b.test")).unwrap();
+        assert_eq!(listed[1].host, "b.test");
+        assert!(listed_targets(Some("tls=1.2,1.3")).unwrap().is_empty());
+        assert_eq!(
+            listed_targets(Some("target=")).unwrap_err().0,
+            "--compare target needs its values: --compare target=A,B[,...]"
+        );
+        assert_eq!(
+            parse("target=a.test,ftp://b.test", &free, &cfg())
+                .unwrap_err()
+                .0,
+            "--compare target: scheme 'ftp' is not supported; use https:// or http://"
+        );
+        // The same URL however it is typed.
+        assert!(parse("target=a.test,https://a.test:443/", &free, &cfg()).is_err());
+        let nine: Vec<String> = (1..=9).map(|i| format!("h{i}.test")).collect();
+        assert!(parse(&format!("target={}", nine.join(",")), &free, &cfg()).is_err());
+        assert!(parse("target=a.test", &free, &cfg()).is_err());
+        let positional = |id: &str| id == "target";
+        assert!(parse("target=a.test,b.test", &positional, &cfg()).is_err());
+    }
+
+    #[test]
     fn the_help_lists_every_axis_with_its_defaults() {
         assert_eq!(
             help(),
             "Compare ways of connecting in the same rounds: ip (4,6), addr (every address, or \
              the ones listed), tls (1.2,1.3), group (X25519,X25519MLKEM768), http (1.1,2), \
-             resume (on,off) or early-data (off,on). Every value adds its own probes to each \
-             round"
+             resume (on,off), early-data (off,on) or target (2 to 8 URLs, listed; they replace \
+             the positional target). Every value adds its own probes to each round"
         );
     }
 
@@ -280,7 +356,7 @@ mod tests {
                     Defaults::Values(values) => {
                         format!("| `{}` | `{}` |", spec.name, values.join(","))
                     }
-                    Defaults::EveryAddress => format!("| `{}` | ", spec.name),
+                    Defaults::EveryAddress | Defaults::Listed => format!("| `{}` | ", spec.name),
                 };
                 assert!(readme.contains(&row), "no row {row}");
             }

@@ -44,7 +44,8 @@ const EXAMPLES: &str = "Examples:
     after_help = format!("{SAFETY}\n\n{EXAMPLES}"),
 )]
 pub struct Args {
-    /// Host, host:port or URL (https:// is assumed, / is the default path)
+    /// Host, host:port or URL (https:// is assumed, / is the default path); none with
+    /// --compare target=
     #[arg(value_name = "HOST|URL")]
     pub target: Option<String>,
 
@@ -311,6 +312,8 @@ pub fn validate(args: Args, matches: &clap::ArgMatches) -> Result<Invocation, Us
     if args.version {
         return Ok(Invocation::Version);
     }
+    // `--compare target=A,B`: the first listed stands for the run's target.
+    let listed = compare::listed_targets(args.compare.as_deref())?;
     let target = if args.calibrate {
         if let Some(t) = &args.target {
             return Err(UsageError(format!(
@@ -329,6 +332,8 @@ pub fn validate(args: Args, matches: &clap::ArgMatches) -> Result<Invocation, Us
         }
         // The port is the server's, known once it listens; `run` sets it.
         target::target_arg(CALIBRATION_TARGET).map_err(UsageError)?
+    } else if let (Some(first), None) = (listed.first(), &args.target) {
+        first.clone()
     } else {
         let raw_target = args
             .target
@@ -407,7 +412,8 @@ pub fn validate(args: Args, matches: &clap::ArgMatches) -> Result<Invocation, Us
         },
         &mut config,
     )?;
-    if !config.insecure && config.target.https && !config.calibrate {
+    let https_anywhere = config.target.https || listed.iter().any(|t| t.https);
+    if !config.insecure && https_anywhere && !config.calibrate {
         crate::probe::check_trust_sources(config.ca_file.as_deref()).map_err(UsageError)?;
     }
     if args.no_pin_ip && config.mode == ModeChoice::Both {

@@ -3,11 +3,15 @@
 //! configuration, which other flags fix the same thing, and what it needs of
 //! the run. The command line (parsing, checks, `--help`) and the variants
 //! read this table, so an axis over a setting `Config` already has is one
-//! entry here (and a variant of `Axis`).
+//! entry here (and a variant of `Axis`). The target is one more entry: a
+//! variant's configuration carries its own `Target`, and the run gives each
+//! variant its own preflight, connections and TLS sessions anyway.
 
 use std::net::IpAddr;
 
+use super::compare::ComparedValue;
 use super::config::{Config, HttpVersion, IpVersion, TlsMax};
+use super::target::Target;
 
 /// What differs between the variants of a comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,6 +30,9 @@ pub enum Axis {
     Resume,
     /// TLS 1.3 early data on resumed cold probes (`off`, `on`).
     EarlyData,
+    /// The endpoint itself: two to eight URLs, each measured like the
+    /// positional target.
+    Target,
 }
 
 /// One value on an axis, typed when the command line reads it, so nothing
@@ -40,6 +47,7 @@ pub enum AxisValue {
     Http(HttpVersion),
     /// A setting turned on or off.
     Switch(bool),
+    Target(Target),
 }
 
 /// The values an axis takes.
@@ -50,6 +58,8 @@ pub enum Values {
     Address,
     /// One key-exchange group this build's OpenSSL knows.
     Group,
+    /// A host, host:port or URL, read as the positional target is.
+    Url,
 }
 
 /// What an axis compares when it is given without a list.
@@ -57,6 +67,16 @@ pub enum Defaults {
     Values(&'static [&'static str]),
     /// Every address the target's name resolves to, looked up when the run starts.
     EveryAddress,
+    /// None: the values have to be listed.
+    Listed,
+}
+
+/// How the variants of an axis are labelled.
+pub enum Labels {
+    /// From each value's text alone.
+    Each(fn(&str) -> String),
+    /// From all the values together, so that the labels stay apart.
+    Together(fn(&[ComparedValue]) -> Vec<String>),
 }
 
 /// What an axis needs of the rest of the run; the command line checks it.
@@ -84,8 +104,8 @@ pub struct AxisSpec {
     pub name: &'static str,
     pub values: Values,
     pub defaults: Defaults,
-    /// A variant's label in tables and JSON, from its value's text.
-    pub label: fn(&str) -> String,
+    /// The variants' labels in tables and JSON.
+    pub labels: Labels,
     /// Makes a variant's configuration out of a copy of the run's.
     pub apply: fn(&mut Config, &AxisValue),
     pub fixed_by: FixedBy,
@@ -98,7 +118,7 @@ const ON_OFF: &[(&str, AxisValue)] = &[
 ];
 
 /// Every axis, in the order `--help` lists them (and `Axis` declares them).
-pub static AXES: [AxisSpec; 7] = [
+pub static AXES: [AxisSpec; 8] = [
     AxisSpec {
         axis: Axis::Ip,
         name: "ip",
@@ -107,7 +127,7 @@ pub static AXES: [AxisSpec; 7] = [
             ("6", AxisValue::Ip(IpVersion::V6)),
         ]),
         defaults: Defaults::Values(&["4", "6"]),
-        label: |v| format!("IPv{v}"),
+        labels: Labels::Each(|v| format!("IPv{v}")),
         apply: |c, v| {
             if let AxisValue::Ip(ip) = v {
                 c.ip_version = *ip;
@@ -124,7 +144,7 @@ pub static AXES: [AxisSpec; 7] = [
         name: "addr",
         values: Values::Address,
         defaults: Defaults::EveryAddress,
-        label: str::to_string,
+        labels: Labels::Each(str::to_string),
         apply: |c, v| {
             if let AxisValue::Addr(ip) = v {
                 // Bracketed: libcurl reads a `--resolve` address up to a colon.
@@ -150,7 +170,7 @@ pub static AXES: [AxisSpec; 7] = [
             ("1.3", AxisValue::Tls(TlsMax::V1_3)),
         ]),
         defaults: Defaults::Values(&["1.2", "1.3"]),
-        label: |v| format!("TLS{v}"),
+        labels: Labels::Each(|v| format!("TLS{v}")),
         apply: |c, v| {
             if let AxisValue::Tls(max) = v {
                 c.tls_max = Some(*max);
@@ -167,7 +187,7 @@ pub static AXES: [AxisSpec; 7] = [
         name: "group",
         values: Values::Group,
         defaults: Defaults::Values(&["X25519", "X25519MLKEM768"]),
-        label: str::to_string,
+        labels: Labels::Each(str::to_string),
         apply: |c, v| {
             if let AxisValue::Group(name) = v {
                 c.curves = Some(name.clone());
@@ -187,7 +207,7 @@ pub static AXES: [AxisSpec; 7] = [
             ("2", AxisValue::Http(HttpVersion::V2)),
         ]),
         defaults: Defaults::Values(&["1.1", "2"]),
-        label: |v| format!("HTTP/{v}"),
+        labels: Labels::Each(|v| format!("HTTP/{v}")),
         apply: |c, v| {
             if let AxisValue::Http(version) = v {
                 c.http_version = *version;
@@ -204,7 +224,7 @@ pub static AXES: [AxisSpec; 7] = [
         name: "resume",
         values: Values::OneOf(ON_OFF),
         defaults: Defaults::Values(&["on", "off"]),
-        label: |v| format!("resume={v}"),
+        labels: Labels::Each(|v| format!("resume={v}")),
         apply: |c, v| {
             if let AxisValue::Switch(on) = v {
                 c.resume = *on;
@@ -221,7 +241,7 @@ pub static AXES: [AxisSpec; 7] = [
         name: "early-data",
         values: Values::OneOf(ON_OFF),
         defaults: Defaults::Values(&["off", "on"]),
-        label: |v| format!("early-data={v}"),
+        labels: Labels::Each(|v| format!("early-data={v}")),
         apply: |c, v| {
             if let AxisValue::Switch(on) = v {
                 c.early_data = *on;
@@ -233,7 +253,63 @@ pub static AXES: [AxisSpec; 7] = [
         },
         requires: &[Requirement::Https, Requirement::EarlyData],
     },
+    AxisSpec {
+        axis: Axis::Target,
+        name: "target",
+        values: Values::Url,
+        defaults: Defaults::Listed,
+        labels: Labels::Together(target_labels),
+        apply: |c, v| {
+            if let AxisValue::Target(target) = v {
+                c.target = target.clone();
+            }
+        },
+        // Every other flag applies to each target alike (-4/-6, --resolve and
+        // --connect-to entries match the targets they name).
+        fixed_by: FixedBy {
+            ids: &["target", "calibrate"],
+            named: "the positional target or --calibrate",
+        },
+        requires: &[],
+    },
 ];
+
+/// A target's label: its host, with the port when the targets' ports
+/// differ; `#1`, `#2`, ... when two targets would share a label (one host
+/// and port, two paths).
+fn target_labels(values: &[ComparedValue]) -> Vec<String> {
+    let targets: Vec<&Target> = values
+        .iter()
+        .filter_map(|v| match &v.value {
+            AxisValue::Target(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    let one_port = targets.windows(2).all(|w| w[0].port == w[1].port);
+    let labels: Vec<String> = targets
+        .iter()
+        .map(|t| match one_port {
+            true => t.url_host(),
+            false => format!("{}:{}", t.url_host(), t.port),
+        })
+        .collect();
+    let repeats = (1..labels.len()).any(|i| labels[..i].contains(&labels[i]));
+    if repeats {
+        (1..=labels.len()).map(|i| format!("#{i}")).collect()
+    } else {
+        labels
+    }
+}
+
+impl Labels {
+    /// The labels of `values`, in their order.
+    pub fn of(&self, values: &[ComparedValue]) -> Vec<String> {
+        match self {
+            Labels::Each(label) => values.iter().map(|v| label(&v.text)).collect(),
+            Labels::Together(labels) => labels(values),
+        }
+    }
+}
 
 impl Axis {
     /// This axis's entry in `AXES`.
@@ -262,6 +338,30 @@ mod tests {
             assert_eq!(spec.axis.as_str(), spec.name);
         }
         assert_eq!(Axis::parse("speed"), None);
+    }
+
+    #[test]
+    fn targets_are_labelled_by_host_then_port_then_index() {
+        let labels = |urls: &[&str]| {
+            let values: Vec<ComparedValue> = urls
+                .iter()
+                .map(|u| ComparedValue {
+                    text: u.to_string(),
+                    value: AxisValue::Target(Target::parse(u).unwrap()),
+                })
+                .collect();
+            Axis::Target.spec().labels.of(&values)
+        };
+        assert_eq!(
+            labels(&["cdn.test", "origin.test"]),
+            ["cdn.test", "origin.test"]
+        );
+        assert_eq!(
+            labels(&["a.test", "a.test:8443", "[::1]:9000"]),
+            ["a.test:443", "a.test:8443", "[::1]:9000"]
+        );
+        assert_eq!(labels(&["a.test/x", "a.test/y"]), ["#1", "#2"]);
+        assert_eq!(labels(&["http://a.test:443/", "a.test"]), ["#1", "#2"]);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! `--compare`: several ways of connecting measured in the same rounds.
 //! An axis names what differs (IP family, address, TLS version, key-exchange
-//! group, HTTP version, resumption, early data); each value is a variant,
+//! group, HTTP version, resumption, early data, the target); each value is a variant,
 //! a copy of the run's configuration with that one thing changed.
 
 use std::net::{IpAddr, ToSocketAddrs};
@@ -25,6 +25,13 @@ impl Compare {
     /// (`addresses_of`), found when the run starts.
     pub fn looks_up_addresses(&self) -> bool {
         self.values.is_empty()
+    }
+
+    /// Some variant is an https:// target of its own (`--compare target=`).
+    pub fn has_https_target(&self) -> bool {
+        self.values
+            .iter()
+            .any(|v| matches!(&v.value, AxisValue::Target(t) if t.https))
     }
 }
 
@@ -89,13 +96,15 @@ pub fn variants(cfg: &Config, cmp: &Compare, addrs: &[IpAddr]) -> Vec<Variant> {
     } else {
         &cmp.values
     };
+    let labels = spec.labels.of(values);
     values
         .iter()
-        .map(|v| {
+        .zip(labels)
+        .map(|(v, label)| {
             let mut config = cfg.clone();
             (spec.apply)(&mut config, &v.value);
             Variant {
-                label: (spec.label)(&v.text),
+                label,
                 value: v.text.clone(),
                 config,
             }

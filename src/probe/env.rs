@@ -17,7 +17,13 @@ pub struct ProbeEnv {
 impl ProbeEnv {
     /// Loads the trust store once; `Err` names the CA source that failed.
     pub fn new(cfg: &Config, cancel: Cancel) -> Result<ProbeEnv, String> {
-        let trust = if cfg.insecure || !cfg.target.https {
+        ProbeEnv::for_targets(cfg, cfg.target.https, cancel)
+    }
+
+    /// As `new`, for a run some of whose targets are https (`https`) even
+    /// when the run's own one is not (`--compare target=`).
+    pub fn for_targets(cfg: &Config, https: bool, cancel: Cancel) -> Result<ProbeEnv, String> {
+        let trust = if cfg.insecure || !https {
             None
         } else {
             Some(Arc::new(TrustStore::load(cfg.ca_file.as_deref())?))

@@ -35,7 +35,7 @@ mod url_parts;
 mod valve;
 mod warm;
 
-pub use axes::{Axis, AxisSpec, AxisValue, Defaults, FixedBy, Requirement, Values, AXES};
+pub use axes::{Axis, AxisSpec, AxisValue, Defaults, FixedBy, Labels, Requirement, Values, AXES};
 pub use cancel::Cancel;
 pub use collector::{Collector, BODY_CAP};
 pub use compare::{

@@ -241,14 +241,16 @@ pub fn run_variants(
                 }
                 let runners = &mut running[index];
                 request_seq += 1;
+                // Each variant's own target (`--compare target=`).
+                let target = &variants[index].config.target;
                 let url = base
                     .cache_bust
-                    .then(|| base.target.request_url(Some(request_seq)));
+                    .then(|| target.request_url(Some(request_seq)));
                 // When it started, outside every timed interval.
                 let (t, at) = (start.elapsed(), std::time::SystemTime::now());
                 let mut sample = match (mode, runners.cold.as_mut(), runners.warm.as_mut()) {
                     (Mode::Cold, Some(c), _) => {
-                        c.probe(round, url.as_deref().unwrap_or(&base.target.url()))
+                        c.probe(round, url.as_deref().unwrap_or(&target.url()))
                     }
                     (Mode::Warm, _, Some(w)) => w.probe(round, url.as_deref()),
                     _ => unreachable!("round_modes yields only the modes of base.mode"),

@@ -227,7 +227,14 @@ pub fn difference_line(d: &Difference, cmp: &CompareInfo) -> Option<String> {
 /// The title of one variant's statistics block.
 pub fn variant_title(info: &RunInfo, label: &str) -> String {
     let label = printable(label);
-    if info.calibration {
+    let own_targets = info
+        .compare
+        .as_ref()
+        .is_some_and(|c| c.axis == crate::probe::Axis::Target);
+    if own_targets {
+        // The label names the target; the run's host is only the first one.
+        format!("--- {label} statistics ---")
+    } else if info.calibration {
         format!(
             "--- {} statistics: {label} (calibration: the client floor) ---",
             info.host

@@ -194,7 +194,9 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> Exit {
             }
         }
     } else {
-        match probe::ProbeEnv::new(&opts.config, cancel.clone()) {
+        let https =
+            opts.config.target.https || opts.compare.as_ref().is_some_and(|c| c.has_https_target());
+        match probe::ProbeEnv::for_targets(&opts.config, https, cancel.clone()) {
             Ok(env) => (None, env),
             Err(e) => {
                 return Exit::Usage {

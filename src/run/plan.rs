@@ -120,11 +120,17 @@ enum VariantCheck {
 /// variant asks: its HTTP version, and its TLS version (a `--tls-max` is
 /// only a ceiling, so a TLS 1.2-only server would answer the 1.3 variant
 /// with 1.2 and compare 1.2 with itself under two names).
-fn check_variant(v: &probe::Variant, env: &ProbeEnv) -> VariantCheck {
+fn check_variant(axis: probe::Axis, v: &probe::Variant, env: &ProbeEnv) -> VariantCheck {
     let pre = match probe::preflight(&v.config, env) {
         Ok(pre) => pre,
         Err(e) => {
-            let why = render::warnings::variant_preflight_failed(&e, v.config.timeout);
+            let why = if axis == probe::Axis::Target {
+                // A target of its own: the words of a single run's failure, with its URL.
+                let url = v.config.target.url();
+                render::warnings::preflight_failed(&url, &e, v.config.timeout)
+            } else {
+                render::warnings::variant_preflight_failed(&e, v.config.timeout)
+            };
             return VariantCheck::CannotRun(why, e);
         }
     };
@@ -148,6 +154,21 @@ fn check_variant(v: &probe::Variant, env: &ProbeEnv) -> VariantCheck {
             },
         ),
         None => VariantCheck::Runs(pre),
+    }
+}
+
+/// What the run's facts (`run.target`, `run.url`) describe: the run's
+/// configuration, or with `--compare target=` the variant's own, since the
+/// preflight the facts come from went to that target.
+fn run_config<'a>(
+    cmp: &probe::Compare,
+    v: &'a probe::Variant,
+    cfg: &'a probe::Config,
+) -> &'a probe::Config {
+    if cmp.axis == probe::Axis::Target {
+        &v.config
+    } else {
+        cfg
     }
 }
 
@@ -193,7 +214,7 @@ fn plan_compare(
     let info_of = |v: &probe::Variant| probe::VariantInfo::new(&v.label, &v.value);
     for (index, v) in variants.iter().enumerate() {
         let mut info = info_of(v);
-        let pre = match check_variant(v, env) {
+        let pre = match check_variant(cmp.axis, v, env) {
             VariantCheck::Runs(pre) => pre,
             VariantCheck::CannotRun(why, e) => {
                 warnings.warn(render::warnings::variant_cannot_run(
@@ -207,7 +228,7 @@ fn plan_compare(
             VariantCheck::BackOff(pre, valve) => {
                 // The server asked clients to back off: that holds for every variant.
                 warnings.warn(render::warnings::preflight_valve(&valve, Some(&v.label)));
-                let mut run = probe::run_info(cfg, &pre);
+                let mut run = probe::run_info(run_config(cmp, v, cfg), &pre);
                 run.preflight_error = Some(ProbeError {
                     kind: probe::ErrorKind::Error,
                     text: render::warnings::valve(&valve),
@@ -231,7 +252,7 @@ fn plan_compare(
         });
         infos.push(info);
         if first.is_none() {
-            let run = probe::run_info(cfg, &pre);
+            let run = probe::run_info(run_config(cmp, v, cfg), &pre);
             first = Some((pre, run));
         }
     }

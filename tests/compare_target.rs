@@ -1,0 +1,261 @@
+//! `--compare target=URL,URL[,...]`: endpoints of their own measured in the
+//! same rounds, through the real binary against in-process servers that
+//! count what each of them saw, so every target is seen to get its own
+//! preflight, cold connections and warm connection, and nothing of another.
+//!
+//! Loopback only; short runs (`-i 200ms`, a handful of rounds).
+
+mod support;
+
+use std::time::Duration;
+
+use serde_json::Value;
+use support::{cacert, quick_json, quick_json_ok, samples, start, stderr, stdout, tlsping};
+use support::{ServerOpts, TestServer};
+
+/// `server`'s URL with `path` in place of `/`.
+fn url_of(server: &TestServer, path: &str) -> String {
+    format!("https://localhost:{}/{path}", server.addr.port())
+}
+
+/// The paths of every request `server` answered.
+fn paths_seen(server: &TestServer) -> Vec<String> {
+    let seen = server.counters.seen.lock().unwrap();
+    seen.iter().map(|(path, _, _)| path.clone()).collect()
+}
+
+/// The paired difference of `stage` in `mode`, variant against baseline.
+fn difference<'a>(doc: &'a Value, variant: &str, stage: &str, mode: &str) -> &'a Value {
+    doc["summary"]["differences"]
+        .as_array()
+        .expect("summary.differences[]")
+        .iter()
+        .find(|d| d["variant"] == variant && d["stage"] == stage && d["mode"] == mode)
+        .unwrap_or_else(|| panic!("no {variant} {stage} {mode}: {:#}", doc["summary"]))
+}
+
+fn labels(doc: &Value) -> Vec<&str> {
+    doc["run"]["compare"]["variants"]
+        .as_array()
+        .expect("run.compare.variants[]")
+        .iter()
+        .map(|v| v["label"].as_str().unwrap())
+        .collect()
+}
+
+/// The server this long after the run: its last connection's close, and
+/// the bookkeeping of its own threads, are in.
+fn settled(server: &TestServer) -> support::Snapshot {
+    std::thread::sleep(Duration::from_millis(100));
+    server.counters.snapshot()
+}
+
+#[test]
+fn a_delayed_target_costs_its_delay_on_srv_and_each_server_sees_only_its_own() {
+    let d = 40.0;
+    let near = start(ServerOpts::default());
+    let far = start(ServerOpts {
+        delay: Some(Duration::from_millis(40)),
+        ..Default::default()
+    });
+    let (near_url, far_url) = (url_of(&near, "near"), url_of(&far, "far"));
+    let n = 8;
+    let list = format!("target={near_url},{far_url}");
+    let doc = quick_json_ok(&["--compare", &list, "-n", "8", "--warmup", "0"]);
+    let near_label = format!("localhost:{}", near.addr.port());
+    let far_label = format!("localhost:{}", far.addr.port());
+    assert_eq!(doc["run"]["compare"]["axis"], "target");
+    assert_eq!(labels(&doc), [near_label.as_str(), far_label.as_str()]);
+    let variants = &doc["run"]["compare"]["variants"];
+    assert_eq!(variants[0]["value"], near_url.as_str(), "{variants:#}");
+    assert_eq!(variants[1]["value"], far_url.as_str(), "{variants:#}");
+    assert_eq!(
+        doc["run"]["url"],
+        near_url.as_str(),
+        "the first is the run's"
+    );
+    for label in [&near_label, &far_label] {
+        let mine = samples(&doc).iter().filter(|s| s["variant"] == **label);
+        assert_eq!(mine.count(), 2 * n, "{label}: cold and warm every round");
+    }
+    // The far server answers every request one delay later: on srv, the
+    // difference is that delay, cold and warm, with an interval above 0.
+    for mode in ["cold", "warm"] {
+        let srv = difference(&doc, &far_label, "srv", mode);
+        assert_eq!(srv["against"], near_label.as_str(), "{srv:#}");
+        let median = srv["median_ms"].as_f64().unwrap();
+        assert!((0.6 * d..=1.6 * d).contains(&median), "{mode}: {srv:#}");
+        let ci = srv["ci_ms"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{mode}: {srv:#}"));
+        assert!(ci[0].as_f64().unwrap() > 0.0, "{mode}: {srv:#}");
+    }
+    // Per target: its preflight, a connection per cold probe, one warm one;
+    // and every request it answered was for its own path.
+    for (server, path) in [(&near, "/near"), (&far, "/far")] {
+        let seen = settled(server);
+        assert_eq!(seen.tcp, 1 + n + 1, "{path}: {seen:?}");
+        assert_eq!(seen.requests, 1 + 2 * n, "{path}: {seen:?}");
+        let paths = paths_seen(server);
+        assert!(paths.iter().all(|p| p == path), "{path}: {paths:?}");
+    }
+}
+
+#[test]
+fn each_target_resumes_its_own_sessions() {
+    // One server under two names: each target's first cold probe makes a
+    // full handshake (nothing from the other target's preflight or probes
+    // is offered) and resumes its own session from its second one on.
+    let server = start(ServerOpts::default());
+    let port = server.addr.port();
+    let list = format!("target=https://localhost:{port}/,https://127.0.0.1:{port}/");
+    let doc = quick_json_ok(&["--compare", &list, "-m", "cold", "-n", "3"]);
+    assert_eq!(
+        labels(&doc),
+        ["localhost", "127.0.0.1"],
+        "one port: hosts only"
+    );
+    for label in ["localhost", "127.0.0.1"] {
+        let resumed: Vec<bool> = samples(&doc)
+            .iter()
+            .filter(|s| s["variant"] == label)
+            .map(|s| s["tls_resumed"] == true)
+            .collect();
+        assert_eq!(resumed, [false, true, true], "{label}");
+    }
+    let seen = settled(&server);
+    assert_eq!((seen.tcp, seen.resumed), (2 * (1 + 3), 4), "{seen:?}");
+}
+
+#[test]
+fn one_host_and_port_twice_is_labelled_by_index_in_every_output() {
+    let server = start(ServerOpts::default());
+    let list = format!("target={},{}", url_of(&server, "a"), url_of(&server, "b"));
+    let args = ["--compare", &list, "-m", "cold", "-n", "2", "--warmup", "0"];
+    let doc = quick_json_ok(&args);
+    assert_eq!(labels(&doc), ["#1", "#2"]);
+    let tagged: Vec<&str> = samples(&doc)
+        .iter()
+        .map(|s| s["variant"].as_str().unwrap())
+        .collect();
+    assert_eq!(tagged.len(), 4);
+    assert!(
+        tagged.contains(&"#1") && tagged.contains(&"#2"),
+        "{tagged:?}"
+    );
+    let ca = cacert();
+    let csv = tlsping(&[&["--csv", "--cacert", &ca, "-i", "200ms"], &args[..]].concat());
+    assert_eq!(csv.status.code(), Some(0), "{}", stderr(&csv));
+    let text = stdout(&csv);
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let column = header
+        .iter()
+        .position(|c| *c == "variant")
+        .expect("variant");
+    let tags: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(column).unwrap())
+        .collect();
+    assert_eq!(tags.iter().filter(|t| **t == "#1").count(), 2, "{text}");
+    assert_eq!(tags.iter().filter(|t| **t == "#2").count(), 2, "{text}");
+    let table = tlsping(&[&["--cacert", &ca, "-i", "200ms"], &args[..]].concat());
+    assert_eq!(table.status.code(), Some(0), "{}", stderr(&table));
+    let text = stdout(&table);
+    for line in [
+        "--- #1 statistics ---",
+        "--- #2 statistics ---",
+        "--- target compared with #1, round by round ---",
+    ] {
+        assert!(text.contains(line), "no {line:?} in:\n{text}");
+    }
+}
+
+#[test]
+fn a_target_whose_preflight_fails_is_named_and_the_others_go_on() {
+    let server = start(ServerOpts::default());
+    // A port nothing listens on any more.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead = format!("https://127.0.0.1:{}/", closed.local_addr().unwrap().port());
+    drop(closed);
+    let list = format!("target={},{dead}", server.url());
+    let (doc, out) = quick_json(&["--compare", &list, "-m", "cold", "-n", "2"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    // A single run's words, with the URL of the target that failed.
+    let words = format!("preflight to {dead} failed: ");
+    assert_eq!(err.matches(&words).count(), 1, "{err}");
+    let variants = &doc["run"]["compare"]["variants"];
+    assert_eq!(variants[1]["available"], false, "{variants:#}");
+    assert_eq!(doc["run"]["compare"]["probes_per_round"], 1);
+    assert_eq!(samples(&doc).len(), 2);
+}
+
+#[test]
+fn a_bad_list_is_a_usage_error_before_any_connection() {
+    let server = start(ServerOpts::default());
+    let u = server.url();
+    let nine = vec![u.clone(); 9]
+        .iter()
+        .enumerate()
+        .map(|(i, u)| format!("{u}{i}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let cases: [(Vec<String>, &str); 7] = [
+        (vec![format!("target={u}")], "needs at least two values"),
+        (vec![format!("target={nine}")], "at most 8 values"),
+        (
+            vec![format!("target={u},ftp://localhost/")],
+            "--compare target: scheme 'ftp' is not supported",
+        ),
+        (
+            vec![format!("target=https://a.test:99999/,{u}")],
+            "--compare target: 'https://a.test:99999/' is not a valid host or URL",
+        ),
+        (vec![format!("target={u},{u}")], "is listed twice"),
+        (vec!["target".into()], "--compare target needs its values"),
+        (
+            vec![format!("target={u},{u}x"), u.clone()],
+            "varies what the positional target",
+        ),
+    ];
+    for (args, words) in &cases {
+        let mut all = vec!["--cacert".to_string(), cacert(), "--compare".into()];
+        all.extend(args.iter().cloned());
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        let out = tlsping(&all);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(words), "{args:?}: {}", stderr(&out));
+        assert!(out.stdout.is_empty());
+    }
+    let calibrating = tlsping(&["--calibrate", "--compare", &format!("target={u},{u}x")]);
+    assert_eq!(
+        calibrating.status.code(),
+        Some(3),
+        "{}",
+        stderr(&calibrating)
+    );
+    assert!(stderr(&calibrating).contains("--calibrate"));
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(server.counters.snapshot().tcp, 0, "no connection at all");
+}
+
+#[test]
+fn cache_busting_asks_each_target_for_its_own_path() {
+    let (one, two) = (start(ServerOpts::default()), start(ServerOpts::default()));
+    let list = format!("target={},{}", url_of(&one, "one"), url_of(&two, "two"));
+    quick_json_ok(&["--compare", &list, "--cache-bust", "-n", "2"]);
+    for (server, path) in [(&one, "/one"), (&two, "/two")] {
+        let paths = paths_seen(server);
+        // The preflight's, then two cold and two warm requests with `?_=<seq>`.
+        assert_eq!(paths.len(), 5, "{path}: {paths:?}");
+        let busted = paths
+            .iter()
+            .filter(|p| p.starts_with(&format!("{path}?_=")));
+        assert_eq!(busted.count(), 4, "{path}: {paths:?}");
+        assert!(
+            paths.iter().all(|p| p.starts_with(path)),
+            "{path}: {paths:?}"
+        );
+    }
+}
