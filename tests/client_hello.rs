@@ -58,11 +58,12 @@ const TLS12_SUITES: [u16; 27] = [
     0x0035, 0x002f, // AES256-SHA, AES128-SHA
 ];
 
-const EXTENSIONS: [u16; 12] = [
+const EXTENSIONS: [u16; 13] = [
     0xff01, // renegotiation_info
     0,      // server_name
     11,     // ec_point_formats
     10,     // supported_groups
+    5,      // status_request: tlsping asks every full handshake for an OCSP staple
     16,     // application_layer_protocol_negotiation
     22,     // encrypt_then_mac
     23,     // extended_master_secret
