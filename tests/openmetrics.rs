@@ -349,3 +349,22 @@ fn a_run_ended_by_ctrl_c_writes_the_figures_it_collected() {
         .sum();
     assert!(sent >= 4.0 && sent <= samples as f64, "{sent} of {samples}");
 }
+
+#[test]
+fn the_alerting_rules_pass_promtool() {
+    if !support::have("promtool") {
+        return;
+    }
+    let rules = concat!(env!("CARGO_MANIFEST_DIR"), "/contrib/tlsping-alerts.yml");
+    let out = std::process::Command::new("promtool")
+        .args(["check", "rules", rules])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("SUCCESS: 4 rules found"), "{said}");
+}
