@@ -222,12 +222,13 @@ pub struct Args {
     /// Send the same figures to a Prometheus Pushgateway when the run ends: HTTP PUT to
     /// URL/metrics/job/tlsping/target@base64/<URL>/<label>/<value>..., 5s timeout; a failed
     /// push is a warning and makes an exit of 0 or 1 a 2
-    #[arg(long, value_name = "URL", help_heading = "Output")]
+    #[arg(long, value_name = "URL", value_hint = clap::ValueHint::Url, help_heading = "Output")]
     pub push: Option<String>,
 
     /// Add NAME=VALUE to every series of --openmetrics and --push (and to the push's
     /// grouping key), e.g. the vantage point; repeatable, at most 16
-    #[arg(long, value_name = "NAME=VALUE", action = ArgAction::Append, help_heading = "Output")]
+    #[arg(long, value_name = "NAME=VALUE", action = ArgAction::Append,
+          value_hint = clap::ValueHint::Other, help_heading = "Output")]
     pub label: Vec<String>,
 
     /// Never colour the output (NO_COLOR is honoured too)
