@@ -210,6 +210,9 @@ fn each<T>(scopes: &[Scope], figure: impl Fn(&Summary) -> Option<T>) -> Vec<(Lab
         .collect()
 }
 
+/// A family's name, its help, and how a summary gives its value.
+type Figure<T> = (&'static str, &'static str, fn(&Summary) -> Option<T>);
+
 /// The gauges of the statistics block, per scope (the run, or each variant).
 fn statistics(f: &mut Families, scopes: &[Scope]) {
     let per_mode = |value: &dyn Fn(&crate::stats::ModeSummary) -> Option<f64>| {
@@ -242,7 +245,7 @@ fn statistics(f: &mut Families, scopes: &[Scope]) {
         each(scopes, |s| Some(s.rounds as f64)),
     );
     let seconds = Some(Unit::Seconds);
-    let gains: [(&str, &str, fn(&Summary) -> Option<Delta>); 3] = [
+    let gains: [Figure<Delta>; 3] = [
         (
             "paired_gain",
             "Median of per-round cold total minus warm total",
@@ -273,7 +276,7 @@ fn statistics(f: &mut Families, scopes: &[Scope]) {
         seconds.clone(),
         each(scopes, |s| s.keepalive_gain.map(delta_secs)),
     );
-    let overhead: [(&str, &str, fn(&Summary) -> Option<Duration>); 3] = [
+    let overhead: [Figure<Duration>; 3] = [
         (
             "handshake_overhead",
             "Median of dns + tcp + tls within each cold probe",
@@ -503,3 +506,7 @@ pub fn exposition(
     text.push_str("# EOF\n");
     text
 }
+
+#[cfg(test)]
+#[path = "openmetrics_tests.rs"]
+mod tests;
