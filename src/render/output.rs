@@ -1,5 +1,6 @@
 //! The output contract. Each format (the table, `--json`, `--jsonl`,
-//! `--csv`, `--write-out`, the `--svg` file) is one implementation of
+//! `--csv`, `--write-out`, the `--svg` file, `--openmetrics` and the body
+//! of `--push`) is one implementation of
 //! [`Output`] in a file of its own; the run holds them as a list and tells
 //! each what happened, never asking which format it is.
 
