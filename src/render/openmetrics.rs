@@ -106,7 +106,8 @@ impl Output for OpenMetrics {
     fn what(&self) -> String {
         match &self.dest {
             Destination::File(path) => format!("the figures to {}", path.display()),
-            _ => "the figures".into(),
+            Destination::Stdout(_) => "the output".into(),
+            Destination::Push(_) => "the figures for --push".into(),
         }
     }
 
