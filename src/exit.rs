@@ -10,7 +10,8 @@ use std::io::Write;
 pub const OK: u8 = 0;
 /// Some of them did not.
 pub const SOME_FAILED: u8 = 1;
-/// None did, or the run could not measure at all, or its output failed.
+/// None did, or the run could not measure at all, or its output failed
+/// (a `--push` that did not arrive included).
 pub const FAILED: u8 = 2;
 /// The command line cannot be used.
 pub const USAGE: u8 = 3;
@@ -47,6 +48,9 @@ pub enum Exit {
     /// The rounds ran (all of them, or until a safety valve or Ctrl+C
     /// stopped them).
     Rounds(Judgement),
+    /// Every output was written but `--push` did not arrive (`why`): an
+    /// ending of 0 or 1 (`then`) becomes 2; any other keeps its code.
+    PushFailed { why: String, then: Box<Exit> },
     /// SIGTERM or SIGHUP stopped the run, which still printed what it had;
     /// `then` is how it ended otherwise.
     Signal { number: i32, then: Box<Exit> },
@@ -62,6 +66,10 @@ impl Exit {
             }
             Exit::Usage { .. } => USAGE,
             Exit::Signal { number, .. } => signal_code(*number),
+            Exit::PushFailed { then, .. } => match then.exit_code() {
+                OK | SOME_FAILED => FAILED,
+                code => code,
+            },
         }
     }
 
@@ -90,6 +98,10 @@ impl Exit {
                 Some(format!("tlsping: could not write {what}: {error}\n"))
             }
             Exit::Signal { then, .. } => then.stderr_text(),
+            Exit::PushFailed { why, then } => Some(format!(
+                "tlsping: warning: --push failed: {why}\n{}",
+                then.stderr_text().unwrap_or_default()
+            )),
         }
     }
 
@@ -149,6 +161,20 @@ mod tests {
             assert_eq!(exit.exit_code(), code, "{exit:?}");
         }
         assert_eq!(signal_code(2), 130);
+        let pushed = |then: Exit| Exit::PushFailed {
+            why: "refused".into(),
+            then: Box::new(then),
+        };
+        assert_eq!(pushed(Exit::Rounds(Judgement::AllOk)).exit_code(), 2);
+        assert_eq!(pushed(Exit::Rounds(Judgement::SomeFailed)).exit_code(), 2);
+        assert_eq!(pushed(Exit::Rounds(Judgement::NoneOk)).exit_code(), 2);
+        assert_eq!(pushed(Exit::BeforeRounds(None)).exit_code(), 2);
+        assert_eq!(
+            pushed(Exit::BeforeRounds(Some("refused".into())))
+                .stderr_text()
+                .as_deref(),
+            Some("tlsping: warning: --push failed: refused\ntlsping: refused\n")
+        );
     }
 
     #[test]

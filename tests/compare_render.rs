@@ -467,6 +467,8 @@ fn json(
         summary,
         comparison,
         warnings: &[],
+        history: &tlsping::stats::NO_RECORDS,
+        exit_code: 0,
     };
     tlsping::render::json::write_document(&mut buf, &run).unwrap();
     serde_json::from_slice(&buf).unwrap()
@@ -650,6 +652,8 @@ fn csv_preflight_row_keeps_the_variant_column() {
             summary: &summary,
             comparison: None,
             warnings: &[],
+            history: &tlsping::stats::NO_RECORDS,
+            exit_code: 0,
         };
         CsvStream::new(&mut buf, false)
             .ended_before_rounds(&run)

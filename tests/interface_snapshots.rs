@@ -120,6 +120,8 @@ fn finished<'a>(info: &'a RunInfo, summary: &'a Summary, warnings: &'a [String])
         summary,
         comparison: None,
         warnings,
+        history: &tlsping::stats::NO_RECORDS,
+        exit_code: 0,
     }
 }
 

@@ -5,6 +5,7 @@ mod compare;
 mod connection;
 pub mod docs;
 mod duration;
+mod metrics;
 mod target;
 
 use std::time::Duration;
@@ -213,6 +214,24 @@ pub struct Args {
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub svg: Option<std::path::PathBuf>,
 
+    /// Also write the run's figures in the OpenMetrics text format to FILE when it ends
+    /// (to a temporary name, then renamed: a collector never reads half of it); `-` writes
+    /// them on stdout in place of the table
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub openmetrics: Option<std::path::PathBuf>,
+
+    /// Send the same figures to a Prometheus Pushgateway when the run ends: HTTP PUT to
+    /// URL/metrics/job/tlsping/target@base64/<URL>/<label>/<value>..., 5s timeout; a failed
+    /// push is a warning and makes an exit of 0 or 1 a 2
+    #[arg(long, value_name = "URL", value_hint = clap::ValueHint::Url, help_heading = "Output")]
+    pub push: Option<String>,
+
+    /// Add NAME=VALUE to every series of --openmetrics and --push (and to the push's
+    /// grouping key), e.g. the vantage point; repeatable, at most 16
+    #[arg(long, value_name = "NAME=VALUE", action = ArgAction::Append,
+          value_hint = clap::ValueHint::Other, help_heading = "Output")]
+    pub label: Vec<String>,
+
     /// Never colour the output (NO_COLOR is honoured too)
     #[arg(long = "no-color", help_heading = "Output")]
     pub no_color: bool,
@@ -278,6 +297,8 @@ pub struct Options {
     pub warnings: Vec<SettingWarning>,
     /// `--compare`: the axis and its values.
     pub compare: Option<crate::probe::Compare>,
+    /// `--push`: the Pushgateway's URL, without a trailing `/`.
+    pub push: Option<String>,
 }
 
 /// What the command line asks for.
@@ -451,7 +472,46 @@ pub fn validate(args: Args, matches: &clap::ArgMatches) -> Result<Invocation, Us
         }
         None => None,
     };
-    let stdout = if let Some(format) = write_out {
+    let labels = metrics::parse_labels(&args.label).map_err(UsageError)?;
+    let push = args
+        .push
+        .as_deref()
+        .map(metrics::parse_push_url)
+        .transpose()
+        .map_err(UsageError)?;
+    let metrics_on_stdout = args.openmetrics.as_deref() == Some(std::path::Path::new("-"));
+    let openmetrics = args.openmetrics.filter(|_| !metrics_on_stdout);
+    if !labels.is_empty() && openmetrics.is_none() && push.is_none() && !metrics_on_stdout {
+        return Err(UsageError(
+            "--label labels the figures: give --openmetrics or --push too".into(),
+        ));
+    }
+    if let Some(path) = &openmetrics {
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        if dir.is_some_and(|d| !d.is_dir()) || path.is_dir() || path.file_name().is_none() {
+            return Err(UsageError(format!(
+                "--openmetrics {}: not a file in an existing directory",
+                path.display()
+            )));
+        }
+    }
+    let other_stdout = [
+        (write_out.is_some(), "--write-out"),
+        (args.json, "--json"),
+        (args.jsonl, "--jsonl"),
+        (args.csv, "--csv"),
+    ];
+    if let Some((_, flag)) = other_stdout
+        .iter()
+        .find(|(given, _)| metrics_on_stdout && *given)
+    {
+        return Err(UsageError(format!(
+            "--openmetrics - and {flag} both want standard output; write the figures to a file"
+        )));
+    }
+    let stdout = if metrics_on_stdout {
+        Format::OpenMetrics
+    } else if let Some(format) = write_out {
         Format::WriteOut(format)
     } else if args.json {
         Format::Json
@@ -469,12 +529,15 @@ pub fn validate(args: Args, matches: &clap::ArgMatches) -> Result<Invocation, Us
         output: Outputs {
             stdout,
             svg: args.svg,
+            openmetrics,
+            labels,
         },
         no_color: args.no_color,
         quiet: args.quiet,
         verbose: args.verbose,
         warnings,
         compare,
+        push,
     })))
 }
 

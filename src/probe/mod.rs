@@ -3,7 +3,7 @@
 
 // Bottom-up, no file importing one above it: target, transfer, ocsp,
 // retry_after, server_timing, handshake_stamps, cancel, trust, cert_text,
-// url_parts (leaves) <- config <- axes, valve <- types <- curl_ffi <-
+// url_parts, push (leaves) <- config <- axes, valve <- types <- curl_ffi <-
 // collector, env, errors <- sample <- handle <- cold_driver, resolver <-
 // cold, warm, preflight, compare <- scheduler.
 mod axes;
@@ -21,6 +21,7 @@ mod handle;
 mod handshake_stamps;
 mod ocsp;
 mod preflight;
+mod push;
 mod resolver;
 mod retry_after;
 mod sample;
@@ -49,6 +50,7 @@ pub use config::{
 pub use curl_ffi::{curl_version, library_versions};
 pub use env::ProbeEnv;
 pub use preflight::{run as preflight, Preflight};
+pub use push::{push, PUSH_TIMEOUT};
 pub use retry_after::RetryAfter;
 pub use sample::Outcome;
 pub use scheduler::{

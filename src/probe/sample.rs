@@ -93,6 +93,7 @@ pub(super) fn build(
                 facts.cert_days_left = Some(days);
                 facts.cert_expired = expired;
             }
+            facts.cert_not_after = collector.leaf.as_ref().and_then(not_after_unix);
             facts.ocsp = collector
                 .staple
                 .judge(collector.leaf.as_deref(), collector.anchors());
@@ -193,6 +194,14 @@ fn time_left(cert: &openssl::x509::X509) -> Option<(i32, bool)> {
     let now = openssl::asn1::Asn1Time::days_from_now(0).ok()?;
     let left = now.diff(cert.not_after()).ok()?;
     Some((left.days, left.days < 0 || left.secs < 0))
+}
+
+/// The certificate's notAfter in seconds since the Unix epoch: OpenSSL's
+/// difference from the epoch itself, so no reading of the clock enters it.
+fn not_after_unix(cert: &openssl::x509::X509) -> Option<i64> {
+    let epoch = openssl::asn1::Asn1Time::from_unix(0).ok()?;
+    let d = epoch.diff(cert.not_after()).ok()?;
+    Some(i64::from(d.days) * 86_400 + i64::from(d.secs))
 }
 
 /// A sample for a probe that failed before libcurl was asked to transfer:

@@ -160,6 +160,8 @@ pub struct TlsFacts {
     pub cert_days_left: Option<i32>,
     /// The notAfter is past (what `cert_days_left` 0 cannot say).
     pub cert_expired: bool,
+    /// The leaf's notAfter as a Unix time in seconds (`--openmetrics`).
+    pub cert_not_after: Option<i64>,
     /// What the server stapled (OCSP); `None` on a resumed handshake, which
     /// carries no certificate and so no staple.
     pub ocsp: Option<OcspStaple>,

@@ -223,6 +223,8 @@ mod tests {
                         summary: &summary,
                         comparison: None,
                         warnings: &[],
+                        history: &crate::stats::NO_RECORDS,
+                        exit_code: 0,
                     };
                     w.ended_before_rounds(&run).unwrap();
                 }

@@ -12,6 +12,8 @@ pub mod human;
 pub mod json;
 pub mod jsonl;
 pub mod layout;
+pub mod openmetrics;
+mod openmetrics_summary;
 pub mod output;
 pub mod paint;
 pub mod rows;
@@ -44,6 +46,8 @@ pub enum Format {
     Jsonl,
     /// `--write-out`: one formatted line per sample, no table, no statistics.
     WriteOut(write_out::WriteOut),
+    /// `--openmetrics -`: the run's figures when it ends, no table.
+    OpenMetrics,
 }
 
 /// What the command line asked to be written: a format on standard output
@@ -53,6 +57,22 @@ pub struct Outputs {
     pub stdout: Format,
     /// `--svg`: the picture of the run, written when it ends.
     pub svg: Option<PathBuf>,
+    /// `--openmetrics FILE`: the run's figures, written when it ends.
+    pub openmetrics: Option<PathBuf>,
+    /// `--label`: added to every series of the figures, after `target`.
+    pub labels: openmetrics::Labels,
+}
+
+impl Outputs {
+    /// Only what is written on standard output.
+    pub fn stdout(stdout: Format) -> Outputs {
+        Outputs {
+            stdout,
+            svg: None,
+            openmetrics: None,
+            labels: Vec::new(),
+        }
+    }
 }
 
 /// Standard output, opened with the escaping a format needs on a terminal.
@@ -77,9 +97,19 @@ pub fn open(
             stdout(Escape::Visible),
             format.clone(),
         )),
+        Format::OpenMetrics => Box::new(openmetrics::OpenMetrics::new(
+            openmetrics::Destination::Stdout(stdout(Escape::Visible)),
+            openmetrics::run_labels(info, &asked.labels),
+        )),
     }];
     if let Some(path) = &asked.svg {
         outputs.push(Box::new(svg_file::SvgFile::new(path.clone())));
+    }
+    if let Some(path) = &asked.openmetrics {
+        outputs.push(Box::new(openmetrics::OpenMetrics::new(
+            openmetrics::Destination::File(path.clone()),
+            openmetrics::run_labels(info, &asked.labels),
+        )));
     }
     outputs
 }
@@ -116,12 +146,10 @@ mod tests {
             (Format::Jsonl, Escape::Json, false),
             (Format::Csv { time_first: true }, Escape::Visible, false),
             (Format::WriteOut(write_out), Escape::Visible, false),
+            (Format::OpenMetrics, Escape::Visible, false),
         ];
         for (format, escape, keeps) in cases {
-            let asked = Outputs {
-                stdout: format.clone(),
-                svg: None,
-            };
+            let asked = Outputs::stdout(format.clone());
             let (outputs, escapes) = opened(&asked);
             assert_eq!(escapes, [escape], "{format:?}");
             assert_eq!(outputs.len(), 1);
@@ -137,6 +165,16 @@ mod tests {
             assert_eq!(outputs.len(), 2);
             assert!(outputs[1].keeps_samples());
             assert_eq!(outputs[1].what(), "the picture to run.svg");
+
+            let with_figures = Outputs {
+                openmetrics: Some("run.prom".into()),
+                ..Outputs::stdout(format.clone())
+            };
+            let (outputs, escapes) = opened(&with_figures);
+            assert_eq!(escapes, [escape], "the figures' file is not stdout");
+            assert_eq!(outputs.len(), 2);
+            assert!(!outputs[1].keeps_samples());
+            assert_eq!(outputs[1].what(), "the figures to run.prom");
         }
     }
 }

@@ -1,12 +1,13 @@
 //! The output contract. Each format (the table, `--json`, `--jsonl`,
-//! `--csv`, `--write-out`, the `--svg` file) is one implementation of
+//! `--csv`, `--write-out`, the `--svg` file, `--openmetrics` and the body
+//! of `--push`) is one implementation of
 //! [`Output`] in a file of its own; the run holds them as a list and tells
 //! each what happened, never asking which format it is.
 
 use std::io;
 
 use crate::probe::{RunInfo, Sample};
-use crate::stats::{Comparison, Summary};
+use crate::stats::{Comparison, History, Summary};
 
 /// What the end of a run hands every output.
 pub struct Finished<'a> {
@@ -15,10 +16,16 @@ pub struct Finished<'a> {
     /// ([`Output::keeps_samples`]); else empty.
     pub samples: &'a [Sample],
     pub summary: &'a Summary,
+    /// What the statistics kept of every sample (`stats::NO_RECORDS` when
+    /// no round ran), for figures the summary does not hold.
+    pub history: &'a History,
     /// `--compare`: each variant's own statistics and how they differ.
     pub comparison: Option<&'a Comparison>,
     /// Every warning of the run, as it went to stderr.
     pub warnings: &'a [String],
+    /// The code the run exits with when every output is written (a failed
+    /// `--push`, which comes after, can still raise it: `exit::Exit`).
+    pub exit_code: u8,
 }
 
 pub trait Output {

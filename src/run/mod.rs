@@ -2,7 +2,7 @@
 //! rounds with live output, statistics, and the judgement.
 
 use std::io::{self, Write};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 use crate::calibrate::FloorServer;
 use crate::cli::Options;
@@ -115,16 +115,53 @@ impl Observer for RunObserver<'_> {
     }
 }
 
-/// Every output the command line asked for. Standard output keeps server
-/// text byte for byte in a file or a pipe, and escapes it on a terminal as
-/// the format asks.
-fn open_outputs(opts: &Options, info: &probe::RunInfo) -> Vec<Box<dyn Output>> {
+/// What `--push` sends, once the output that encodes it has ended.
+type PushBody = std::rc::Rc<std::cell::RefCell<Option<String>>>;
+
+/// Every output the command line asked for, and the slot of `--push`'s
+/// body (the same exposition, encoded as one more output). Standard output
+/// keeps server text byte for byte in a file or a pipe, and escapes it on
+/// a terminal as the format asks.
+fn open_outputs(opts: &Options, info: &probe::RunInfo) -> (Vec<Box<dyn Output>>, PushBody) {
     let tty = layout::stdout_is_tty();
     let mut stdout = |escape: Escape| -> Box<dyn Write> {
         let escape = if tty { escape } else { Escape::Off };
         Box::new(sink::Sink::new(io::stdout().lock(), escape))
     };
-    render::open(&opts.output, info, style(opts), &mut stdout)
+    let mut outputs = render::open(&opts.output, info, style(opts), &mut stdout);
+    let body = PushBody::default();
+    if opts.push.is_some() {
+        outputs.push(Box::new(render::openmetrics::OpenMetrics::new(
+            render::openmetrics::Destination::Push(body.clone()),
+            render::openmetrics::run_labels(info, &opts.output.labels),
+        )));
+    }
+    (outputs, body)
+}
+
+/// `--push`, after every output was written: the body goes to the
+/// Pushgateway, grouped by the run's labels; one that does not arrive is
+/// told on stderr and raises `exit` (`Exit::PushFailed`).
+fn push(opts: &Options, info: &probe::RunInfo, body: &PushBody, exit: Exit) -> Exit {
+    let (Some(base), Some(text)) = (&opts.push, body.borrow_mut().take()) else {
+        return exit;
+    };
+    let key = render::openmetrics::run_labels(info, &opts.output.labels);
+    match probe::push(base, &key, &text) {
+        Ok(()) => exit,
+        Err(why) => Exit::PushFailed {
+            why: crate::text::printable(&why),
+            then: Box::new(exit),
+        },
+    }
+}
+
+/// The exit code `exit` gives, or the signal's once one stopped the run.
+fn code_of(exit: &Exit, terminated: &AtomicI32) -> u8 {
+    match terminated.load(Ordering::SeqCst) {
+        0 => exit.exit_code(),
+        number => exit::signal_code(number),
+    }
 }
 
 fn output_failed(what: String, e: &dyn std::fmt::Display) -> Exit {
@@ -136,22 +173,31 @@ fn output_failed(what: String, e: &dyn std::fmt::Display) -> Exit {
 
 /// A run that ended before round 1 still writes what its outputs write of
 /// one (`Output::ended_before_rounds`).
-fn ended_before_rounds(opts: &Options, ended: plan::NoRounds, warnings: &Warnings) -> Exit {
+fn ended_before_rounds(
+    opts: &Options,
+    ended: plan::NoRounds,
+    warnings: &Warnings,
+    terminated: &AtomicI32,
+) -> Exit {
     let info = &ended.info;
-    let summary = stats::summarize(&stats::History::new(), std::time::Duration::ZERO);
+    let summary = stats::summarize(&stats::NO_RECORDS, std::time::Duration::ZERO);
+    let exit = Exit::BeforeRounds(ended.message);
     let run = Finished {
         info,
         samples: &[],
         summary: &summary,
         comparison: None,
         warnings: warnings.list(),
+        history: &stats::NO_RECORDS,
+        exit_code: code_of(&exit, terminated),
     };
-    for mut output in open_outputs(opts, info) {
+    let (outputs, body) = open_outputs(opts, info);
+    for mut output in outputs {
         if let Err(e) = output.ended_before_rounds(&run) {
             return output_failed(output.what(), &e);
         }
     }
-    Exit::BeforeRounds(ended.message)
+    push(opts, info, &body, exit)
 }
 
 /// `--calibrate`: starts the in-process server, points the run at it and
@@ -171,7 +217,7 @@ fn calibration(
 pub fn run(opts: Options) -> Exit {
     let cancel = Cancel::new();
     let terminated = signals::install_interrupt(&cancel);
-    let exit = run_until_done(opts, cancel);
+    let exit = run_until_done(opts, cancel, &terminated);
     // A terminated run has printed what it has; its exit code says why it ended.
     match terminated.load(Ordering::SeqCst) {
         0 => exit,
@@ -182,7 +228,7 @@ pub fn run(opts: Options) -> Exit {
     }
 }
 
-fn run_until_done(mut opts: Options, cancel: Cancel) -> Exit {
+fn run_until_done(mut opts: Options, cancel: Cancel, terminated: &AtomicI32) -> Exit {
     // Trust anchors are read here, once, outside every timed interval; a
     // source that cannot be used ends the run as a usage error, alone on stderr.
     let (_floor_server, env) = if opts.config.calibrate {
@@ -212,13 +258,13 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> Exit {
     }
     let plan::Ready { mut info, lanes } = match plan::plan(&opts, &env, &mut warnings) {
         Ok(ready) => ready,
-        Err(ended) => return ended_before_rounds(&opts, ended, &warnings),
+        Err(ended) => return ended_before_rounds(&opts, ended, &warnings, terminated),
     };
     let cfg = &opts.config;
     // The rounds' zero point on both clocks, known to the output from its first line.
     let run_start = probe::RunStart::now();
     info.started_at = Some(run_start.wall);
-    let mut outputs = open_outputs(&opts, &info);
+    let (mut outputs, push_body) = open_outputs(&opts, &info);
     for output in &mut outputs {
         if let Err(e) = output.start(&info) {
             return output_failed(output.what(), &e);
@@ -263,19 +309,22 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> Exit {
     if let Some(text) = render::warnings::dns_overlap(dns_overlap) {
         warnings.warn(text);
     }
+    let exit = Exit::Rounds(judgement(stats::judge(&history)));
     let finished = Finished {
         info: &info,
         samples: &rounds.samples,
         summary: &summary,
         comparison: comparison.as_ref(),
         warnings: warnings.list(),
+        history: &history,
+        exit_code: code_of(&exit, terminated),
     };
     for output in &mut outputs {
         if let Err(e) = output.end(&finished) {
             return output_failed(output.what(), &e);
         }
     }
-    Exit::Rounds(judgement(stats::judge(&history)))
+    push(&opts, &info, &push_body, exit)
 }
 
 #[cfg(test)]

@@ -18,9 +18,15 @@ pub struct History {
     pub server_timing: ServerTimings,
 }
 
+/// No records: what a run that ended before round 1 hands its outputs.
+pub static EMPTY: History = History::new();
+
 impl History {
-    pub fn new() -> History {
-        History::default()
+    pub const fn new() -> History {
+        History {
+            blocks: Vec::new(),
+            server_timing: ServerTimings::new(),
+        }
     }
 
     /// Records of `samples`, in round order (samples of one round keep

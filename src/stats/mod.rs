@@ -10,6 +10,7 @@ mod pairing;
 mod record;
 mod running;
 mod server_timings;
+mod stage_figures;
 mod summary;
 #[cfg(test)]
 mod summary_tests;
@@ -21,10 +22,11 @@ pub use attribution::{share_percent, Attribution, ServerMetric};
 pub use compare::{compare as compare_variants, Comparison, Difference, COLD_STAGES, WARM_STAGES};
 pub use delta::{median_delta, Delta};
 pub use descriptive::{Description, P95_MIN_N};
-pub use history::History;
+pub use history::{History, EMPTY as NO_RECORDS};
 pub use record::Record;
 pub use running::RunningMedian;
 pub use server_timings::{ServerTimings, MAX_TRACKED_METRICS};
+pub use stage_figures::{stage_figures, StageFigures};
 pub use summary::{
     judge, large_residual, summarize, timed, Handshake, ModeSummary, Summary, Verdict,
 };

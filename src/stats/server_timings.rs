@@ -39,6 +39,14 @@ fn dur_us(ms: f64) -> u64 {
 }
 
 impl ServerTimings {
+    pub(super) const fn new() -> ServerTimings {
+        ServerTimings {
+            names: Vec::new(),
+            series: Vec::new(),
+            untracked: Vec::new(),
+        }
+    }
+
     pub(super) fn add(&mut self, seq: usize, variant: u8, metrics: &[ServerTiming]) {
         for (place, m) in metrics.iter().enumerate() {
             let Some(dur) = m.dur_ms else { continue };

@@ -201,3 +201,105 @@ pub fn query_eventually(
         std::thread::sleep(Duration::from_millis(250));
     }
 }
+
+/// One series of an exposition: its name, labels (unescaped) and value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    pub name: String,
+    pub labels: Vec<(String, String)>,
+    pub value: f64,
+}
+
+impl Series {
+    pub fn label(&self, name: &str) -> Option<&str> {
+        self.labels
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The series of an exposition in the text format, read independently of
+/// tlsping's encoder: `name{k="v",...} value`, with `\\`, `\"` and `\n`
+/// undone in label values.
+pub fn parse(text: &str) -> Vec<Series> {
+    let mut all = Vec::new();
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let name_end = line.find(['{', ' ']).expect("a name");
+        let name = line[..name_end].to_string();
+        let mut labels = Vec::new();
+        let mut rest = &line[name_end..];
+        if let Some(body) = rest.strip_prefix('{') {
+            let mut chars = body.char_indices();
+            let (mut key, mut value, mut in_value) = (String::new(), String::new(), false);
+            loop {
+                let (i, c) = chars.next().expect("a closed label set");
+                match (in_value, c) {
+                    (false, '}') => {
+                        rest = &body[i + 1..];
+                        break;
+                    }
+                    (false, ',') => {}
+                    (false, '=') => {
+                        assert_eq!(chars.next().map(|x| x.1), Some('"'));
+                        in_value = true;
+                    }
+                    (false, c) => key.push(c),
+                    (true, '\\') => match chars.next().expect("an escape").1 {
+                        'n' => value.push('\n'),
+                        other => value.push(other),
+                    },
+                    (true, '"') => {
+                        labels.push((std::mem::take(&mut key), std::mem::take(&mut value)));
+                        in_value = false;
+                    }
+                    (true, c) => value.push(c),
+                }
+            }
+        }
+        let value = rest.trim().parse().expect("a value");
+        all.push(Series {
+            name,
+            labels,
+            value,
+        });
+    }
+    all
+}
+
+/// The value of the one series named `name` whose labels include `with`.
+pub fn value_of(series: &[Series], name: &str, with: &[(&str, &str)]) -> Option<f64> {
+    let found: Vec<&Series> = series
+        .iter()
+        .filter(|s| s.name == name && with.iter().all(|(k, v)| s.label(k) == Some(v)))
+        .collect();
+    assert!(found.len() <= 1, "{name} {with:?}: {found:?}");
+    found.first().map(|s| s.value)
+}
+
+/// `promtool check metrics` over `text`: its exit status and what it said.
+pub fn promtool_check(text: &str) -> (bool, String) {
+    let mut child = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starting promtool");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), said)
+}

@@ -41,6 +41,7 @@ fn facts(resumed: bool) -> TlsFacts {
         group: Some("X25519MLKEM768"),
         cert_days_left: Some(61),
         cert_expired: false,
+        cert_not_after: Some(1_900_000_000),
         ocsp: (!resumed).then_some(OcspStaple::Good),
     }
 }

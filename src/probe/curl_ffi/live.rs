@@ -174,6 +174,7 @@ impl LiveHandle {
             group,
             cert_days_left: None,
             cert_expired: false,
+            cert_not_after: None,
             ocsp: None,
         };
         if !facts.resumed {

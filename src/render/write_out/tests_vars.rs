@@ -113,6 +113,7 @@ fn certificates_are_the_chains_text_and_their_count_the_chains_length() {
         group: None,
         cert_days_left: None,
         cert_expired: false,
+        cert_not_after: None,
         ocsp: None,
     });
     assert_eq!(

@@ -1,0 +1,146 @@
+//! `--push`: one HTTP PUT of the run's figures to a Prometheus Pushgateway,
+//! through libcurl as every probe, after everything else is written. PUT,
+//! not POST: it replaces every series of the grouping key, so a series the
+//! previous run had and this one lacks (a Server-Timing name, a `0.95`
+//! quantile) does not linger beside the new figures.
+
+use std::time::Duration;
+
+use curl::easy::{Easy2, Handler, List, WriteError};
+
+/// The whole push, from resolving the host to the last byte of the answer.
+pub const PUSH_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What is kept of the Pushgateway's answer, for the warning.
+const ANSWER_LIMIT: usize = 512;
+
+/// The text format the Pushgateway parses; our OpenMetrics text is also
+/// valid in it (see `render::openmetrics`).
+const CONTENT_TYPE: &str = "Content-Type: text/plain; version=0.0.4; charset=utf-8";
+
+/// Keeps the start of the answer and drops the rest.
+struct Answer(Vec<u8>);
+
+impl Handler for Answer {
+    fn write(&mut self, data: &[u8]) -> Result<usize, WriteError> {
+        let room = ANSWER_LIMIT.saturating_sub(self.0.len());
+        self.0.extend_from_slice(&data[..data.len().min(room)]);
+        Ok(data.len())
+    }
+}
+
+/// URL-safe base64 with padding, as the Pushgateway reads a grouping-key
+/// value marked `@base64`.
+pub fn base64_url(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(DIGITS[(n >> (18 - 6 * i) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// `URL/metrics/job/tlsping/<name>/<value>...`: a value that is not plain
+/// (letters, digits, `-`, `_`, `.`) goes as `<name>@base64/<base64>`, so a
+/// `/` or an empty value (`=`) cannot break the path.
+pub fn grouping_url(base: &str, key: &[(String, String)]) -> String {
+    let mut url = format!("{base}/metrics/job/tlsping");
+    for (name, value) in key {
+        let plain = !value.is_empty()
+            && value
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+        if plain {
+            url.push_str(&format!("/{name}/{value}"));
+        } else if value.is_empty() {
+            // The Pushgateway's spelling of an empty value.
+            url.push_str(&format!("/{name}@base64/="));
+        } else {
+            url.push_str(&format!("/{name}@base64/{}", base64_url(value.as_bytes())));
+        }
+    }
+    url
+}
+
+/// PUTs `body` to the group `key` under `base`. `Err` says why it did not
+/// arrive: libcurl's error, or the status and the start of the answer.
+pub fn push(base: &str, key: &[(String, String)], body: &str) -> Result<(), String> {
+    let url = grouping_url(base, key);
+    let mut easy = Easy2::new(Answer(Vec::new()));
+    let failed = |e: curl::Error| e.to_string();
+    easy.url(&url).map_err(failed)?;
+    easy.custom_request("PUT").map_err(failed)?;
+    easy.post_fields_copy(body.as_bytes()).map_err(failed)?;
+    let mut headers = List::new();
+    headers.append(CONTENT_TYPE).map_err(failed)?;
+    easy.http_headers(headers).map_err(failed)?;
+    easy.timeout(PUSH_TIMEOUT).map_err(failed)?;
+    easy.connect_timeout(PUSH_TIMEOUT).map_err(failed)?;
+    // No signal may interrupt the resolver; the timeout still holds.
+    easy.signal(false).map_err(failed)?;
+    if url.starts_with("https://") {
+        if let Some(file) = openssl_probe::probe().cert_file {
+            easy.cainfo(file).map_err(failed)?;
+        }
+    }
+    easy.perform().map_err(failed)?;
+    let code = easy.response_code().map_err(failed)?;
+    if (200..300).contains(&code) {
+        return Ok(());
+    }
+    let answer = String::from_utf8_lossy(&easy.get_ref().0);
+    Err(format!(
+        "the Pushgateway answered {code}: {}",
+        answer.trim()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_url_by_hand() {
+        // RFC 4648's test vectors, in the URL-safe alphabet.
+        let cases = [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ];
+        for (raw, encoded) in cases {
+            assert_eq!(base64_url(raw.as_bytes()), encoded, "{raw}");
+        }
+        // 0xfb 0xff: `+/` in the standard alphabet, `-_` here.
+        assert_eq!(base64_url(&[0xfb, 0xff]), "-_8=");
+    }
+
+    #[test]
+    fn a_value_that_is_not_plain_goes_as_base64() {
+        let key = [
+            ("target".to_string(), "https://a.test/x".to_string()),
+            ("vantage".to_string(), "fra1".to_string()),
+            ("empty".to_string(), String::new()),
+        ];
+        assert_eq!(
+            grouping_url("http://pg:9091", &key),
+            "http://pg:9091/metrics/job/tlsping/target@base64/aHR0cHM6Ly9hLnRlc3QveA==\
+             /vantage/fra1/empty@base64/="
+        );
+    }
+}

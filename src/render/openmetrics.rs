@@ -1,0 +1,513 @@
+//! `--openmetrics FILE` and the body of `--push`: the run's figures in the
+//! OpenMetrics text format, written when the run ends. Every family but one
+//! is a gauge encoded by the Prometheus project's client (`prometheus-client`):
+//! the figures are this run's, computed once, so nothing counts up.
+//!
+//! No `info` type and no counters: node_exporter's textfile collector and the
+//! Pushgateway parse the older 0.0.4 text format, which refuses `# TYPE x
+//! info` and would split a counter's `x_total` from its family. A fact is a
+//! gauge named `..._info` with the value 1.
+//!
+//! The client has no summary type (0.26 lists it as not yet supported), so
+//! the one summary, `tlsping_stage_seconds`, is written by our own encoder
+//! (`openmetrics_summary`) after the client's families and before `# EOF`,
+//! with the same labels and the same escaping.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicU64;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::registry::{Registry, Unit};
+
+use crate::probe::{EarlyData, Mode, Sample, MAX_VARIANTS};
+use crate::stats::{Delta, Summary};
+
+use super::openmetrics_summary::{stage_summaries, Scope};
+use super::output::{Finished, Output};
+
+/// A series' labels, in order: the family's own, after the run's.
+pub type Labels = Vec<(String, String)>;
+
+/// At most this many `Server-Timing` names become series; the others are
+/// counted in `tlsping_server_timing_untracked`.
+pub const MAX_SERVER_TIMING_SERIES: usize = 20;
+
+/// Label names every series may carry from us: a `--label` cannot take one.
+pub const RESERVED_LABELS: [&str; 16] = [
+    "target",
+    "job",
+    "instance",
+    "stage",
+    "mode",
+    "variant",
+    "baseline",
+    "quantile",
+    "le",
+    "name",
+    "outcome",
+    "address",
+    "http_version",
+    "tls_version",
+    "cipher",
+    "group",
+];
+
+type Gauges = Family<Labels, Gauge<f64, AtomicU64>>;
+
+/// Where the exposition goes.
+pub enum Destination {
+    /// Written to a temporary name beside the file, then renamed over it.
+    File(PathBuf),
+    /// `--openmetrics -`: in place of the table.
+    Stdout(Box<dyn Write>),
+    /// Kept for `--push`, which the run sends once every output is written.
+    Push(std::rc::Rc<std::cell::RefCell<Option<String>>>),
+}
+
+/// The exposition of the run, as one output.
+pub struct OpenMetrics {
+    dest: Destination,
+    /// The run's labels: `target`, then every `--label`.
+    labels: Labels,
+    /// Cold probes per variant that asked for early data, by outcome
+    /// (accepted, rejected, not sent): the kept records do not say it.
+    early_data: [[u64; 3]; MAX_VARIANTS],
+}
+
+impl OpenMetrics {
+    pub fn new(dest: Destination, labels: Labels) -> OpenMetrics {
+        OpenMetrics {
+            dest,
+            labels,
+            early_data: [[0; 3]; MAX_VARIANTS],
+        }
+    }
+
+    fn write(&mut self, run: &Finished) -> io::Result<()> {
+        let text = exposition(run, &self.labels, &self.early_data);
+        match &mut self.dest {
+            Destination::File(path) => write_atomically(path, text.as_bytes()),
+            Destination::Stdout(out) => {
+                out.write_all(text.as_bytes())?;
+                out.flush()
+            }
+            Destination::Push(slot) => {
+                *slot.borrow_mut() = Some(text);
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Output for OpenMetrics {
+    fn what(&self) -> String {
+        match &self.dest {
+            Destination::File(path) => format!("the figures to {}", path.display()),
+            Destination::Stdout(_) => "the output".into(),
+            Destination::Push(_) => "the figures for --push".into(),
+        }
+    }
+
+    fn sample(&mut self, s: &Sample) -> io::Result<()> {
+        if s.mode == Mode::Cold && !s.warmup {
+            if let (Some(outcome), Some(counts)) = (
+                s.early_data,
+                self.early_data.get_mut(usize::from(s.variant)),
+            ) {
+                counts[outcome as usize] += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, run: &Finished) -> io::Result<()> {
+        self.write(run)
+    }
+
+    fn ended_before_rounds(&mut self, run: &Finished) -> io::Result<()> {
+        self.write(run)
+    }
+}
+
+/// Writes `bytes` to a temporary file in `path`'s directory and renames it
+/// over `path`, so a collector reading the file never sees half of it.
+pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> io::Result<()> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::other("not a file name"))?;
+    let mut temp_name = std::ffi::OsString::from(".");
+    temp_name.push(name);
+    temp_name.push(format!(".tmp{}", std::process::id()));
+    let temp = path.with_file_name(temp_name);
+    let written = std::fs::File::create(&temp).and_then(|mut f| {
+        f.write_all(bytes)?;
+        f.sync_all()
+    });
+    match written.and_then(|()| std::fs::rename(&temp, path)) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            let _ = std::fs::remove_file(&temp);
+            Err(e)
+        }
+    }
+}
+
+/// The labels of every series of a run: `target` (the URL measured), then
+/// the `--label`s in the order given.
+pub fn run_labels(info: &crate::probe::RunInfo, asked: &Labels) -> Labels {
+    let mut labels = vec![("target".to_string(), info.url.clone())];
+    labels.extend(asked.iter().cloned());
+    labels
+}
+
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+fn delta_secs(d: Delta) -> f64 {
+    d.as_nanos() as f64 / 1e9
+}
+
+fn unix_secs(t: SystemTime) -> f64 {
+    t.duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// The families being built, each registered only when it has a series.
+struct Families {
+    registry: Registry,
+}
+
+impl Families {
+    fn gauge(&mut self, name: &str, help: &str, unit: Option<Unit>, series: Vec<(Labels, f64)>) {
+        if series.is_empty() {
+            return;
+        }
+        let family = Gauges::default();
+        for (labels, value) in series {
+            family.get_or_create(&labels).set(value);
+        }
+        match unit {
+            Some(unit) => self.registry.register_with_unit(name, help, unit, family),
+            None => self.registry.register(name, help, family),
+        }
+    }
+}
+
+fn with(scope: &Labels, more: &[(&str, &str)]) -> Labels {
+    let mut labels = scope.clone();
+    labels.extend(more.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    labels
+}
+
+/// One figure per scope that has it.
+fn each<T>(scopes: &[Scope], figure: impl Fn(&Summary) -> Option<T>) -> Vec<(Labels, T)> {
+    scopes
+        .iter()
+        .filter_map(|s| figure(s.summary).map(|v| (s.labels.clone(), v)))
+        .collect()
+}
+
+/// A family's name, its help, and how a summary gives its value.
+type Figure<T> = (&'static str, &'static str, fn(&Summary) -> Option<T>);
+
+/// The gauges of the statistics block, per scope (the run, or each variant).
+fn statistics(f: &mut Families, scopes: &[Scope]) {
+    let per_mode = |value: &dyn Fn(&crate::stats::ModeSummary) -> Option<f64>| {
+        let mut series = Vec::new();
+        for s in scopes {
+            for (mode, m) in [("cold", &s.summary.cold), ("warm", &s.summary.warm)] {
+                if let Some(v) = value(m) {
+                    series.push((with(&s.labels, &[("mode", mode)]), v));
+                }
+            }
+        }
+        series
+    };
+    f.gauge(
+        "probes_sent",
+        "Probes that count for loss (not warmup, not interrupted), per mode",
+        None,
+        per_mode(&|m| Some(m.sent as f64)),
+    );
+    f.gauge(
+        "loss_ratio",
+        "Share of the probes sent that got no response, per mode",
+        None,
+        per_mode(&|m| m.loss),
+    );
+    f.gauge(
+        "rounds",
+        "Rounds that count (warmup rounds left out)",
+        None,
+        each(scopes, |s| Some(s.rounds as f64)),
+    );
+    let seconds = Some(Unit::Seconds);
+    let gains: [Figure<Delta>; 3] = [
+        (
+            "paired_gain",
+            "Median of per-round cold total minus warm total",
+            |s| s.paired_gain,
+        ),
+        (
+            "paired_gain_low",
+            "Lower bound of the paired gain's 95% interval",
+            |s| s.paired_gain_ci.map(|c| c.0),
+        ),
+        (
+            "paired_gain_high",
+            "Upper bound of the paired gain's 95% interval",
+            |s| s.paired_gain_ci.map(|c| c.1),
+        ),
+    ];
+    for (name, help, value) in gains {
+        f.gauge(
+            name,
+            help,
+            seconds.clone(),
+            each(scopes, |s| value(s).map(delta_secs)),
+        );
+    }
+    f.gauge(
+        "keepalive_gain",
+        "Median cold total minus median warm total",
+        seconds.clone(),
+        each(scopes, |s| s.keepalive_gain.map(delta_secs)),
+    );
+    let overhead: [Figure<Duration>; 3] = [
+        (
+            "handshake_overhead",
+            "Median of dns + tcp + tls within each cold probe",
+            |s| s.handshake.overhead,
+        ),
+        (
+            "handshake_overhead_low",
+            "Lower bound of the handshake overhead's 95% interval",
+            |s| s.handshake_overhead_ci.map(|c| c.0),
+        ),
+        (
+            "handshake_overhead_high",
+            "Upper bound of the handshake overhead's 95% interval",
+            |s| s.handshake_overhead_ci.map(|c| c.1),
+        ),
+    ];
+    for (name, help, value) in overhead {
+        f.gauge(
+            name,
+            help,
+            seconds.clone(),
+            each(scopes, |s| value(s).map(secs)),
+        );
+    }
+    f.gauge(
+        "tls_resumed_ratio",
+        "Share of the cold handshakes that resumed a TLS session",
+        None,
+        each(scopes, |s| {
+            (s.cold_handshakes > 0).then(|| s.tls_resumed as f64 / s.cold_handshakes as f64)
+        }),
+    );
+    f.gauge(
+        "rtt",
+        "Median smoothed round trip the kernel measured (TCP_INFO)",
+        seconds.clone(),
+        each(scopes, |s| s.attribution.rtt.map(secs)),
+    );
+    f.gauge(
+        "min_rtt",
+        "Median minimum round trip the kernel measured (TCP_INFO)",
+        seconds.clone(),
+        each(scopes, |s| s.attribution.min_rtt.map(secs)),
+    );
+    f.gauge(
+        "server_time",
+        "Median of srv minus the minimum round trip: the server's own time",
+        seconds.clone(),
+        each(scopes, |s| s.attribution.server_time.map(delta_secs)),
+    );
+    let mut timings = Vec::new();
+    let mut untracked = 0;
+    for s in scopes {
+        for (i, m) in s.summary.attribution.server_timing.iter().enumerate() {
+            if i < MAX_SERVER_TIMING_SERIES {
+                let labels = with(&s.labels, &[("name", &m.name)]);
+                timings.push((labels, secs(m.median)));
+            } else {
+                untracked += 1;
+            }
+        }
+    }
+    f.gauge(
+        "server_timing",
+        "Median Server-Timing dur the server reported, per metric name (at most 20 names)",
+        seconds,
+        timings,
+    );
+    f.gauge(
+        "server_timing_untracked",
+        "Server-Timing names beyond the 20 that have series",
+        None,
+        vec![(Vec::new(), f64::from(untracked))],
+    );
+}
+
+/// `--compare`: how each variant differs from the baseline, per stage.
+fn differences(f: &mut Families, run: &Finished) {
+    let (Some(comparison), Some(info)) = (run.comparison, run.info.compare.as_ref()) else {
+        return;
+    };
+    let mut median = Vec::new();
+    let mut low = Vec::new();
+    let mut high = Vec::new();
+    for d in &comparison.differences {
+        let mode = match d.mode {
+            Mode::Cold => "cold",
+            Mode::Warm => "warm",
+        };
+        let labels = with(
+            &Vec::new(),
+            &[
+                ("variant", info.label(d.variant)),
+                ("baseline", info.label(d.against)),
+                ("mode", mode),
+                ("stage", d.stage.as_str()),
+            ],
+        );
+        if let Some(m) = d.median {
+            median.push((labels.clone(), delta_secs(m)));
+        }
+        if let Some((lo, hi)) = d.ci {
+            low.push((labels.clone(), delta_secs(lo)));
+            high.push((labels, delta_secs(hi)));
+        }
+    }
+    let seconds = Some(Unit::Seconds);
+    f.gauge(
+        "variant_difference",
+        "Median of per-round variant minus baseline, per stage (--compare)",
+        seconds.clone(),
+        median,
+    );
+    f.gauge(
+        "variant_difference_low",
+        "Lower bound of the variant difference's 95% interval",
+        seconds.clone(),
+        low,
+    );
+    f.gauge(
+        "variant_difference_high",
+        "Upper bound of the variant difference's 95% interval",
+        seconds,
+        high,
+    );
+}
+
+/// The run's own facts: when, how it ended, the connection and certificate.
+fn run_facts(f: &mut Families, run: &Finished, early_data: &[[u64; 3]; MAX_VARIANTS]) {
+    let info = run.info;
+    let started = info.started_at.unwrap_or_else(SystemTime::now);
+    f.gauge(
+        "run_timestamp",
+        "When the rounds started (when the run ended, if none ran)",
+        Some(Unit::Seconds),
+        vec![(Vec::new(), unix_secs(started))],
+    );
+    f.gauge(
+        "run_exit_code",
+        "The exit code of the run (before --push's own outcome)",
+        None,
+        vec![(Vec::new(), f64::from(run.exit_code))],
+    );
+    let tls = info.tls;
+    f.gauge(
+        "cert_not_after_timestamp",
+        "The server certificate's notAfter",
+        Some(Unit::Seconds),
+        tls.and_then(|t| t.cert_not_after)
+            .map(|t| (Vec::new(), t as f64))
+            .into_iter()
+            .collect(),
+    );
+    if let Some(addr) = info.addr {
+        let facts = [
+            ("address", addr.ip().to_string()),
+            (
+                "http_version",
+                info.proto
+                    .map(|p| p.as_str().to_string())
+                    .unwrap_or_default(),
+            ),
+            (
+                "tls_version",
+                tls.map(|t| t.version_label()).unwrap_or_default(),
+            ),
+            (
+                "cipher",
+                tls.map(|t| t.cipher.to_string()).unwrap_or_default(),
+            ),
+            (
+                "group",
+                tls.and_then(|t| t.group).unwrap_or_default().to_string(),
+            ),
+        ];
+        let labels = facts.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        f.gauge(
+            "connection_info",
+            "The connection the preflight settled on",
+            None,
+            vec![(labels, 1.0)],
+        );
+    }
+    let mut outcomes = Vec::new();
+    for (variant, counts) in early_data.iter().enumerate() {
+        if counts.iter().all(|&c| c == 0) {
+            continue;
+        }
+        let mut scope = Vec::new();
+        if let Some(c) = &info.compare {
+            scope.push(("variant".to_string(), c.label(variant as u8).to_string()));
+        }
+        for outcome in [EarlyData::Accepted, EarlyData::Rejected, EarlyData::NotSent] {
+            let labels = with(&scope, &[("outcome", outcome.as_str())]);
+            outcomes.push((labels, counts[outcome as usize] as f64));
+        }
+    }
+    f.gauge(
+        "early_data_probes",
+        "Cold probes that asked for TLS early data, per outcome",
+        None,
+        outcomes,
+    );
+}
+
+/// The whole exposition: `labels` on every series, the client's gauges,
+/// our summary, `# EOF`.
+pub fn exposition(
+    run: &Finished,
+    labels: &Labels,
+    early_data: &[[u64; 3]; MAX_VARIANTS],
+) -> String {
+    let scopes = Scope::of(run);
+    let constant = labels
+        .iter()
+        .map(|(k, v)| (k.clone().into(), v.clone().into()));
+    let mut f = Families {
+        registry: Registry::with_prefix_and_labels("tlsping", constant),
+    };
+    statistics(&mut f, &scopes);
+    differences(&mut f, run);
+    run_facts(&mut f, run, early_data);
+    let mut text = String::new();
+    // Writing into a String cannot fail.
+    let _ = prometheus_client::encoding::text::encode_registry(&mut text, &f.registry);
+    stage_summaries(&mut text, run, labels, &scopes);
+    text.push_str("# EOF\n");
+    text
+}
+
+#[cfg(test)]
+#[path = "openmetrics_tests.rs"]
+mod tests;

@@ -1,0 +1,118 @@
+//! The exposition over synthetic runs: what only many samples, many
+//! `Server-Timing` names or early data bring out, checked by hand.
+
+use std::time::Duration;
+
+use super::*;
+use crate::probe::ServerTiming;
+use crate::stats::{summarize, synthetic, History};
+
+/// The exposition of `samples` (in round order), with `labels`.
+fn of(samples: &[Sample], labels: &[(&str, &str)], early: &[[u64; 3]; MAX_VARIANTS]) -> String {
+    let info = synthetic::run_info();
+    let history = History::of(samples);
+    let summary = summarize(&history, Duration::from_secs(1));
+    let run = Finished {
+        info: &info,
+        samples: &[],
+        summary: &summary,
+        comparison: None,
+        warnings: &[],
+        history: &history,
+        exit_code: 1,
+    };
+    let labels: Labels = labels
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    exposition(&run, &run_labels(&info, &labels), early)
+}
+
+fn line<'a>(text: &'a str, starts: &str) -> Option<&'a str> {
+    text.lines().find(|l| l.starts_with(starts))
+}
+
+#[test]
+fn p95_appears_from_twenty_timed_probes_on() {
+    let rounds = |n: u32| -> Vec<Sample> {
+        (1..=n)
+            .map(|r| synthetic::cold(r, 40, 100 * r, 3000, 1000, 50))
+            .collect()
+    };
+    let none = [[0; 3]; MAX_VARIANTS];
+    let nineteen = of(&rounds(19), &[], &none);
+    assert!(!nineteen.contains("quantile=\"0.95\""), "{nineteen}");
+    let twenty = of(&rounds(20), &[], &none);
+    // tcp 100..=2000 µs: nearest rank ceil(0.95 × 20) = 19, so 1.9 ms.
+    let p95 = line(&twenty, "tlsping_stage_seconds{target=\"https://example.test/\",stage=\"tcp\",mode=\"cold\",quantile=\"0.95\"}");
+    assert_eq!(
+        p95.map(|l| l.rsplit(' ').next().unwrap()),
+        Some("0.0019"),
+        "{twenty}"
+    );
+    // The sum of 100..=2000 µs by 100: 21 000 µs.
+    assert!(
+        twenty.contains("stage=\"tcp\",mode=\"cold\"} 0.021\n"),
+        "{twenty}"
+    );
+    assert!(twenty.contains("tlsping_run_exit_code{target=\"https://example.test/\"} 1.0\n"));
+    assert!(twenty.ends_with("# EOF\n"));
+}
+
+#[test]
+fn twenty_server_timing_names_get_series_and_the_rest_are_counted() {
+    let mut s = synthetic::cold(1, 40, 100, 3000, 1000, 50);
+    s.server_timing = (0..23)
+        .map(|i| ServerTiming {
+            name: format!("m{i}"),
+            dur_ms: Some(f64::from(i)),
+            desc: None,
+        })
+        .collect();
+    let text = of(&[s], &[], &[[0; 3]; MAX_VARIANTS]);
+    let series = text
+        .lines()
+        .filter(|l| l.starts_with("tlsping_server_timing_seconds{"))
+        .count();
+    assert_eq!(series, MAX_SERVER_TIMING_SERIES);
+    assert!(
+        text.contains("tlsping_server_timing_untracked{target=\"https://example.test/\"} 3.0\n")
+    );
+}
+
+#[test]
+fn early_data_outcomes_and_escaped_labels() {
+    let mut early = [[0; 3]; MAX_VARIANTS];
+    early[0] = [2, 1, 0];
+    let samples = [synthetic::cold(1, 40, 100, 3000, 1000, 50)];
+    let text = of(&samples, &[("vantage", "a\"b\\c\nd")], &early);
+    let prefix =
+        "tlsping_early_data_probes{target=\"https://example.test/\",vantage=\"a\\\"b\\\\c\\nd\"";
+    for (outcome, n) in [
+        ("accepted", "2.0"),
+        ("rejected", "1.0"),
+        ("not_sent", "0.0"),
+    ] {
+        let want = format!("{prefix},outcome=\"{outcome}\"}} {n}");
+        assert!(text.lines().any(|l| l == want), "{want}\n{text}");
+    }
+    // Our summary escapes exactly as the client does.
+    assert!(text.contains(&format!(
+        "tlsping_stage_seconds_count{}",
+        &prefix["tlsping_early_data_probes".len()..]
+    )));
+}
+
+#[test]
+fn a_cold_probe_with_early_data_is_counted_by_its_outcome() {
+    let mut out = OpenMetrics::new(Destination::Push(Default::default()), Vec::new());
+    let mut s = synthetic::cold(1, 40, 100, 3000, 1000, 50);
+    s.early_data = Some(EarlyData::Rejected);
+    out.sample(&s).unwrap();
+    s.warmup = true;
+    out.sample(&s).unwrap();
+    let mut w = synthetic::warm(1, 30, 1000, 10, true);
+    w.early_data = Some(EarlyData::Accepted);
+    out.sample(&w).unwrap();
+    assert_eq!(out.early_data[0], [0, 1, 0], "one counted cold probe");
+}

@@ -1,0 +1,176 @@
+//! Each stage's figures per mode over the timed records (`--openmetrics`'s
+//! `tlsping_stage_seconds` summary): the description the statistics block
+//! gives `total`, for every stage, and the sum a summary's `_sum` carries.
+
+use std::time::Duration;
+
+use crate::probe::{Mode, Stages};
+
+use super::descriptive::{describe, Description};
+use super::history::History;
+use super::record::exact;
+
+/// A stage a summary reports: the stages of `Stages` a mode has, and the
+/// client's TLS set-up inside `tls`.
+#[derive(Clone, Copy, Debug)]
+pub struct StageName {
+    pub name: &'static str,
+    value: fn(&Stages) -> Option<u32>,
+}
+
+/// The stages of a cold probe, in the table's order, the set-up after `tls`.
+pub const COLD_STAGE_NAMES: [StageName; 6] = [
+    StageName {
+        name: "dns",
+        value: |st| st.dns,
+    },
+    StageName {
+        name: "tcp",
+        value: |st| st.tcp,
+    },
+    StageName {
+        name: "tls",
+        value: |st| st.tls,
+    },
+    StageName {
+        name: "tls_setup",
+        value: |st| st.tls_setup,
+    },
+    StageName {
+        name: "srv",
+        value: |st| st.srv,
+    },
+    StageName {
+        name: "total",
+        value: |st| st.total,
+    },
+];
+
+/// The stages of a warm probe (a reused connection: no handshake).
+pub const WARM_STAGE_NAMES: [StageName; 3] = [
+    StageName {
+        name: "wait",
+        value: |st| st.wait,
+    },
+    StageName {
+        name: "srv",
+        value: |st| st.srv,
+    },
+    StageName {
+        name: "total",
+        value: |st| st.total,
+    },
+];
+
+/// One stage of one mode over the timed records that measured it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StageFigures {
+    pub mode: Mode,
+    pub stage: &'static str,
+    pub description: Description,
+    /// The sum of every value described (`n` of them).
+    pub sum: Duration,
+}
+
+/// Every stage of both modes over the timed records of one variant
+/// (`None`: all of them); a stage no timed record measured is left out.
+/// One value list at a time, dropped before the next.
+pub fn stage_figures(history: &History, variant: Option<u8>) -> Vec<StageFigures> {
+    let mut figures = Vec::new();
+    for (mode, stages) in [
+        (Mode::Cold, &COLD_STAGE_NAMES[..]),
+        (Mode::Warm, &WARM_STAGE_NAMES[..]),
+    ] {
+        let timed = history
+            .of_variant(variant)
+            .filter(move |r| r.mode() == mode && r.timed());
+        for stage in stages {
+            let values = exact(timed.clone().filter_map(|r| (stage.value)(&r.stages())));
+            if values.is_empty() {
+                continue;
+            }
+            let sum_us: u64 = values.iter().map(|&v| u64::from(v)).sum();
+            figures.push(StageFigures {
+                mode,
+                stage: stage.name,
+                sum: Duration::from_micros(sum_us),
+                description: describe(values),
+            });
+        }
+    }
+    figures
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::ErrorKind;
+    use crate::stats::synthetic;
+
+    fn find<'a>(f: &'a [StageFigures], mode: Mode, stage: &str) -> &'a StageFigures {
+        f.iter()
+            .find(|x| x.mode == mode && x.stage == stage)
+            .unwrap_or_else(|| panic!("{mode:?} {stage} missing"))
+    }
+
+    #[test]
+    fn each_stage_is_described_over_timed_records_with_its_sum() {
+        let mut samples = vec![
+            synthetic::cold(1, 40, 100, 3000, 1000, 50),
+            synthetic::cold(2, 60, 300, 5000, 2000, 50),
+            synthetic::cold(3, 80, 200, 4000, 9000, 50),
+            synthetic::warm(1, 30, 1000, 10, true),
+            synthetic::warm(2, 50, 3000, 10, true),
+            synthetic::failed(3, Mode::Cold, ErrorKind::Timeout, 5000),
+        ];
+        samples.sort_by_key(|s| s.round);
+        let f = stage_figures(&History::of(&samples), None);
+        let names: Vec<(Mode, &str)> = f.iter().map(|x| (x.mode, x.stage)).collect();
+        assert_eq!(
+            names,
+            [
+                (Mode::Cold, "dns"),
+                (Mode::Cold, "tcp"),
+                (Mode::Cold, "tls"),
+                (Mode::Cold, "tls_setup"),
+                (Mode::Cold, "srv"),
+                (Mode::Cold, "total"),
+                (Mode::Warm, "wait"),
+                (Mode::Warm, "srv"),
+                (Mode::Warm, "total"),
+            ]
+        );
+        // By hand: tcp 100, 300, 200 µs (the failed probe is not timed).
+        let tcp = find(&f, Mode::Cold, "tcp");
+        assert_eq!(tcp.description.n, 3);
+        assert_eq!(tcp.description.median, Some(Duration::from_micros(200)));
+        assert_eq!(tcp.sum, Duration::from_micros(600));
+        assert_eq!(tcp.description.p95, None, "p95 needs 20 values");
+        let srv = find(&f, Mode::Warm, "srv");
+        assert_eq!(srv.description.median, Some(Duration::from_micros(2000)));
+        assert_eq!(srv.sum, Duration::from_micros(4000));
+        // Totals agree with the summary's own description of them.
+        let summary = crate::stats::summarize(&History::of(&samples), Duration::ZERO);
+        assert_eq!(
+            find(&f, Mode::Cold, "total").description,
+            summary.cold.timing
+        );
+        assert_eq!(
+            find(&f, Mode::Warm, "total").description,
+            summary.warm.timing
+        );
+    }
+
+    #[test]
+    fn a_variant_has_only_its_own_records_and_nothing_gives_nothing() {
+        let mut a = synthetic::cold(1, 40, 100, 3000, 1000, 50);
+        let mut b = synthetic::cold(1, 40, 700, 3000, 1000, 50);
+        a.variant = 0;
+        b.variant = 1;
+        let h = History::of(&[a, b]);
+        let tcp = |v| find(&stage_figures(&h, Some(v)), Mode::Cold, "tcp").sum;
+        assert_eq!(tcp(0), Duration::from_micros(100));
+        assert_eq!(tcp(1), Duration::from_micros(700));
+        assert!(stage_figures(&History::new(), None).is_empty());
+    }
+}

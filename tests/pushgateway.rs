@@ -1,0 +1,190 @@
+//! `--push` to a real Pushgateway on 127.0.0.1, scraped by a real
+//! Prometheus: the figures Prometheus answers are the run's own, and the
+//! README's PromQL recipes answer. A Pushgateway that refuses or hangs:
+//! the push gives up within its timeout, the JSON is whole, and the exit
+//! status is the README's (a run that would exit 0 or 1 exits 2).
+
+mod support;
+
+use std::net::TcpListener;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use support::prometheus::{get, prometheus, pushgateway, query_eventually};
+use support::{cacert, quick_json, show, start, stderr, ServerOpts};
+
+/// The PromQL recipes of README.md's ```promql block, in order.
+fn readme_recipes() -> Vec<String> {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let block = readme
+        .split("```promql\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("README.md has a ```promql block");
+    block
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+fn near(a: f64, b: f64, margin: f64, what: &str) {
+    assert!((a - b).abs() <= margin, "{what}: {a} against {b}");
+}
+
+/// The one series a query gives, with its value.
+fn one(prom: &support::prometheus::Running, q: &str) -> (serde_json::Value, f64) {
+    let found = query_eventually(prom, q, Duration::from_secs(30));
+    assert_eq!(found.len(), 1, "{q}: {found:?}");
+    found.into_iter().next().unwrap()
+}
+
+#[test]
+fn pushed_figures_reach_prometheus_and_the_readme_recipes_answer() {
+    if !support::have("prometheus") || !support::have("prometheus-pushgateway") {
+        return;
+    }
+    let server = start(ServerOpts::default());
+    let gateway = pushgateway();
+    let prom = prometheus(gateway.addr, Duration::from_secs(1));
+    let push = format!("http://{}", gateway.addr);
+    let url = server.url();
+    let args = [
+        "-n",
+        "6",
+        "--push",
+        &push,
+        "--label",
+        "vantage=test-1",
+        &url,
+    ];
+    let (doc, out) = quick_json(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let s = &doc["summary"];
+    let ms = |v: &serde_json::Value| v.as_f64().unwrap() / 1000.0;
+    let median = |mode: &str| {
+        let q =
+            format!("tlsping_stage_seconds{{stage=\"total\",mode=\"{mode}\",quantile=\"0.5\"}}");
+        one(&prom, &q)
+    };
+    let (labels, cold) = median("cold");
+    assert_eq!(labels["job"], "tlsping");
+    assert_eq!(labels["target"], url.as_str());
+    assert_eq!(labels["vantage"], "test-1");
+    // The JSON rounds to the microsecond.
+    near(cold, ms(&s["cold"]["median_ms"]), 1e-6, "cold median");
+    near(
+        median("warm").1,
+        ms(&s["warm"]["median_ms"]),
+        1e-6,
+        "warm median",
+    );
+    let gain = one(&prom, "tlsping_paired_gain_seconds").1;
+    near(gain, ms(&s["paired_gain_ms"]), 1e-6, "paired gain");
+
+    let recipes = readme_recipes();
+    assert_eq!(recipes.len(), 5, "{recipes:?}");
+    let answers: Vec<f64> = recipes.iter().map(|q| one(&prom, q).1).collect();
+    // The median tls of one run is that run's median tls.
+    near(answers[0], ms(&s["handshake_tls_ms"]), 1e-6, "median tls");
+    near(
+        answers[1],
+        s["tls_setup_ms"].as_f64().unwrap() / s["handshake_tls_ms"].as_f64().unwrap(),
+        0.01,
+        "set-up share",
+    );
+    let resumed = s["tls_resumed"].as_f64().unwrap() / s["cold_samples"].as_f64().unwrap();
+    near(answers[2], resumed, 1e-9, "resumed ratio");
+    assert_eq!(answers[3], 0.0, "failure rate");
+    near(
+        answers[4],
+        doc["run"]["cert_days_left"].as_f64().unwrap(),
+        1.01,
+        "days left",
+    );
+}
+
+#[test]
+fn a_run_ended_by_ctrl_c_pushes_what_it_collected() {
+    if !support::have("prometheus-pushgateway") {
+        return;
+    }
+    let server = start(ServerOpts::default());
+    let gateway = pushgateway();
+    let ca = cacert();
+    let push = format!("http://{}", gateway.addr);
+    let url = server.url();
+    let child = support::command(&[
+        "-4", "--cacert", &ca, "-n", "0", "-i", "200ms", "--push", &push, &url,
+    ])
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let until = Instant::now() + Duration::from_secs(20);
+    while server.counters.snapshot().requests < 6 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) with the pid of a child we spawned and still own.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let (_, metrics) = get(gateway.addr, "/metrics").unwrap();
+    assert!(
+        metrics.contains("tlsping_stage_seconds_count{") && metrics.contains("job=\"tlsping\""),
+        "{metrics}"
+    );
+}
+
+/// Runs two quick rounds pushing to `push`; the JSON, the run and its time.
+fn run_pushing_to(push: &str) -> (serde_json::Value, std::process::Output, Duration) {
+    let server = start(ServerOpts::default());
+    let began = Instant::now();
+    let (doc, out) = quick_json(&["-n", "2", "--push", push, &server.url()]);
+    (doc, out, began.elapsed())
+}
+
+fn assert_whole_and_warned(doc: &serde_json::Value, out: &std::process::Output) {
+    assert_eq!(out.status.code(), Some(2), "{}", show(out));
+    assert_eq!(doc["samples"].as_array().unwrap().len(), 4, "{doc}");
+    assert!(doc["summary"]["cold"]["median_ms"].is_f64());
+    assert!(
+        stderr(out).contains("tlsping: warning: --push failed:"),
+        "{}",
+        stderr(out)
+    );
+}
+
+#[test]
+fn a_pushgateway_that_refuses_costs_nothing_but_the_exit_code() {
+    // A port nothing listens on: what a Pushgateway that is down looks like.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let (doc, out, took) = run_pushing_to(&format!("http://127.0.0.1:{port}"));
+    assert_whole_and_warned(&doc, &out);
+    assert!(took < Duration::from_secs(5), "{took:?}");
+}
+
+#[test]
+fn a_pushgateway_that_never_answers_is_given_up_on_after_the_timeout() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    // Accepts and holds every connection without a byte in reply.
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().take(4).flatten() {
+            held.push(stream);
+        }
+        std::thread::sleep(Duration::from_secs(30));
+    });
+    let (doc, out, took) = run_pushing_to(&format!("http://{addr}"));
+    assert_whole_and_warned(&doc, &out);
+    assert!(stderr(&out).contains("imeout"), "{}", stderr(&out));
+    // Two rounds take about a second; the push waits its 5 s and no more.
+    assert!(took >= Duration::from_secs(5), "{took:?}");
+    assert!(took < Duration::from_secs(12), "{took:?}");
+}
