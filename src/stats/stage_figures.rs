@@ -8,7 +8,7 @@ use crate::probe::{Mode, Stages};
 
 use super::descriptive::{describe, Description};
 use super::history::History;
-use super::record::exact;
+use super::record::collect_exact;
 
 /// A stage a summary reports: the stages of `Stages` a mode has, and the
 /// client's TLS set-up inside `tls`.
@@ -85,7 +85,7 @@ pub fn stage_figures(history: &History, variant: Option<u8>) -> Vec<StageFigures
             .of_variant(variant)
             .filter(move |r| r.mode() == mode && r.timed());
         for stage in stages {
-            let values = exact(timed.clone().filter_map(|r| (stage.value)(&r.stages())));
+            let values = collect_exact(timed.clone().filter_map(|r| (stage.value)(&r.stages())));
             if values.is_empty() {
                 continue;
             }
