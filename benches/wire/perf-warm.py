@@ -27,16 +27,16 @@ for i, (t, comm, tid, name, rest) in enumerate(ev):
         tj, cj, dj, nj, rj = ev[j]
         if tj < t + 30000:
             continue
-        if nj == "net:netif_receive_skb" and "dev=delayline" in rj and "wake" not in r:
+        if nj == "net:netif_receive_skb" and "dev=delayline" in rj and "wake" not in r and "read" not in r:
             r["rx"] = tj
         elif "rx" in r and "wake" not in r and nj == "sched:sched_wakeup" and f"pid={tid} " in rj:
             r["wake"] = tj
         elif "wake" in r and "run" not in r and nj == "sched:sched_switch" and f"next_pid={tid} " in rj:
             r["run"] = tj
-        elif "wake" in r and nj == "syscalls:sys_exit_recvfrom" and dj == tid and not rj.startswith("0xffff"):
+        elif "rx" in r and nj == "syscalls:sys_exit_recvfrom" and dj == tid and not rj.startswith("0xffff"):
             r["read"] = tj
             break
-    if all(k in r for k in ("xmit", "rx", "wake", "run", "read")):
+    if all(k in r for k in ("xmit", "rx", "read")):
         rounds.append(r)
 doc = json.load(open(prefix + ".json"))
 samples = [s for s in doc["samples"] if s["mode"] == "warm" and not s.get("error")]
@@ -51,13 +51,15 @@ for s, r in zip(samples, rounds):
     rows.append(dict(
         over=s["total_ms"] - (r["rx"] - r["xmit"]) / 1000,
         start_to_request_out=(r["xmit"] - t0) / 1000,
-        rx_to_wake=(r["wake"] - r["rx"]) / 1000,
-        wake_to_run=(r["run"] - r["wake"]) / 1000,
-        run_to_read=(r["read"] - r["run"]) / 1000,
+        rx_to_wake=(r["wake"] - r["rx"]) / 1000 if "wake" in r else None,
+        wake_to_run=(r["run"] - r["wake"]) / 1000 if "run" in r else None,
+        rx_to_read=(r["read"] - r["rx"]) / 1000,
         read_to_done=(done - r["read"]) / 1000,
         headers_to_done=(c["total_us"] - c["starttransfer_us"]) / 1000,
     ))
 print(f"{prefix}: {len(rows)} warm probes; ms, median [p25, p75]")
 for k in rows[0]:
-    v = sorted(r[k] for r in rows)
+    v = sorted(r[k] for r in rows if r[k] is not None)
+    if not v:
+        continue
     print(f"  {k:22} {st.median(v):+.3f} [{v[len(v)//4]:+.3f}, {v[3*len(v)//4]:+.3f}]")
