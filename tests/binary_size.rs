@@ -32,7 +32,8 @@ fn the_release_binary_stays_within_its_budget() {
     assert!(
         loaded <= BUDGET,
         "{} loads {loaded} bytes, over the budget of {BUDGET}: see vendor-notes.md for \
-         what each part costs and how to measure it",
+         what each part costs and how to measure it (a CFLAGS, TARGET_CFLAGS or \
+         CFLAGS_<target> set in the environment replaces .cargo/config.toml's)",
         bin.display()
     );
 }

@@ -103,19 +103,14 @@ fn a_delayed_target_costs_its_delay_on_srv_and_each_server_sees_only_its_own() {
 
 #[test]
 fn each_target_resumes_its_own_sessions() {
-    // One server under two names: each target's first cold probe makes a
-    // full handshake (nothing from the other target's preflight or probes
-    // is offered) and resumes its own session from its second one on.
+    // One host and port, two paths: libcurl would offer a session it holds
+    // for that host and port to either target, so only caches of their own
+    // keep #2's first cold probe a full handshake after #1's have resumed.
     let server = start(ServerOpts::default());
-    let port = server.addr.port();
-    let list = format!("target=https://localhost:{port}/,https://127.0.0.1:{port}/");
+    let list = format!("target={},{}", url_of(&server, "a"), url_of(&server, "b"));
     let doc = quick_json_ok(&["--compare", &list, "-m", "cold", "-n", "3"]);
-    assert_eq!(
-        labels(&doc),
-        ["localhost", "127.0.0.1"],
-        "one port: hosts only"
-    );
-    for label in ["localhost", "127.0.0.1"] {
+    assert_eq!(labels(&doc), ["#1", "#2"], "one host and port: by index");
+    for label in ["#1", "#2"] {
         let resumed: Vec<bool> = samples(&doc)
             .iter()
             .filter(|s| s["variant"] == label)
@@ -258,4 +253,40 @@ fn cache_busting_asks_each_target_for_its_own_path() {
             "{path}: {paths:?}"
         );
     }
+}
+
+#[test]
+fn the_metrics_of_a_run_whose_first_target_is_down_keep_its_name() {
+    // The group a push replaces is named by the first target listed, not by
+    // the first one that could run; the one that is down says so.
+    let server = start(ServerOpts::default());
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead = format!("https://127.0.0.1:{}/", closed.local_addr().unwrap().port());
+    drop(closed);
+    let dir = support::temp::TempDir::new("compare-target-metrics");
+    let file = dir.path().join("run.prom");
+    let list = format!("target={dead},{}", server.url());
+    let (doc, out) = quick_json(&[
+        "--compare",
+        &list,
+        "-m",
+        "cold",
+        "-n",
+        "2",
+        "--openmetrics",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let variants = &doc["run"]["compare"]["variants"];
+    let label = |i: usize| variants[i]["label"].as_str().unwrap().to_string();
+    let series = support::prometheus::parse(&std::fs::read_to_string(&file).unwrap());
+    assert!(!series.is_empty());
+    for s in &series {
+        assert_eq!(s.label("target"), Some(dead.as_str()), "{}", s.name);
+    }
+    let ok = |variant: &str| {
+        support::prometheus::value_of(&series, "tlsping_preflight_ok", &[("variant", variant)])
+    };
+    assert_eq!(ok(&label(0)), Some(0.0), "the target that is down");
+    assert_eq!(ok(&label(1)), Some(1.0), "the one that ran");
 }

@@ -91,6 +91,7 @@ fn a_plain_run_has_the_figures_of_its_json_and_promtool_accepts_them() {
     let loss = value_of(&series, "tlsping_loss_ratio", &[("mode", "cold")]);
     assert_eq!(loss, Some(0.0));
     assert_eq!(value_of(&series, "tlsping_run_exit_code", &[]), Some(0.0));
+    assert_eq!(value_of(&series, "tlsping_preflight_ok", &[]), Some(1.0));
     let info = series
         .iter()
         .find(|x| x.name == "tlsping_connection_info")
@@ -189,6 +190,8 @@ fn a_run_that_failed_at_its_preflight_still_writes_what_it_knows() {
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
     let series = checked(&read(&file));
     assert_eq!(value_of(&series, "tlsping_run_exit_code", &[]), Some(2.0));
+    // A target that is down keeps a series: a pushed group loses none.
+    assert_eq!(value_of(&series, "tlsping_preflight_ok", &[]), Some(0.0));
     assert!(value_of(&series, "tlsping_run_timestamp_seconds", &[]).is_some());
     assert!(!series
         .iter()
@@ -366,5 +369,5 @@ fn the_alerting_rules_pass_promtool() {
         "{said}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(said.contains("SUCCESS: 4 rules found"), "{said}");
+    assert!(said.contains("SUCCESS: 5 rules found"), "{said}");
 }

@@ -188,3 +188,178 @@ fn a_pushgateway_that_never_answers_is_given_up_on_after_the_timeout() {
     assert!(took >= Duration::from_secs(5), "{took:?}");
     assert!(took < Duration::from_secs(12), "{took:?}");
 }
+
+/// What a push sent on `stream`: its request up to the end of the
+/// exposition (`# EOF`), or what came before the peer stopped or 5 s passed.
+fn read_push(stream: &mut std::net::TcpStream) -> Vec<u8> {
+    use std::io::Read;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !seen.ends_with(b"# EOF\n") {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => seen.extend_from_slice(&buf[..n]),
+        }
+    }
+    seen
+}
+
+#[test]
+fn a_pushgateway_that_answers_an_error_is_quoted_escaped() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    // Reads the request, then answers 400 with text a terminal would obey.
+    std::thread::spawn(move || {
+        use std::io::Write;
+        for mut stream in listener.incoming().take(2).flatten() {
+            read_push(&mut stream);
+            let body = "bad \u{1b}[31mred\u{1b}[0m \u{202e}desrever";
+            let _ = write!(
+                stream,
+                "HTTP/1.1 400 Bad Request\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    let (doc, out, _) = run_pushing_to(&format!("http://{addr}"));
+    assert_whole_and_warned(&doc, &out);
+    let err = stderr(&out);
+    assert!(err.contains("the Pushgateway answered 400: bad "), "{err}");
+    assert!(
+        !err.contains('\u{1b}') && !err.contains('\u{202e}'),
+        "{err:?}"
+    );
+    assert!(err.contains("desrever"), "{err}");
+}
+
+#[test]
+fn a_name_server_that_never_answers_holds_the_push_no_longer_than_its_timeout() {
+    // The Pushgateway's name goes to a name server (ours, in a network and
+    // mount namespace of the test's own) that reads every query and answers
+    // none, with the system's resolver told to wait 20 s for it. The push
+    // must give up at its own 5 s and not wait for that lookup to end.
+    if !support::have("unshare") || !support::have("mount") || !support::have("ip") {
+        return;
+    }
+    let dir = support::temp::TempDir::new("push-dns");
+    let resolv = dir.path().join("resolv.conf");
+    std::fs::write(
+        &resolv,
+        "nameserver 127.0.0.1\noptions timeout:20 attempts:1\n",
+    )
+    .unwrap();
+    let resolv = resolv.to_str().unwrap().to_string();
+    let took = std::thread::spawn(move || {
+        // SAFETY: unshare(2) with CLONE_NEWNET takes no pointers; it moves
+        // only this thread (and what it starts from now on) to a new namespace.
+        if unsafe { libc::unshare(libc::CLONE_NEWNET) } != 0 {
+            return None;
+        }
+        let up = std::process::Command::new("ip")
+            .args(["link", "set", "lo", "up"])
+            .status()
+            .is_ok_and(|s| s.success());
+        if !up {
+            return None;
+        }
+        // The silent name server, for as long as this thread runs.
+        let _dns = std::net::UdpSocket::bind("127.0.0.1:53").expect("port 53 in the namespace");
+        let server = start(ServerOpts::default());
+        let began = Instant::now();
+        let out = std::process::Command::new("unshare")
+            .args(["--mount", "--propagation", "private", "sh", "-c"])
+            .arg(r#"mount --bind "$1" /etc/resolv.conf && shift && exec "$@""#)
+            .arg("sh")
+            .arg(&resolv)
+            .arg(support::bin())
+            .args(["--json", "--cacert", &cacert(), "-n", "1", "-i", "200ms"])
+            .args(["--push", "http://pushgateway.test:9091", &server.url()])
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .output()
+            .expect("running tlsping");
+        Some((out, began.elapsed()))
+    })
+    .join()
+    .unwrap();
+    let Some((out, took)) = took else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI must be able to make a network namespace (root, iproute2)"
+        );
+        eprintln!("skipped: cannot make a network namespace here");
+        return;
+    };
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(stderr(&out).contains("--push failed"), "{}", stderr(&out));
+    // One round and the 5 s push; the resolver's own 20 s are not waited for.
+    assert!(took < Duration::from_secs(12), "{took:?}: {}", stderr(&out));
+}
+
+#[test]
+fn an_https_push_reads_the_trust_store_within_its_limit() {
+    // A Pushgateway that takes the connection: the push reaches TLS, where
+    // it needs the system's trust store, named here as an endless file.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let held: Vec<_> = listener.incoming().take(2).flatten().collect();
+        std::thread::sleep(Duration::from_secs(20));
+        drop(held);
+    });
+    let server = start(ServerOpts::default());
+    let began = Instant::now();
+    let out = std::process::Command::new(support::bin())
+        .args(["--json", "--cacert", &cacert(), "-n", "1", "-i", "200ms"])
+        .args(["--push", &format!("https://{addr}"), &server.url()])
+        .env("SSL_CERT_FILE", "/dev/zero")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("running tlsping");
+    let took = began.elapsed();
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    let err = stderr(&out);
+    assert!(err.contains("/dev/zero holds more than"), "{err}");
+    assert!(took < Duration::from_secs(5), "{took:?}");
+}
+
+#[test]
+fn the_push_goes_out_when_another_output_failed() {
+    // A Pushgateway stand-in that answers 200 and says what it was sent.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::Write;
+        if let Some(Ok(mut stream)) = listener.incoming().next() {
+            let seen = read_push(&mut stream);
+            let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+            let _ = tx.send(seen);
+        }
+    });
+    let server = start(ServerOpts::default());
+    // A closed stdout: the JSON document, written at the end, fails.
+    let mut child = std::process::Command::new(support::bin())
+        .args(["--json", "--cacert", &cacert(), "-n", "1", "-i", "200ms"])
+        .args(["--push", &format!("http://{addr}"), &server.url()])
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("running tlsping");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(stderr(&out).contains("output"), "{}", stderr(&out));
+    let sent = rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the push arrived");
+    let sent = String::from_utf8_lossy(&sent);
+    assert!(sent.starts_with("PUT /metrics/job/tlsping/"), "{sent}");
+    assert!(sent.contains("tlsping_run_exit_code"), "{sent}");
+}

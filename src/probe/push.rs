@@ -58,7 +58,10 @@ pub fn base64_url(bytes: &[u8]) -> String {
 pub fn grouping_url(base: &str, key: &[(String, String)]) -> String {
     let mut url = format!("{base}/metrics/job/tlsping");
     for (name, value) in key {
+        // Only dots would be a path segment that libcurl (and any URL
+        // parser) removes as `.`/`..`, and the label with it.
         let plain = !value.is_empty()
+            && !value.bytes().all(|b| b == b'.')
             && value
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
@@ -72,6 +75,25 @@ pub fn grouping_url(base: &str, key: &[(String, String)]) -> String {
         }
     }
     url
+}
+
+/// libcurl's `CURLOPT_QUICK_EXIT` (8.3), which the `curl` crate does not name.
+const CURLOPT_QUICK_EXIT: curl_sys::CURLoption = curl_sys::CURLOPTTYPE_LONG + 322;
+
+/// Lets the handle go without waiting for a lookup still running in
+/// libcurl's resolver thread: a name server that never answers would
+/// otherwise hold the process past `PUSH_TIMEOUT`, until the system's own
+/// resolver gives up (its timeout times its attempts).
+fn quick_exit<H>(easy: &mut Easy2<H>) -> Result<(), curl::Error> {
+    // SAFETY: `easy` is a live handle we own, and QUICK_EXIT takes a long.
+    let rc = unsafe {
+        curl_sys::curl_easy_setopt(easy.raw(), CURLOPT_QUICK_EXIT, 1 as std::os::raw::c_long)
+    };
+    if rc == curl_sys::CURLE_OK {
+        Ok(())
+    } else {
+        Err(curl::Error::new(rc))
+    }
 }
 
 /// PUTs `body` to the group `key` under `base`. `Err` says why it did not
@@ -90,9 +112,19 @@ pub fn push(base: &str, key: &[(String, String)], body: &str) -> Result<(), Stri
     easy.connect_timeout(PUSH_TIMEOUT).map_err(failed)?;
     // No signal may interrupt the resolver; the timeout still holds.
     easy.signal(false).map_err(failed)?;
+    quick_exit(&mut easy).map_err(failed)?;
     if url.starts_with("https://") {
-        if let Some(file) = openssl_probe::probe().cert_file {
-            easy.cainfo(file).map_err(failed)?;
+        // The system's trust store, found as for the probes (SSL_CERT_FILE,
+        // SSL_CERT_DIR, the usual places), and read with the same limit:
+        // OpenSSL reading `SSL_CERT_FILE=/dev/zero` itself would never end.
+        let found = openssl_probe::probe();
+        if let Some(file) = found.cert_file {
+            let named = format!("the CA bundle {}", file.display());
+            let pem =
+                crate::files::read_named(&named, &file, crate::files::CA_LIMIT, "a CA bundle")?;
+            easy.ssl_cainfo_blob(&pem).map_err(failed)?;
+        } else if let Some(dir) = found.cert_dir {
+            easy.capath(dir).map_err(failed)?;
         }
     }
     easy.perform().map_err(failed)?;
@@ -136,11 +168,12 @@ mod tests {
             ("target".to_string(), "https://a.test/x".to_string()),
             ("vantage".to_string(), "fra1".to_string()),
             ("empty".to_string(), String::new()),
+            ("dots".to_string(), "..".to_string()),
         ];
         assert_eq!(
             grouping_url("http://pg:9091", &key),
             "http://pg:9091/metrics/job/tlsping/target@base64/aHR0cHM6Ly9hLnRlc3QveA==\
-             /vantage/fra1/empty@base64/="
+             /vantage/fra1/empty@base64/=/dots@base64/Li4="
         );
     }
 }

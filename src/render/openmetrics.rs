@@ -158,7 +158,20 @@ pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> io::Result<()> 
 /// The labels of every series of a run: `target` (the URL measured), then
 /// the `--label`s in the order given.
 pub fn run_labels(info: &crate::probe::RunInfo, asked: &Labels) -> Labels {
-    let mut labels = vec![("target".to_string(), info.url.clone())];
+    // Under `--compare target=` the run's own URL is the first target that
+    // passed its preflight; the series and the push's group are named by
+    // the first one listed, so a run with that target down still replaces
+    // the same group (its figures then say it could not run).
+    let listed_first = info
+        .compare
+        .as_ref()
+        .filter(|c| c.axis == crate::probe::Axis::Target)
+        .and_then(|c| c.variants.first())
+        .map(|v| v.value.clone());
+    let mut labels = vec![(
+        "target".to_string(),
+        listed_first.unwrap_or_else(|| info.url.clone()),
+    )];
     labels.extend(asked.iter().cloned());
     labels
 }
@@ -414,6 +427,32 @@ fn run_facts(f: &mut Families, run: &Finished, early_data: &[[u64; 3]; MAX_VARIA
         "When the rounds started (when the run ended, if none ran)",
         Some(Unit::Seconds),
         vec![(Vec::new(), unix_secs(started))],
+    );
+    // 1 when the first connection (the preflight) succeeded, 0 when it
+    // failed: a target that is down still has a series, which a pushed
+    // group (replaced by every run) would otherwise lose.
+    let connected = match &info.compare {
+        Some(c) => c
+            .variants
+            .iter()
+            .map(|v| {
+                let up = v.unavailable.is_none();
+                (
+                    vec![("variant".to_string(), v.label.clone())],
+                    f64::from(u8::from(up)),
+                )
+            })
+            .collect(),
+        None => vec![(
+            Vec::new(),
+            f64::from(u8::from(info.preflight_error.is_none())),
+        )],
+    };
+    f.gauge(
+        "preflight_ok",
+        "1 when the run's first connection to the target succeeded, 0 when it failed",
+        None,
+        connected,
     );
     f.gauge(
         "run_exit_code",

@@ -192,12 +192,16 @@ fn ended_before_rounds(
         exit_code: code_of(&exit, terminated),
     };
     let (outputs, body) = open_outputs(opts, info);
+    // Every output is given its end even after one failed (a closed stdout
+    // must not cost the file outputs or the push), and the first failure
+    // is the run's.
+    let mut failed = None;
     for mut output in outputs {
         if let Err(e) = output.ended_before_rounds(&run) {
-            return output_failed(output.what(), &e);
+            failed.get_or_insert_with(|| output_failed(output.what(), &e));
         }
     }
-    push(opts, info, &body, exit)
+    push(opts, info, &body, failed.unwrap_or(exit))
 }
 
 /// `--calibrate`: starts the in-process server, points the run at it and
@@ -319,12 +323,15 @@ fn run_until_done(mut opts: Options, cancel: Cancel, terminated: &AtomicI32) -> 
         history: &history,
         exit_code: code_of(&exit, terminated),
     };
+    // As in `ended_before_rounds`: every output ends, then the push, and
+    // the first failure is the run's.
+    let mut failed = None;
     for output in &mut outputs {
         if let Err(e) = output.end(&finished) {
-            return output_failed(output.what(), &e);
+            failed.get_or_insert_with(|| output_failed(output.what(), &e));
         }
     }
-    push(&opts, &info, &push_body, exit)
+    push(&opts, &info, &push_body, failed.unwrap_or(exit))
 }
 
 #[cfg(test)]
