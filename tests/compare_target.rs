@@ -290,3 +290,53 @@ fn the_metrics_of_a_run_whose_first_target_is_down_keep_its_name() {
     assert_eq!(ok(&label(0)), Some(0.0), "the target that is down");
     assert_eq!(ok(&label(1)), Some(1.0), "the one that ran");
 }
+
+#[test]
+fn each_targets_certificate_is_told_and_exported_under_its_label() {
+    // The second endpoint's certificate has expired (accepted with -k): its
+    // own warning and its own notAfter, not the first endpoint's.
+    let good = start(ServerOpts::default());
+    let expired = start(ServerOpts {
+        cert: support::CertKind::Expired,
+        ..Default::default()
+    });
+    let dir = support::temp::TempDir::new("compare-target-certs");
+    let file = dir.path().join("run.prom");
+    let list = format!("target={},{}", good.url(), expired.url());
+    let (doc, out) = quick_json(&[
+        "--compare",
+        &list,
+        "-k",
+        "-m",
+        "cold",
+        "-n",
+        "1",
+        "--openmetrics",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let labels = labels(&doc);
+    let warned = format!("{}: ", labels[1]);
+    let err = stderr(&out);
+    assert!(
+        err.lines()
+            .any(|l| l.contains(&warned) && l.contains("expired")),
+        "{err}"
+    );
+    assert!(!err.contains(&format!("{}: ", labels[0])), "{err}");
+    let series = support::prometheus::parse(&std::fs::read_to_string(&file).unwrap());
+    let not_after = |variant: &str| {
+        support::prometheus::value_of(
+            &series,
+            "tlsping_cert_not_after_timestamp_seconds",
+            &[("variant", variant)],
+        )
+        .unwrap_or_else(|| panic!("no notAfter for {variant}"))
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    assert!(not_after(labels[0]) > now, "the good one is valid");
+    assert!(not_after(labels[1]) < now, "the expired one is past");
+}

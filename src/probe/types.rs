@@ -517,6 +517,9 @@ pub struct VariantInfo {
     pub unavailable: Option<ProbeError>,
     /// The address its preflight settled on.
     pub addr: Option<SocketAddr>,
+    /// The TLS facts of its preflight (its certificate's lifetime, say):
+    /// under `--compare target=` each endpoint has its own.
+    pub tls: Option<TlsFacts>,
 }
 
 impl VariantInfo {
@@ -528,6 +531,7 @@ impl VariantInfo {
             value: value.into(),
             unavailable: None,
             addr: None,
+            tls: None,
         }
     }
 }

@@ -461,14 +461,32 @@ fn run_facts(f: &mut Families, run: &Finished, early_data: &[[u64; 3]; MAX_VARIA
         vec![(Vec::new(), f64::from(run.exit_code))],
     );
     let tls = info.tls;
+    // Under `--compare target=` every endpoint has a certificate of its
+    // own, each under its `variant`; on every other axis it is one.
+    let not_after = match info
+        .compare
+        .as_ref()
+        .filter(|c| c.axis == crate::probe::Axis::Target)
+    {
+        Some(c) => c
+            .variants
+            .iter()
+            .filter_map(|v| {
+                let t = v.tls?.cert_not_after?;
+                Some((vec![("variant".to_string(), v.label.clone())], t as f64))
+            })
+            .collect(),
+        None => tls
+            .and_then(|t| t.cert_not_after)
+            .map(|t| (Vec::new(), t as f64))
+            .into_iter()
+            .collect(),
+    };
     f.gauge(
         "cert_not_after_timestamp",
         "The server certificate's notAfter",
         Some(Unit::Seconds),
-        tls.and_then(|t| t.cert_not_after)
-            .map(|t| (Vec::new(), t as f64))
-            .into_iter()
-            .collect(),
+        not_after,
     );
     if let Some(addr) = info.addr {
         let facts = [

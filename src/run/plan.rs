@@ -53,6 +53,25 @@ fn preflight_warnings(pre: &probe::Preflight, info: &RunInfo, warnings: &mut War
     }
 }
 
+/// `preflight_warnings` for one endpoint of `--compare target=`, each
+/// sentence after its label.
+fn target_warnings(label: &str, pre: &probe::Preflight, warnings: &mut Warnings) {
+    if let Some(location) = &pre.redirect {
+        warnings.warn(format!(
+            "{label}: {}",
+            render::warnings::redirect(pre.status, location)
+        ));
+    }
+    if let Some(tls) = pre.tls {
+        if let Some(days) = tls.cert_days_left.filter(|&d| d < CERT_WARN_DAYS) {
+            warnings.warn(format!(
+                "{label}: {}",
+                render::warnings::certificate_expiry(days, tls.cert_expired)
+            ));
+        }
+    }
+}
+
 /// The preflight and what it settles; `Err` is a run that ends here.
 pub(super) fn plan(
     opts: &Options,
@@ -244,6 +263,11 @@ fn plan_compare(
             }
         };
         info.addr = pre.addr;
+        info.tls = pre.tls;
+        if cmp.axis == probe::Axis::Target {
+            // Each endpoint's own redirect and certificate, named.
+            target_warnings(&v.label, &pre, warnings);
+        }
         lanes.push(VariantSetup {
             variant: index as u8,
             config: v.config.clone(),
@@ -277,6 +301,8 @@ fn plan_compare(
         return Err(NoRounds::new(info, Some(why)));
     };
     info.compare = Some(compare);
-    preflight_warnings(&pre, &info, warnings);
+    if cmp.axis != probe::Axis::Target {
+        preflight_warnings(&pre, &info, warnings);
+    }
     Ok(Ready { info, lanes })
 }
