@@ -50,7 +50,8 @@ fn a_plain_run_has_the_figures_of_its_json_and_promtool_accepts_them() {
     let dir = TempDir::new("openmetrics-1");
     let file = dir.path().join("tlsping.prom");
     let file_arg = file.to_str().unwrap();
-    let (doc, out) = quick_json(&["-n", "4", "--openmetrics", file_arg, &server.url()]);
+    // Seven timed rounds: enough for the 95 % intervals (six at least).
+    let (doc, out) = quick_json(&["-n", "8", "--openmetrics", file_arg, &server.url()]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let series = checked(&read(&file));
     let s = &doc["summary"];
@@ -82,6 +83,15 @@ fn a_plain_run_has_the_figures_of_its_json_and_promtool_accepts_them() {
         &s["handshake_overhead_ms"],
         "handshake overhead",
     );
+    for (name, ci) in [
+        ("paired_gain", "paired_gain_ci_ms"),
+        ("handshake_overhead", "handshake_overhead_ci_ms"),
+    ] {
+        for (end, at) in [("low", 0), ("high", 1)] {
+            let gauge = format!("tlsping_{name}_{end}_seconds");
+            close(value_of(&series, &gauge, &[]), &s[ci][at], &gauge);
+        }
+    }
     let count = value_of(
         &series,
         "tlsping_stage_seconds_count",

@@ -225,7 +225,35 @@ fn each<T>(scopes: &[Scope], figure: impl Fn(&Summary) -> Option<T>) -> Vec<(Lab
 }
 
 /// A family's name, its help, and how a summary gives its value.
-type Figure<T> = (&'static str, &'static str, fn(&Summary) -> Option<T>);
+/// A median's gauge (`name`, `help`) and the two bounds of its 95 %
+/// interval (`name_low`, `name_high`), in seconds.
+fn with_interval<T: Copy>(
+    f: &mut Families,
+    scopes: &[Scope],
+    (name, help): (&str, &str),
+    what: &str,
+    figure: fn(&Summary) -> Option<(T, Option<(T, T)>)>,
+    to_secs: fn(T) -> f64,
+) {
+    let seconds = Some(Unit::Seconds);
+    f.gauge(
+        name,
+        help,
+        seconds.clone(),
+        each(scopes, |s| figure(s).map(|m| to_secs(m.0))),
+    );
+    for (end, side, pick) in [("low", "Lower", 0), ("high", "Upper", 1)] {
+        f.gauge(
+            &format!("{name}_{end}"),
+            &format!("{side} bound of {what}'s 95% interval"),
+            seconds.clone(),
+            each(scopes, |s| {
+                let (lo, hi) = figure(s)?.1?;
+                Some(to_secs(if pick == 0 { lo } else { hi }))
+            }),
+        );
+    }
+}
 
 /// The gauges of the statistics block, per scope (the run, or each variant).
 fn statistics(f: &mut Families, scopes: &[Scope]) {
@@ -259,62 +287,34 @@ fn statistics(f: &mut Families, scopes: &[Scope]) {
         each(scopes, |s| Some(s.rounds as f64)),
     );
     let seconds = Some(Unit::Seconds);
-    let gains: [Figure<Delta>; 3] = [
+    with_interval(
+        f,
+        scopes,
         (
             "paired_gain",
             "Median of per-round cold total minus warm total",
-            |s| s.paired_gain,
         ),
-        (
-            "paired_gain_low",
-            "Lower bound of the paired gain's 95% interval",
-            |s| s.paired_gain_ci.map(|c| c.0),
-        ),
-        (
-            "paired_gain_high",
-            "Upper bound of the paired gain's 95% interval",
-            |s| s.paired_gain_ci.map(|c| c.1),
-        ),
-    ];
-    for (name, help, value) in gains {
-        f.gauge(
-            name,
-            help,
-            seconds.clone(),
-            each(scopes, |s| value(s).map(delta_secs)),
-        );
-    }
+        "the paired gain",
+        |s| Some((s.paired_gain?, s.paired_gain_ci)),
+        delta_secs,
+    );
     f.gauge(
         "keepalive_gain",
         "Median cold total minus median warm total",
         seconds.clone(),
         each(scopes, |s| s.keepalive_gain.map(delta_secs)),
     );
-    let overhead: [Figure<Duration>; 3] = [
+    with_interval(
+        f,
+        scopes,
         (
             "handshake_overhead",
             "Median of dns + tcp + tls within each cold probe",
-            |s| s.handshake.overhead,
         ),
-        (
-            "handshake_overhead_low",
-            "Lower bound of the handshake overhead's 95% interval",
-            |s| s.handshake_overhead_ci.map(|c| c.0),
-        ),
-        (
-            "handshake_overhead_high",
-            "Upper bound of the handshake overhead's 95% interval",
-            |s| s.handshake_overhead_ci.map(|c| c.1),
-        ),
-    ];
-    for (name, help, value) in overhead {
-        f.gauge(
-            name,
-            help,
-            seconds.clone(),
-            each(scopes, |s| value(s).map(secs)),
-        );
-    }
+        "the handshake overhead",
+        |s| Some((s.handshake.overhead?, s.handshake_overhead_ci)),
+        secs,
+    );
     f.gauge(
         "tls_resumed_ratio",
         "Share of the cold handshakes that resumed a TLS session",

@@ -73,7 +73,26 @@ struct RunObserver<'r> {
     dns_overlap: render::warnings::OverlapTally,
 }
 
-impl RunObserver<'_> {
+impl<'r> RunObserver<'r> {
+    /// An observer of a run that has told nothing yet.
+    fn new(
+        outputs: &'r mut [Box<dyn Output>],
+        warnings: &'r mut Warnings,
+        info: &'r probe::RunInfo,
+    ) -> RunObserver<'r> {
+        let keep_full = outputs.iter().any(|o| o.keeps_samples());
+        RunObserver {
+            outputs,
+            failed: None,
+            warnings,
+            info,
+            history: stats::History::new(),
+            keep_full,
+            early_data: Default::default(),
+            dns_overlap: Default::default(),
+        }
+    }
+
     /// Tells every output, in order, until one cannot be written.
     fn each(&mut self, mut tell: impl FnMut(&mut dyn Output) -> io::Result<()>) -> io::Result<()> {
         for (i, output) in self.outputs.iter_mut().enumerate() {
@@ -274,17 +293,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel, terminated: &AtomicI32) -> 
             return output_failed(output.what(), &e);
         }
     }
-    let keep_full = outputs.iter().any(|o| o.keeps_samples());
-    let mut observer = RunObserver {
-        outputs: &mut outputs,
-        failed: None,
-        warnings: &mut warnings,
-        info: &info,
-        history: stats::History::new(),
-        keep_full,
-        early_data: Default::default(),
-        dns_overlap: Default::default(),
-    };
+    let mut observer = RunObserver::new(&mut outputs, &mut warnings, &info);
     let rounds = probe::run_variants(cfg, &lanes, &env, run_start, &mut observer);
     let (failed, history) = (observer.failed, observer.history);
     let (early_data, dns_overlap) = (observer.early_data, observer.dns_overlap);
@@ -345,14 +354,8 @@ mod tests {
         let mut warnings = Warnings::new();
         for keep_full in [false, true] {
             let mut watch = RunObserver {
-                outputs: &mut [],
-                failed: None,
-                warnings: &mut warnings,
-                info: &info,
-                history: stats::History::new(),
                 keep_full,
-                early_data: Default::default(),
-                dns_overlap: Default::default(),
+                ..RunObserver::new(&mut [], &mut warnings, &info)
             };
             let round = vec![
                 synthetic::cold(1, 40, 100, 3000, 1000, 50),
@@ -372,14 +375,8 @@ mod tests {
         let info = synthetic::run_info();
         let mut warnings = Warnings::new();
         let mut watch = RunObserver {
-            outputs: &mut [],
-            failed: None,
-            warnings: &mut warnings,
-            info: &info,
-            history: stats::History::new(),
             keep_full: true,
-            early_data: Default::default(),
-            dns_overlap: Default::default(),
+            ..RunObserver::new(&mut [], &mut warnings, &info)
         };
         let mut shown = synthetic::cold(1, 40, 100, 3000, 1000, 50);
         shown.transfer = Some(Box::new(probe::TransferFacts {
@@ -434,16 +431,7 @@ mod tests {
         let mut outputs = vec![recorder("stdout", None), recorder("file", Some(2))];
         let info = synthetic::run_info();
         let mut warnings = Warnings::new();
-        let mut observer = RunObserver {
-            outputs: &mut outputs,
-            failed: None,
-            warnings: &mut warnings,
-            info: &info,
-            history: stats::History::new(),
-            keep_full: false,
-            early_data: Default::default(),
-            dns_overlap: Default::default(),
-        };
+        let mut observer = RunObserver::new(&mut outputs, &mut warnings, &info);
         let first = synthetic::cold(1, 40, 100, 3000, 1000, 50);
         observer.sample(&first).unwrap();
         observer.round(1, &[first]).unwrap();

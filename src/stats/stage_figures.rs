@@ -4,63 +4,32 @@
 
 use std::time::Duration;
 
-use crate::probe::{Mode, Stages};
+use crate::probe::{Mode, Stage, Stages};
 
 use super::descriptive::{describe, Description};
 use super::history::History;
 use super::record::collect_exact;
 
-/// A stage a summary reports: the stages of `Stages` a mode has, and the
-/// client's TLS set-up inside `tls`.
-#[derive(Clone, Copy, Debug)]
-pub struct StageName {
-    pub name: &'static str,
-    value: fn(&Stages) -> Option<u32>,
+/// What a summary reports of a mode: its stages in the table's order
+/// (`probe::Stage::COLD`/`WARM`), and right after `tls` the client's TLS
+/// set-up inside it (`None`).
+fn reported(mode: Mode) -> impl Iterator<Item = Option<Stage>> {
+    let stages: &'static [Stage] = match mode {
+        Mode::Cold => &Stage::COLD,
+        Mode::Warm => &Stage::WARM,
+    };
+    stages.iter().flat_map(|&stage| {
+        let setup = (stage == Stage::Tls).then_some(None);
+        std::iter::once(Some(stage)).chain(setup)
+    })
 }
 
-/// The stages of a cold probe, in the table's order, the set-up after `tls`.
-pub const COLD_STAGE_NAMES: [StageName; 6] = [
-    StageName {
-        name: "dns",
-        value: |st| st.dns,
-    },
-    StageName {
-        name: "tcp",
-        value: |st| st.tcp,
-    },
-    StageName {
-        name: "tls",
-        value: |st| st.tls,
-    },
-    StageName {
-        name: "tls_setup",
-        value: |st| st.tls_setup,
-    },
-    StageName {
-        name: "srv",
-        value: |st| st.srv,
-    },
-    StageName {
-        name: "total",
-        value: |st| st.total,
-    },
-];
-
-/// The stages of a warm probe (a reused connection: no handshake).
-pub const WARM_STAGE_NAMES: [StageName; 3] = [
-    StageName {
-        name: "wait",
-        value: |st| st.wait,
-    },
-    StageName {
-        name: "srv",
-        value: |st| st.srv,
-    },
-    StageName {
-        name: "total",
-        value: |st| st.total,
-    },
-];
+fn value(stages: &Stages, reported: Option<Stage>) -> Option<u32> {
+    match reported {
+        Some(stage) => stages.get(stage),
+        None => stages.tls_setup,
+    }
+}
 
 /// One stage of one mode over the timed records that measured it.
 #[derive(Clone, Debug, PartialEq)]
@@ -77,22 +46,19 @@ pub struct StageFigures {
 /// One value list at a time, dropped before the next.
 pub fn stage_figures(history: &History, variant: Option<u8>) -> Vec<StageFigures> {
     let mut figures = Vec::new();
-    for (mode, stages) in [
-        (Mode::Cold, &COLD_STAGE_NAMES[..]),
-        (Mode::Warm, &WARM_STAGE_NAMES[..]),
-    ] {
+    for mode in [Mode::Cold, Mode::Warm] {
         let timed = history
             .of_variant(variant)
             .filter(move |r| r.mode() == mode && r.timed());
-        for stage in stages {
-            let values = collect_exact(timed.clone().filter_map(|r| (stage.value)(&r.stages())));
+        for stage in reported(mode) {
+            let values = collect_exact(timed.clone().filter_map(|r| value(&r.stages(), stage)));
             if values.is_empty() {
                 continue;
             }
             let sum_us: u64 = values.iter().map(|&v| u64::from(v)).sum();
             figures.push(StageFigures {
                 mode,
-                stage: stage.name,
+                stage: stage.map_or("tls_setup", Stage::as_str),
                 sum: Duration::from_micros(sum_us),
                 description: describe(values),
             });

@@ -3,6 +3,8 @@
 
 use std::collections::BTreeSet;
 
+use plotters::chart::MeshStyle;
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
@@ -20,6 +22,23 @@ use super::{
 
 /// Title, facts, legend, both panels' axes and captions, and the warmup
 /// rounds' bands; gives back the two panels' coordinates for what follows.
+/// What both panels' meshes share: no vertical grid, the y axis in ms,
+/// light grid lines, the picture's inks.
+fn house_mesh<'m, 'a, 'b, 's>(
+    mesh: &'m mut MeshStyle<'a, 'b, RangedCoordf64, RangedCoordf64, SVGBackend<'s>>,
+) -> &'m mut MeshStyle<'a, 'b, RangedCoordf64, RangedCoordf64, SVGBackend<'s>> {
+    mesh.disable_x_mesh()
+        .y_labels(8)
+        .y_label_formatter(&axis_ms)
+        .max_light_lines(1)
+        .light_line_style(GRID)
+        .bold_line_style(GRID)
+        .axis_style(DIM)
+        .label_style(text_style(12.0, &INK))
+        .axis_desc_style(text_style(12.0, &DIM))
+        .y_desc("ms")
+}
+
 pub(super) fn draw_frame(
     root: &DrawingArea<SVGBackend<'_>, Shift>,
     info: &RunInfo,
@@ -113,35 +132,12 @@ pub(super) fn draw_frame(
             String::new()
         }
     };
-    bars.configure_mesh()
-        .disable_x_mesh()
+    house_mesh(&mut bars.configure_mesh())
         .x_labels(round_count.min(16))
         .x_label_formatter(&round_label)
-        .y_labels(8)
-        .y_label_formatter(&axis_ms)
-        .max_light_lines(1)
-        .light_line_style(GRID)
-        .bold_line_style(GRID)
-        .axis_style(DIM)
-        .label_style(text_style(12.0, &INK))
-        .axis_desc_style(text_style(12.0, &DIM))
         .x_desc("round")
-        .y_desc("ms")
         .draw()?;
-    boxes
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(0)
-        .y_labels(8)
-        .y_label_formatter(&axis_ms)
-        .max_light_lines(1)
-        .light_line_style(GRID)
-        .bold_line_style(GRID)
-        .axis_style(DIM)
-        .label_style(text_style(12.0, &INK))
-        .axis_desc_style(text_style(12.0, &DIM))
-        .y_desc("ms")
-        .draw()?;
+    house_mesh(&mut boxes.configure_mesh()).x_labels(0).draw()?;
 
     // Captions, over each panel's plot.
     for (chart_area, caption) in [
