@@ -225,6 +225,9 @@ fn each<T>(scopes: &[Scope], figure: impl Fn(&Summary) -> Option<T>) -> Vec<(Lab
 }
 
 /// A family's name, its help, and how a summary gives its value.
+/// A median and, when there are enough rounds, its 95 % interval.
+type WithInterval<T> = Option<(T, Option<(T, T)>)>;
+
 /// A median's gauge (`name`, `help`) and the two bounds of its 95 %
 /// interval (`name_low`, `name_high`), in seconds.
 fn with_interval<T: Copy>(
@@ -232,7 +235,7 @@ fn with_interval<T: Copy>(
     scopes: &[Scope],
     (name, help): (&str, &str),
     what: &str,
-    figure: fn(&Summary) -> Option<(T, Option<(T, T)>)>,
+    figure: fn(&Summary) -> WithInterval<T>,
     to_secs: fn(T) -> f64,
 ) {
     let seconds = Some(Unit::Seconds);
