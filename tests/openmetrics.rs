@@ -8,7 +8,6 @@ mod support;
 
 use std::os::unix::fs::MetadataExt;
 use std::process::Stdio;
-use std::time::{Duration, Instant};
 
 use support::prometheus::{parse, promtool_check, value_of, Series};
 use support::{cacert, quick_json, show, start, stderr, ServerOpts, TempDir};
@@ -323,7 +322,7 @@ fn a_run_ended_by_ctrl_c_writes_the_figures_it_collected() {
     let dir = TempDir::new("openmetrics-5");
     let file = dir.path().join("interrupted.prom");
     let ca = cacert();
-    let child = support::command(&[
+    let mut child = support::command(&[
         "-4",
         "--cacert",
         &ca,
@@ -342,12 +341,10 @@ fn a_run_ended_by_ctrl_c_writes_the_figures_it_collected() {
     .stderr(Stdio::null())
     .spawn()
     .unwrap();
-    let until = Instant::now() + Duration::from_secs(20);
-    while server.counters.snapshot().requests < 6 && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    // SAFETY: kill(2) with the pid of a child we spawned and still own.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    support::wait_for(&mut child, "two rounds", || {
+        server.counters.snapshot().requests >= 6
+    });
+    support::sigint(&child);
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let samples = String::from_utf8_lossy(&out.stdout)

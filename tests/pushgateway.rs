@@ -115,19 +115,17 @@ fn a_run_ended_by_ctrl_c_pushes_what_it_collected() {
     let ca = cacert();
     let push = format!("http://{}", gateway.addr);
     let url = server.url();
-    let child = support::command(&[
+    let mut child = support::command(&[
         "-4", "--cacert", &ca, "-n", "0", "-i", "200ms", "--push", &push, &url,
     ])
     .stdout(Stdio::null())
     .stderr(Stdio::piped())
     .spawn()
     .unwrap();
-    let until = Instant::now() + Duration::from_secs(20);
-    while server.counters.snapshot().requests < 6 && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    // SAFETY: kill(2) with the pid of a child we spawned and still own.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    support::wait_for(&mut child, "two rounds", || {
+        server.counters.snapshot().requests >= 6
+    });
+    support::sigint(&child);
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let (_, metrics) = get(gateway.addr, "/metrics").unwrap();

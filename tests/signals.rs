@@ -14,7 +14,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use support::faults::{start_faulty, Fault, FaultOpts};
-use support::{cacert, error_kinds, samples, show, start, stderr, stdout, ServerOpts};
+use support::{
+    cacert, error_kinds, samples, show, sigint, start, stderr, stdout, wait_for, ServerOpts,
+};
 
 /// The binary with the same environment as `support::tlsping`, pipes for output.
 fn spawn(args: &[&str]) -> Child {
@@ -60,26 +62,6 @@ fn wait_bounded(mut child: Child, limit: Duration) -> Output {
         stdout: out.join().unwrap_or_default(),
         stderr: err.join().unwrap_or_default(),
     }
-}
-
-/// Polls `done` every 20 ms for at most 10 s (the binary may start slowly on a
-/// busy machine); past that the child is killed, so an endless run never outlives the test.
-fn wait_for(child: &mut Child, what: &str, done: impl Fn() -> bool) {
-    let until = Instant::now() + Duration::from_secs(10);
-    while !done() {
-        if Instant::now() >= until {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("timed out waiting for {what}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn sigint(child: &Child) {
-    // SAFETY: kill(2) with the pid of a child we spawned and still own.
-    let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
-    assert_eq!(rc, 0, "kill -INT failed");
 }
 
 #[test]

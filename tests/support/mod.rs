@@ -231,3 +231,23 @@ pub fn sample_values(
         .filter_map(f)
         .collect()
 }
+
+/// Polls `done` every 20 ms for at most 10 s (the binary may start slowly on a
+/// busy machine); past that the child is killed, so an endless run never outlives the test.
+pub fn wait_for(child: &mut std::process::Child, what: &str, done: impl Fn() -> bool) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !done() {
+        if std::time::Instant::now() >= until {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("timed out waiting for {what}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+pub fn sigint(child: &std::process::Child) {
+    // SAFETY: kill(2) with the pid of a child we spawned and still own.
+    let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    assert_eq!(rc, 0, "kill -INT failed");
+}
