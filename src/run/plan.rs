@@ -42,32 +42,18 @@ fn version_mismatch(asked: probe::HttpVersion, got: Option<probe::Proto>) -> Opt
 }
 
 /// Warnings the preflight's answer earns: a redirect, a certificate near its end.
-fn preflight_warnings(pre: &probe::Preflight, info: &RunInfo, warnings: &mut Warnings) {
+fn preflight_warnings(pre: &probe::Preflight, named: Option<&str>, warnings: &mut Warnings) {
+    // Under `--compare target=` each endpoint's sentences start with its label.
+    let mut warn = |text: String| match named {
+        Some(label) => warnings.warn(format!("{label}: {text}")),
+        None => warnings.warn(text),
+    };
     if let Some(location) = &pre.redirect {
-        warnings.warn(render::warnings::redirect(pre.status, location));
-    }
-    if let Some(tls) = info.tls {
-        if let Some(days) = tls.cert_days_left.filter(|&d| d < CERT_WARN_DAYS) {
-            warnings.warn(render::warnings::certificate_expiry(days, tls.cert_expired));
-        }
-    }
-}
-
-/// `preflight_warnings` for one endpoint of `--compare target=`, each
-/// sentence after its label.
-fn target_warnings(label: &str, pre: &probe::Preflight, warnings: &mut Warnings) {
-    if let Some(location) = &pre.redirect {
-        warnings.warn(format!(
-            "{label}: {}",
-            render::warnings::redirect(pre.status, location)
-        ));
+        warn(render::warnings::redirect(pre.status, location));
     }
     if let Some(tls) = pre.tls {
         if let Some(days) = tls.cert_days_left.filter(|&d| d < CERT_WARN_DAYS) {
-            warnings.warn(format!(
-                "{label}: {}",
-                render::warnings::certificate_expiry(days, tls.cert_expired)
-            ));
+            warn(render::warnings::certificate_expiry(days, tls.cert_expired));
         }
     }
 }
@@ -113,7 +99,7 @@ fn plan_one(opts: &Options, env: &ProbeEnv, warnings: &mut Warnings) -> Result<R
         return Err(NoRounds::new(info, Some(got)));
     }
     let info = probe::run_info(cfg, &pre);
-    preflight_warnings(&pre, &info, warnings);
+    preflight_warnings(&pre, None, warnings);
     let lane = VariantSetup {
         variant: 0,
         config: cfg.clone(),
@@ -266,7 +252,7 @@ fn plan_compare(
         info.tls = pre.tls;
         if cmp.axis == probe::Axis::Target {
             // Each endpoint's own redirect and certificate, named.
-            target_warnings(&v.label, &pre, warnings);
+            preflight_warnings(&pre, Some(&v.label), warnings);
         }
         lanes.push(VariantSetup {
             variant: index as u8,
@@ -302,7 +288,7 @@ fn plan_compare(
     };
     info.compare = Some(compare);
     if cmp.axis != probe::Axis::Target {
-        preflight_warnings(&pre, &info, warnings);
+        preflight_warnings(&pre, None, warnings);
     }
     Ok(Ready { info, lanes })
 }

@@ -22,12 +22,17 @@ fn new_key() -> PKey<Private> {
     p256_key().unwrap()
 }
 
-fn make_ca(cn: &str) -> (X509, PKey<Private>) {
-    let key = new_key();
-    let (from, to) = (
+/// From now for 30 days: what every good certificate of the tests gets.
+fn valid_for_a_month() -> (Asn1Time, Asn1Time) {
+    (
         Asn1Time::days_from_now(0).unwrap(),
         Asn1Time::days_from_now(30).unwrap(),
-    );
+    )
+}
+
+fn make_ca(cn: &str) -> (X509, PKey<Private>) {
+    let key = new_key();
+    let (from, to) = valid_for_a_month();
     let spec = CertSpec {
         common_name: cn,
         not_before: &from,
@@ -101,10 +106,7 @@ pub fn leaf(kind: CertKind) -> (X509, PKey<Private>) {
             Asn1Time::from_unix(1_500_086_400).unwrap(),
         )
     } else {
-        (
-            Asn1Time::days_from_now(0).unwrap(),
-            Asn1Time::days_from_now(30).unwrap(),
-        )
+        valid_for_a_month()
     };
     let spec = CertSpec {
         common_name: cn,
@@ -137,10 +139,7 @@ pub fn client_ca() -> &'static (X509, PKey<Private>) {
 pub fn client_identity(dir: &Path) -> (PathBuf, PathBuf, X509) {
     let (ca_cert, ca_key) = client_ca();
     let key = new_key();
-    let (from, to) = (
-        Asn1Time::days_from_now(0).unwrap(),
-        Asn1Time::days_from_now(30).unwrap(),
-    );
+    let (from, to) = valid_for_a_month();
     let spec = CertSpec {
         common_name: CLIENT_CN,
         not_before: &from,
