@@ -3,17 +3,12 @@
 the tracepoints show: libcurl before the SYN, the kernel's connect path,
 the path (SYN out -> SYN-ACK in at the client's device), and the wake-up
 and libcurl's connect check after it.  usage: perf-split.py PREFIX"""
-import json, re, subprocess, sys, statistics as st
+import json, sys
+
+from perf_events import events, print_medians
+
 prefix = sys.argv[1]
-out = subprocess.run(["perf", "script", "-i", prefix + ".data"], capture_output=True, text=True).stdout
-ev = []
-pat = re.compile(r"^\s*(\S+)\s+(\d+)\s+\[\d+\]\s+([\d.]+):\s+(\S+):\s*(.*)$")
-for line in out.splitlines():
-    m = pat.match(line)
-    if m:
-        comm, tid, t, name, rest = m.groups()
-        ev.append((float(t) * 1e6, comm, int(tid), name, rest))
-ev.sort()
+ev = events(prefix)
 # main probe thread: the one that calls connect
 probes = []
 for i, (t, comm, tid, name, rest) in enumerate(ev):
@@ -70,8 +65,4 @@ for s, p in zip(samples, probes):
         wake_to_run=((p["run"] - p["wake"]) / 1000) if "wake" in p and "run" in p else None,
         run_to_checked=((p["checked"] - p["run"]) / 1000) if "run" in p else None,
     ))
-print(f"{prefix}: {len(rows)} cold probes; ms, median [p25, p75]")
-for k in rows[0]:
-    v = sorted(r[k] for r in rows if r[k] is not None)
-    if v:
-        print(f"  {k:18} {st.median(v):+.3f} [{v[len(v)//4]:+.3f}, {v[3*len(v)//4]:+.3f}] n={len(v)}")
+print_medians(prefix, rows)

@@ -3,17 +3,12 @@
 tracepoints of perf-trace.sh: libcurl before the request leaves, the path
 (request on the device -> answer on the device), and the wake-up, reading
 and libcurl's finish after it. usage: perf-warm.py PREFIX"""
-import json, re, subprocess, sys, statistics as st
+import json, sys
+
+from perf_events import events, print_medians
+
 prefix = sys.argv[1]
-out = subprocess.run(["perf", "script", "-i", prefix + ".data"], capture_output=True, text=True).stdout
-pat = re.compile(r"^\s*(\S+)\s+(\d+)\s+\[\d+\]\s+([\d.]+):\s+(\S+):\s*(.*)$")
-ev = []
-for line in out.splitlines():
-    m = pat.match(line)
-    if m:
-        comm, tid, t, name, rest = m.groups()
-        ev.append((float(t) * 1e6, comm, int(tid), name, rest))
-ev.sort()
+ev = events(prefix)
 rounds = []
 for i, (t, comm, tid, name, rest) in enumerate(ev):
     if name != "syscalls:sys_exit_sendto" or comm != "tlsping":
@@ -57,9 +52,4 @@ for s, r in zip(samples, rounds):
         read_to_done=(done - r["read"]) / 1000,
         headers_to_done=(c["total_us"] - c["starttransfer_us"]) / 1000,
     ))
-print(f"{prefix}: {len(rows)} warm probes; ms, median [p25, p75]")
-for k in rows[0]:
-    v = sorted(r[k] for r in rows if r[k] is not None)
-    if not v:
-        continue
-    print(f"  {k:22} {st.median(v):+.3f} [{v[len(v)//4]:+.3f}, {v[3*len(v)//4]:+.3f}]")
+print_medians(prefix, rows)
