@@ -1,8 +1,10 @@
 //! How a run ends, and the one exit code that says so: 0, 1, 2 and 3 as the
 //! Go tool's README gives them, and 128 + a signal's number as shells
 //! report a process a signal ended. What is said about an ending is worded
-//! here too and written in one place (`Exit::report`). A leaf: nothing of
-//! ours is imported.
+//! here too and written in one place (`Exit::report`). Nothing of ours is
+//! imported but `text` (a leaf): every message is held as it was made, the
+//! user's or a server's text in it raw, and escaped once, here, on its way
+//! to stderr (`text::printable`).
 
 use std::io::Write;
 
@@ -81,25 +83,32 @@ impl Exit {
         }
     }
 
-    /// What goes to standard error, whole lines.
+    /// What goes to standard error, whole lines; every message escaped
+    /// (`text::printable`), so a control or bidi character in a host name,
+    /// a flag's value or a server's text is shown, never obeyed.
     pub fn stderr_text(&self) -> Option<String> {
+        use crate::text::printable;
         match self {
             Exit::Shown(_) | Exit::Rounds(_) | Exit::BeforeRounds(None) => None,
             Exit::Usage { message, help_hint } => Some(format!(
-                "tlsping: {message}\n{}",
+                "tlsping: {}\n{}",
+                printable(message),
                 if *help_hint {
                     "Try 'tlsping --help' for more information.\n"
                 } else {
                     ""
                 }
             )),
-            Exit::BeforeRounds(Some(message)) => Some(format!("tlsping: {message}\n")),
-            Exit::OutputFailed { what, error } => {
-                Some(format!("tlsping: could not write {what}: {error}\n"))
-            }
+            Exit::BeforeRounds(Some(message)) => Some(format!("tlsping: {}\n", printable(message))),
+            Exit::OutputFailed { what, error } => Some(format!(
+                "tlsping: could not write {}: {}\n",
+                printable(what),
+                printable(error)
+            )),
             Exit::Signal { then, .. } => then.stderr_text(),
             Exit::PushFailed { why, then } => Some(format!(
-                "tlsping: warning: --push failed: {why}\n{}",
+                "tlsping: warning: --push failed: {}\n{}",
+                printable(why),
                 then.stderr_text().unwrap_or_default()
             )),
         }

@@ -1,8 +1,9 @@
 //! Files the user names are read with a size limit: a CA bundle
 //! (`--cacert`, `SSL_CERT_FILE`) and all of `SSL_CERT_DIR` at most 4 MiB,
 //! a client certificate or key at most 256 KiB. Past it, or on an endless
-//! `/dev/zero`, the run is a usage error (exit 3) that names the file and
-//! the limit, before anything is dialed. The files are read once, before the
+//! pipe (`--key <(yes)`), the run is a usage error (exit 3) that names the
+//! file and the limit, before anything is dialed. A device (`/dev/zero`)
+//! or a FIFO is refused as what it is, at once. The files are read once, before the
 //! run: a hashed directory is loaded whole, and a client certificate deleted
 //! mid-run still serves every handshake.
 
@@ -42,7 +43,10 @@ fn files_past_their_limit_are_usage_errors_before_any_connection() {
     let big_key = oversized(dir.path(), "key.pem", (256 << 10) + 1);
     let hashed = dir.path().join("hashed");
     std::fs::create_dir_all(&hashed).unwrap();
-    std::os::unix::fs::symlink("/dev/zero", hashed.join("0123abcd.0")).unwrap();
+    oversized(&hashed, "0123abcd.0", (4 << 20) + 1);
+    let with_device = dir.path().join("with-device");
+    std::fs::create_dir_all(&with_device).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", with_device.join("0123abcd.0")).unwrap();
     let server = start(ServerOpts::default());
     let url = server.url();
     let ca = cacert();
@@ -52,9 +56,14 @@ fn files_past_their_limit_are_usage_errors_before_any_connection() {
         "the certificates in SSL_CERT_DIR={} hold more than 4 MiB, the limit for CA certificates",
         path_str(&hashed)
     );
+    let device_in_dir_says = format!(
+        "SSL_CERT_DIR={}: {}: it is a device, not a regular file",
+        path_str(&with_device),
+        path_str(&with_device.join("0123abcd.0"))
+    );
     // (arguments, environment, what stderr must say)
     type Case<'a> = (Vec<&'a str>, Vec<(&'a str, &'a str)>, &'a str);
-    let cases: [Case; 6] = [
+    let cases: [Case; 7] = [
         (
             vec!["--cacert", path_str(&big_bundle)],
             vec![],
@@ -63,13 +72,18 @@ fn files_past_their_limit_are_usage_errors_before_any_connection() {
         (
             vec![],
             vec![("SSL_CERT_FILE", "/dev/zero")],
-            "SSL_CERT_FILE=/dev/zero holds more than 4 MiB, the limit for a CA bundle",
+            "SSL_CERT_FILE=/dev/zero is not a regular file",
         ),
         (vec![], vec![("SSL_CERT_DIR", path_str(&hashed))], &dir_says),
         (
+            vec![],
+            vec![("SSL_CERT_DIR", path_str(&with_device))],
+            &device_in_dir_says,
+        ),
+        (
             vec!["--cacert", &ca, "--cert", "/dev/zero"],
             vec![],
-            "--cert /dev/zero holds more than 256 KiB, the limit for a client certificate",
+            "--cert /dev/zero: it is a device, not a regular file",
         ),
         (
             vec![
@@ -81,7 +95,7 @@ fn files_past_their_limit_are_usage_errors_before_any_connection() {
                 "/dev/zero",
             ],
             vec![],
-            "--key /dev/zero holds more than 256 KiB, the limit for a private key",
+            "--key /dev/zero: it is a device, not a regular file",
         ),
         (
             vec![
@@ -110,6 +124,35 @@ fn files_past_their_limit_are_usage_errors_before_any_connection() {
         assert!(first.starts_with("tlsping: "), "{args:?} {env:?}: {err}");
         assert!(first.contains(says), "{args:?} {env:?}: {err}");
     }
+    assert_eq!(server.counters.snapshot().tcp, 0, "nothing may be dialed");
+}
+
+#[test]
+fn an_endless_pipe_is_read_to_its_limit_where_a_pipe_is_taken() {
+    // `--key <(yes)`: the documented way to hand over a key without a file.
+    let dir = TempDir::new("pipe");
+    let (cert, _, _) = client_identity(dir.path());
+    let server = start(ServerOpts::default());
+    let line = format!(
+        "exec {} -n 1 --cacert {} --cert {} --key <(yes) {}",
+        support::bin(),
+        cacert(),
+        path_str(&cert),
+        server.url()
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-c", &line])
+        .env_remove("SSL_CERT_FILE")
+        .env_remove("SSL_CERT_DIR")
+        .stdin(Stdio::null())
+        .output()
+        .expect("running bash");
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("holds more than 256 KiB, the limit for a private key"),
+        "{err}"
+    );
     assert_eq!(server.counters.snapshot().tcp, 0, "nothing may be dialed");
 }
 

@@ -197,6 +197,10 @@ fn csv_has_the_original_columns_first_and_one_row_per_sample() {
     ]);
     assert_eq!(out.status.code(), Some(0));
     let text = stdout(&out);
+    // The Go tlsping ends its lines in LF alone: `cut -d, -f24` on the
+    // last column must not keep a `\r`.
+    assert!(!text.contains('\r'), "a CR in the CSV: {text:?}");
+    assert_eq!(text.lines().count(), 7, "a header and six rows, LF-ended");
     let first = text.lines().next().unwrap();
     assert!(first.starts_with(HEADER), "{first}");
     assert!(

@@ -1,7 +1,9 @@
 //! Ending a run from outside, through the real binary on 127.0.0.1: Ctrl+C
 //! and SIGTERM end it with its statistics, an ignored SIGHUP stays ignored,
 //! a second Ctrl+C leaves at once, a probe in flight is canceled, and a
-//! reader that closes stdout ends it with exit 2.
+//! reader that closes stdout ends it with exit 2. No wait outlives the
+//! first signal: a stdout nobody reads, a push under way, a FIFO named as
+//! a file to read.
 //!
 //! Every run is `-4`: only 127.0.0.1 is ever dialled.
 
@@ -172,12 +174,12 @@ fn pipe_nearly_full(fd: std::os::fd::RawFd) -> bool {
     rc == 0 && queued >= 4096 - 400
 }
 
-#[test]
-fn a_second_ctrl_c_leaves_at_once() {
+/// A run whose output nobody reads, once tlsping is stuck writing it: the
+/// pipe is shrunk to 4 KiB, and rows are ~150 bytes, so it fills after a
+/// few dozen rows and the server stops seeing requests. Waits (bounded)
+/// until it has been quiet for longer than three intervals.
+fn blocked_on_its_output(server: &support::TestServer) -> Child {
     use std::os::fd::AsRawFd;
-    // A run whose output nobody reads: once the pipe is full, tlsping is stuck
-    // writing, so the first Ctrl+C cannot finish the run. The second must end it.
-    let server = start(ServerOpts::default());
     let mut child = spawn(&[
         "--csv",
         "-m",
@@ -192,9 +194,6 @@ fn a_second_ctrl_c_leaves_at_once() {
     // SAFETY: `pipe` is the read end we own; F_SETPIPE_SZ only resizes its buffer.
     let size = unsafe { libc::fcntl(pipe, libc::F_SETPIPE_SZ, 4096) };
     assert!(size >= 4096, "could not shrink the pipe");
-    // Rows are ~150 bytes: the pipe fills after a few dozen rows, and then the
-    // server stops seeing requests. Wait (bounded) until it has been quiet for
-    // longer than three intervals.
     let until = Instant::now() + Duration::from_secs(20);
     let mut last = (server.counters.snapshot().requests, Instant::now());
     loop {
@@ -214,6 +213,55 @@ fn a_second_ctrl_c_leaves_at_once() {
             panic!("tlsping never blocked on its output ({now} requests)");
         }
     }
+    child
+}
+
+/// Waits at most `limit` for `child` to exit on its own (the pipe it is
+/// blocked on is not read); kills it and fails past that.
+fn exit_within(child: &mut Child, limit: Duration, what: &str) -> std::process::ExitStatus {
+    let until = Instant::now() + limit;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return status,
+            _ if Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_stdout_nobody_reads_cannot_keep_a_run_past_the_first_sigterm() {
+    // A supervisor sends one SIGTERM. The run is stuck writing to a pipe
+    // nobody reads, so it cannot finish; it leaves all the same, 5 s on
+    // (the grace the README gives), with 143.
+    let server = start(ServerOpts::default());
+    let mut child = blocked_on_its_output(&server);
+    let sent = Instant::now();
+    // SAFETY: kill(2) with the pid of a child we spawned and still own.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    let status = exit_within(
+        &mut child,
+        Duration::from_secs(15),
+        "one SIGTERM did not end a run blocked on its output",
+    );
+    assert_eq!(status.code(), Some(143));
+    let took = sent.elapsed();
+    assert!(
+        took >= Duration::from_millis(4500),
+        "{took:?}: left before its grace"
+    );
+}
+
+#[test]
+fn a_second_ctrl_c_leaves_at_once() {
+    // The first Ctrl+C cannot finish a run stuck writing its output; the
+    // second must end it at once.
+    let server = start(ServerOpts::default());
+    let mut child = blocked_on_its_output(&server);
     sigint(&child);
     std::thread::sleep(Duration::from_millis(500));
     assert!(
@@ -222,18 +270,11 @@ fn a_second_ctrl_c_leaves_at_once() {
     );
     let sent = Instant::now();
     sigint(&child);
-    let until = Instant::now() + Duration::from_secs(5);
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            _ if Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("a second Ctrl+C did not end the run");
-            }
-        }
-    };
+    let status = exit_within(
+        &mut child,
+        Duration::from_secs(4),
+        "a second Ctrl+C did not end the run",
+    );
     assert_eq!(status.code(), Some(130));
     assert!(
         sent.elapsed() < Duration::from_millis(500),
@@ -320,4 +361,120 @@ fn a_closed_stdout_ends_the_run_with_exit_2_and_one_line() {
     // Stopped at the first failed write, before the 5 rounds (preflight + 10 requests).
     let seen = server.counters.snapshot();
     assert!(seen.requests < 11, "{seen:?}");
+}
+
+/// A FIFO in `dir`, nobody writing to it.
+fn fifo_in(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
+    let path = dir.join(name);
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: mkfifo(3) with a NUL-terminated path we own.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+    path
+}
+
+#[test]
+fn a_fifo_named_as_a_file_to_read_is_refused_at_once() {
+    // Before, each of these blocked in open() until a writer came, where
+    // the first signal was ignored.
+    let dir = support::TempDir::new("fifos");
+    let server = start(ServerOpts::default());
+    let url = server.url();
+    let fifo = fifo_in(dir.path(), "fifo");
+    let hashed = dir.path().join("hashed");
+    std::fs::create_dir_all(&hashed).unwrap();
+    fifo_in(&hashed, "0123abcd.0");
+    let fifo_arg = support::path_str(&fifo);
+    let cases: [(Vec<&str>, Vec<(&str, &str)>, &str); 3] = [
+        (
+            vec![],
+            vec![("SSL_CERT_FILE", fifo_arg)],
+            "is not a regular file",
+        ),
+        (
+            vec![],
+            vec![("SSL_CERT_DIR", support::path_str(&hashed))],
+            "it is a FIFO, not a regular file",
+        ),
+        (vec!["--cacert", fifo_arg], vec![], "not a file"),
+    ];
+    for (args, env, says) in cases {
+        let mut all = vec!["-4", "-n", "1"];
+        all.extend(args.iter().copied());
+        all.push(&url);
+        let mut cmd = support::command(&all);
+        cmd.env_remove("SSL_CERT_FILE").env_remove("SSL_CERT_DIR");
+        for (k, v) in &env {
+            cmd.env(k, v);
+        }
+        let child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = wait_bounded(child, Duration::from_secs(10));
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{args:?} {env:?}: {}",
+            show(&out)
+        );
+        assert!(
+            stderr(&out).contains(says),
+            "{args:?} {env:?}: {}",
+            show(&out)
+        );
+    }
+    // A client certificate may come through a pipe: a FIFO with no writer
+    // opens at once and reads as empty, which is no certificate.
+    let child = spawn(&["-n", "1", "--cert", fifo_arg, &url]);
+    let out = wait_bounded(child, Duration::from_secs(10));
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    assert!(
+        stderr(&out).contains("holds no PEM certificate"),
+        "{}",
+        show(&out)
+    );
+    assert_eq!(server.counters.snapshot().tcp, 0, "nothing may be dialed");
+}
+
+#[test]
+fn a_signal_while_the_push_is_under_way_abandons_it() {
+    // A Pushgateway that takes the connection and never answers: the push
+    // would wait out its 5 s. A SIGTERM that comes meanwhile ends it at
+    // libcurl's next progress check (within a second), exit 143.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        if let Some(Ok(held)) = listener.incoming().next() {
+            let _ = tx.send(());
+            std::thread::sleep(Duration::from_secs(15));
+            drop(held);
+        }
+    });
+    let server = start(ServerOpts::default());
+    let push = format!("http://{addr}");
+    let child = spawn(&["--json", "-n", "1", "--push", &push, &server.url()]);
+    if rx.recv_timeout(Duration::from_secs(15)).is_err() {
+        let _ = wait_bounded(child, Duration::from_secs(1));
+        panic!("the push never reached the gateway");
+    }
+    let sent = Instant::now();
+    // SAFETY: kill(2) with the pid of a child we spawned and still own.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    let out = wait_bounded(child, Duration::from_secs(10));
+    let took = sent.elapsed();
+    assert_eq!(out.status.code(), Some(143), "{}", show(&out));
+    assert!(
+        stderr(&out).contains("--push failed: a signal came while it was under way"),
+        "{}",
+        show(&out)
+    );
+    assert!(
+        took < Duration::from_millis(3500),
+        "{took:?}: the push was waited out"
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("the JSON was written whole");
+    assert_eq!(doc["samples"].as_array().map(Vec::len), Some(2));
 }

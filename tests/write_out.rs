@@ -282,10 +282,28 @@ fn an_endless_format_source_is_refused_at_once() {
     use std::io::Write as _;
     let server = support::start(support::ServerOpts::default());
     let started = std::time::Instant::now();
+    // `@<(yes)`: a pipe is taken, and read no further than the limit.
+    let line = format!(
+        "exec {} --write-out @<(yes) {}",
+        support::bin(),
+        server.url()
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-c", &line])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("running bash");
+    assert_eq!(out.status.code(), Some(3), "{}", support::stderr(&out));
+    assert!(
+        support::stderr(&out).contains("is longer than 65536 bytes"),
+        "{}",
+        support::stderr(&out)
+    );
+    // A device is no format file at all.
     let out = support::tlsping(&["--write-out", "@/dev/zero", &server.url()]);
     assert_eq!(out.status.code(), Some(3), "{}", support::stderr(&out));
     assert!(
-        support::stderr(&out).contains("/dev/zero is longer than 65536 bytes"),
+        support::stderr(&out).contains("/dev/zero: it is a device, not a regular file"),
         "{}",
         support::stderr(&out)
     );

@@ -140,9 +140,9 @@ pub fn check_connect_to(entry: &str) -> Result<(), UsageError> {
 
 /// A PEM file named by a flag, read now (bounded by `files::CLIENT_PEM_LIMIT`)
 /// so that a missing, unreadable or oversized file is a usage error before
-/// anything is dialed, and no handshake reads it again. Any readable file
-/// will do, a pipe included (`--key <(pass show key)`): the bound, not the
-/// file's type, is what keeps `/dev/zero` out.
+/// anything is dialed, and no handshake reads it again. A regular file or a
+/// pipe will do (`--key <(pass show key)`); a device or a directory will not,
+/// and the bound keeps an endless pipe out.
 fn read_pem(flag: &str, path: &std::path::Path) -> Result<PemFile, UsageError> {
     let named = format!("{flag} {}", path.display());
     let what = if flag == "--key" {
@@ -150,12 +150,61 @@ fn read_pem(flag: &str, path: &std::path::Path) -> Result<PemFile, UsageError> {
     } else {
         "a client certificate"
     };
-    let pem = crate::files::read_named(&named, path, crate::files::CLIENT_PEM_LIMIT, what)
-        .map_err(UsageError)?;
+    let pem = crate::files::read_named_as(
+        &named,
+        path,
+        crate::files::CLIENT_PEM_LIMIT,
+        what,
+        crate::files::Kind::RegularOrPipe,
+    )
+    .map_err(UsageError)?;
     Ok(PemFile {
         path: path.to_path_buf(),
         pem: pem.into(),
     })
+}
+
+/// Parses the client certificate and its key now, as the handshake will,
+/// so an empty, garbled, encrypted or mismatched pair is a usage error with
+/// nothing sent, not a failed probe after a TCP connect.
+fn check_client_pair(cert: &PemFile, key: Option<&PemFile>) -> Result<(), UsageError> {
+    use openssl::pkey::PKey;
+    use openssl::x509::X509;
+    let cert_named = format!("--cert {}", cert.path.display());
+    let leaf = X509::stack_from_pem(&cert.pem)
+        .ok()
+        .and_then(|chain| chain.into_iter().next())
+        .ok_or_else(|| UsageError(format!("{cert_named} holds no PEM certificate")))?;
+    let (key_pem, key_named) = match key {
+        Some(k) => (&k.pem, format!("--key {}", k.path.display())),
+        None => (&cert.pem, cert_named.clone()),
+    };
+    let mut asked_passphrase = false;
+    let pkey = PKey::private_key_from_pem_callback(key_pem, |_| {
+        asked_passphrase = true;
+        Ok(0)
+    })
+    .map_err(|_| {
+        UsageError(if asked_passphrase {
+            format!(
+                "{key_named}: the private key is encrypted, and tlsping takes no passphrase \
+                 (`openssl pkey -in KEY -out PLAIN` decrypts it)"
+            )
+        } else if key.is_none() {
+            format!("{key_named} holds no PEM private key; give it with --key")
+        } else {
+            format!("{key_named} holds no PEM private key")
+        })
+    })?;
+    let matches = leaf
+        .public_key()
+        .is_ok_and(|public| public.public_eq(&pkey));
+    if !matches {
+        return Err(UsageError(format!(
+            "{key_named}: the private key is not the one of the certificate in {cert_named}"
+        )));
+    }
+    Ok(())
 }
 
 /// Why early data cannot be sent with the rest of `config`, or `None`: the
@@ -240,6 +289,9 @@ pub fn apply(a: ConnectionArgs, config: &mut Config) -> Result<(), UsageError> {
         .map(|p| read_pem("--cert", p))
         .transpose()?;
     let client_key = a.key.as_deref().map(|p| read_pem("--key", p)).transpose()?;
+    if let Some(cert) = &client_cert {
+        check_client_pair(cert, client_key.as_ref())?;
+    }
     config.tls_max = a.tls_max;
     if a.early_data {
         if let Some(why) = early_data_refusal(config) {

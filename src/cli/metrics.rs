@@ -2,6 +2,7 @@
 //! dialed, so a label Prometheus would refuse, or a Pushgateway URL that
 //! cannot be used, ends the run as a usage error (exit 3).
 
+use crate::probe::{Credentials, PushTarget};
 use crate::render::openmetrics::{Labels, RESERVED_LABELS};
 
 /// At most this many `--label`s.
@@ -59,16 +60,82 @@ pub(super) fn parse_labels(given: &[String]) -> Result<Labels, String> {
     Ok(labels)
 }
 
-/// `--push URL`: an http:// or https:// URL with a host and no query or
-/// fragment (the grouping key is appended to its path), without the
-/// trailing `/`.
-pub(super) fn parse_push_url(text: &str) -> Result<String, String> {
+/// The most a `--push-auth-file` may hold.
+const MAX_AUTH_FILE: u64 = 4 << 10;
+
+/// The environment variable that may hold the push's `USER:PASSWORD`.
+pub const PUSH_AUTH_VAR: &str = "TLSPING_PUSH_AUTH";
+
+/// `text` with the user and password of a URL in it (`scheme://user:pw@host`,
+/// or `user:pw@host` with no scheme) replaced by `***`: what every message
+/// shows of a push URL, parsed or not.
+pub fn redact_userinfo(text: &str) -> String {
+    let start = text.find("://").map_or(0, |i| i + 3);
+    let rest = &text[start..];
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{}***{}", &text[..start], &rest[at..]),
+        None => text.to_string(),
+    }
+}
+
+/// Whether a `--push` URL carries a password.
+pub(super) fn has_password(text: &str) -> bool {
+    url::Url::parse(text).is_ok_and(|u| u.password().is_some_and(|p| !p.is_empty()))
+}
+
+/// `USER:PASSWORD` as credentials; `from` names where it came from.
+fn credentials(text: &str, from: &str) -> Result<Credentials, String> {
+    let (user, password) = text
+        .split_once(':')
+        .filter(|(u, _)| !u.is_empty())
+        .ok_or_else(|| format!("{from} does not hold USER:PASSWORD"))?;
+    if text.chars().any(char::is_control) {
+        return Err(format!("{from}: USER:PASSWORD holds a control character"));
+    }
+    Ok(Credentials {
+        user: user.to_string(),
+        password: password.to_string(),
+    })
+}
+
+/// The push's credentials from `--push-auth-file` (the first line of a
+/// regular file, at most 4 KiB) or else `TLSPING_PUSH_AUTH`; `None` when
+/// neither is given.
+fn auth_from_file_or_env(
+    file: Option<&std::path::Path>,
+    env: Option<String>,
+) -> Result<Option<Credentials>, String> {
+    if let Some(path) = file {
+        let named = format!("--push-auth-file {}", path.display());
+        let bytes = crate::files::read_named(&named, path, MAX_AUTH_FILE, "a USER:PASSWORD file")?;
+        let text = String::from_utf8(bytes).map_err(|_| format!("{named} is not UTF-8 text"))?;
+        let line = text.lines().next().unwrap_or("");
+        return credentials(line, &named).map(Some);
+    }
+    match env.filter(|v| !v.is_empty()) {
+        Some(v) => credentials(&v, PUSH_AUTH_VAR).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// `--push URL` (with `--push-auth-file`, `TLSPING_PUSH_AUTH`): an http://
+/// or https:// URL with a host and no query or fragment (the grouping key
+/// is appended to its path), without the trailing `/`, and its credentials
+/// apart. Every message shows the URL with its credentials as `***`.
+pub(super) fn parse_push(
+    text: &str,
+    auth_file: Option<&std::path::Path>,
+    direct: bool,
+) -> Result<PushTarget, String> {
+    let shown = redact_userinfo(text);
     if text.len() > MAX_PUSH_URL {
         return Err(format!(
             "--push: the URL is longer than {MAX_PUSH_URL} bytes"
         ));
     }
-    let url = url::Url::parse(text).map_err(|e| format!("--push '{text}' is not a URL: {e}"))?;
+    let mut url =
+        url::Url::parse(text).map_err(|e| format!("--push '{shown}' is not a URL: {e}"))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(format!(
             "--push: scheme '{}' is not supported; use http:// or https://",
@@ -76,14 +143,45 @@ pub(super) fn parse_push_url(text: &str) -> Result<String, String> {
         ));
     }
     if url.host_str().is_none_or(str::is_empty) {
-        return Err(format!("--push '{text}' has no host"));
+        return Err(format!("--push '{shown}' has no host"));
     }
     if url.query().is_some() || url.fragment().is_some() {
         return Err(format!(
-            "--push '{text}': no query or fragment; the grouping key goes on the path"
+            "--push '{shown}': no query or fragment; the grouping key goes on the path"
         ));
     }
-    Ok(url.as_str().trim_end_matches('/').to_string())
+    let in_url = if url.username().is_empty() && url.password().is_none() {
+        None
+    } else {
+        let decode = |s: &str| {
+            percent_encoding::percent_decode_str(s)
+                .decode_utf8()
+                .map(|d| d.into_owned())
+                .map_err(|_| format!("--push '{shown}': the credentials are not UTF-8"))
+        };
+        let user = decode(url.username())?;
+        let password = decode(url.password().unwrap_or(""))?;
+        // Neither can fail on an http(s) URL with a host.
+        let _ = url.set_username("");
+        let _ = url.set_password(None);
+        Some(credentials(&format!("{user}:{password}"), "--push's URL")?)
+    };
+    let given = auth_from_file_or_env(auth_file, std::env::var(PUSH_AUTH_VAR).ok())?;
+    if in_url.is_some() && auth_file.is_some() {
+        return Err(
+            "--push: credentials both in the URL and in --push-auth-file; give them once".into(),
+        );
+    }
+    Ok(PushTarget {
+        url: url.as_str().trim_end_matches('/').to_string(),
+        // The file, else the URL, else the environment.
+        auth: if auth_file.is_some() {
+            given
+        } else {
+            in_url.or(given)
+        },
+        direct,
+    })
 }
 
 #[cfg(test)]
@@ -121,18 +219,79 @@ mod tests {
         assert!(parse_labels(&[long]).is_err());
     }
 
+    fn push_url(text: &str) -> Result<String, String> {
+        parse_push(text, None, true).map(|t| t.url)
+    }
+
     #[test]
     fn a_push_url_is_http_with_a_host_and_loses_its_trailing_slash() {
         assert_eq!(
-            parse_push_url("http://127.0.0.1:9091/").unwrap(),
+            push_url("http://127.0.0.1:9091/").unwrap(),
             "http://127.0.0.1:9091"
         );
         assert_eq!(
-            parse_push_url("https://pg.example/prefix/").unwrap(),
+            push_url("https://pg.example/prefix/").unwrap(),
             "https://pg.example/prefix"
         );
         for bad in ["ftp://x/", "127.0.0.1:9091", "http://x/?a=1", "http://x/#f"] {
-            assert!(parse_push_url(bad).is_err(), "{bad} accepted");
+            assert!(push_url(bad).is_err(), "{bad} accepted");
         }
+    }
+
+    #[test]
+    fn credentials_leave_the_url_and_no_message_shows_the_password() {
+        let to = parse_push("http://pusher:s%40cret@127.0.0.1:9091/", None, true).unwrap();
+        assert_eq!(to.url, "http://127.0.0.1:9091");
+        assert_eq!(
+            to.auth,
+            Some(Credentials {
+                user: "pusher".into(),
+                password: "s@cret".into()
+            })
+        );
+        assert!(!format!("{to:?}").contains("cret"), "{to:?}");
+        for bad in [
+            "http://u:hunter2@x/?q=1",
+            "http://u:hunter2@/x",
+            "u:hunter2@host:9091",
+            "ftp://u:hunter2@x/",
+        ] {
+            let e = parse_push(bad, None, true).unwrap_err();
+            assert!(!e.contains("hunter2"), "{bad}: {e}");
+        }
+        assert_eq!(
+            redact_userinfo("https://u:p@pg.test:9091/x@y"),
+            "https://***@pg.test:9091/x@y"
+        );
+        assert_eq!(redact_userinfo("u:p@pg.test"), "***@pg.test");
+        assert_eq!(redact_userinfo("http://pg.test/a@b"), "http://pg.test/a@b");
+        assert!(has_password("http://u:p@x/"));
+        assert!(!has_password("http://u@x/"));
+    }
+
+    #[test]
+    fn credentials_come_from_a_regular_file_or_the_environment() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("auth");
+        std::fs::write(&file, "pusher:pw:with:colons\nignored\n").unwrap();
+        let from_file = auth_from_file_or_env(Some(&file), Some("env:pw".into())).unwrap();
+        assert_eq!(
+            from_file,
+            Some(Credentials {
+                user: "pusher".into(),
+                password: "pw:with:colons".into()
+            })
+        );
+        let from_env = auth_from_file_or_env(None, Some("env:pw".into())).unwrap();
+        assert_eq!(from_env.unwrap().user, "env");
+        assert_eq!(
+            auth_from_file_or_env(None, Some(String::new())).unwrap(),
+            None
+        );
+        std::fs::write(&file, "no colon\n").unwrap();
+        let e = auth_from_file_or_env(Some(&file), None).unwrap_err();
+        assert!(e.contains("USER:PASSWORD"), "{e}");
+        let e = auth_from_file_or_env(Some(dir.path()), None).unwrap_err();
+        assert!(e.contains("not a regular file"), "{e}");
     }
 }

@@ -17,6 +17,7 @@ use crate::probe::{Config, HttpVersion, IpVersion, ModeChoice, Order, SettingWar
 use crate::render::{Format, Outputs};
 
 pub use duration::parse_duration;
+pub use metrics::{redact_userinfo, PUSH_AUTH_VAR};
 pub use target::parse_header;
 
 /// What `--calibrate` measures, before its server picks the port.
@@ -226,6 +227,17 @@ pub struct Args {
     #[arg(long, value_name = "URL", value_hint = clap::ValueHint::Url, help_heading = "Output")]
     pub push: Option<String>,
 
+    /// The Pushgateway's USER:PASSWORD (HTTP basic), from the first line of FILE (a regular
+    /// file, at most 4 KiB) rather than the URL, where every local user could read it;
+    /// TLSPING_PUSH_AUTH may hold it too
+    #[arg(
+        long = "push-auth-file",
+        value_name = "FILE",
+        requires = "push",
+        help_heading = "Output"
+    )]
+    pub push_auth_file: Option<std::path::PathBuf>,
+
     /// Add NAME=VALUE to every series of --openmetrics and --push (and to the push's
     /// grouping key), e.g. the vantage point; repeatable, at most 16
     #[arg(long, value_name = "NAME=VALUE", action = ArgAction::Append,
@@ -297,8 +309,8 @@ pub struct Options {
     pub warnings: Vec<SettingWarning>,
     /// `--compare`: the axis and its values.
     pub compare: Option<crate::probe::Compare>,
-    /// `--push`: the Pushgateway's URL, without a trailing `/`.
-    pub push: Option<String>,
+    /// `--push`: the Pushgateway's URL, without a trailing `/`, and its credentials.
+    pub push: Option<crate::probe::PushTarget>,
 }
 
 /// What the command line asks for.
@@ -326,6 +338,40 @@ fn proxy_in_env() -> Option<&'static str> {
     PROXY_VARS
         .into_iter()
         .find(|k| std::env::var(k).is_ok_and(|v| !v.is_empty()))
+}
+
+/// The files the run writes when it ends (`--svg`, `--openmetrics`), found
+/// fit now rather than after the whole run: each a regular file of ours or
+/// a new one in an existing directory (`files::unfit_destination`), and
+/// not the same file twice.
+fn check_destinations(
+    svg: Option<&std::path::Path>,
+    openmetrics: Option<&std::path::Path>,
+) -> Result<(), UsageError> {
+    let named = [("--svg", svg), ("--openmetrics", openmetrics)];
+    for (flag, path) in named {
+        let Some(path) = path else { continue };
+        if let Some(why) = crate::files::unfit_destination(path) {
+            let stdout = if flag == "--openmetrics" {
+                " (`--openmetrics -` writes to standard output)"
+            } else {
+                ""
+            };
+            return Err(UsageError(format!(
+                "{flag} {}: {why}{stdout}",
+                path.display()
+            )));
+        }
+    }
+    if let (Some(a), Some(b)) = (svg, openmetrics) {
+        if crate::files::same_destination(a, b) {
+            return Err(UsageError(format!(
+                "--svg and --openmetrics both name {}; give each its own file",
+                b.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Checks what clap parsed; `matches` tells which flags the user gave.
@@ -391,12 +437,6 @@ pub fn validate(args: Args, matches: &clap::ArgMatches) -> Result<Invocation, Us
         OrderArg::WarmFirst => Order::WarmFirst,
     };
     config.warmup = args.warmup;
-    if config.count != 0 && config.warmup >= config.count {
-        warnings.push(SettingWarning::WarmupCoversEveryRound {
-            warmup: config.warmup,
-            count: config.count,
-        });
-    }
     if let Some(m) = args.method {
         if !crate::text::is_token(&m) {
             return Err(UsageError(format!("'{m}' is not a valid HTTP method")));
@@ -445,16 +485,6 @@ pub fn validate(args: Args, matches: &clap::ArgMatches) -> Result<Invocation, Us
             warnings.push(SettingWarning::ProxyBypassed { variable });
         }
     }
-    if let Some(path) = &args.svg {
-        // Found out now, not after the whole run.
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-        if dir.is_some_and(|d| !d.is_dir()) || path.is_dir() {
-            return Err(UsageError(format!(
-                "--svg {}: not a file in an existing directory",
-                path.display()
-            )));
-        }
-    }
     let write_out = match &args.write_out {
         Some(arg) => {
             let format = crate::render::write_out::parse(arg).map_err(UsageError)?;
@@ -476,9 +506,12 @@ pub fn validate(args: Args, matches: &clap::ArgMatches) -> Result<Invocation, Us
     let push = args
         .push
         .as_deref()
-        .map(metrics::parse_push_url)
+        .map(|url| metrics::parse_push(url, args.push_auth_file.as_deref(), config.pin_ip))
         .transpose()
         .map_err(UsageError)?;
+    if args.push.as_deref().is_some_and(metrics::has_password) {
+        warnings.push(SettingWarning::PushPasswordInUrl);
+    }
     let metrics_on_stdout = args.openmetrics.as_deref() == Some(std::path::Path::new("-"));
     let openmetrics = args.openmetrics.filter(|_| !metrics_on_stdout);
     if !labels.is_empty() && openmetrics.is_none() && push.is_none() && !metrics_on_stdout {
@@ -486,15 +519,7 @@ pub fn validate(args: Args, matches: &clap::ArgMatches) -> Result<Invocation, Us
             "--label labels the figures: give --openmetrics or --push too".into(),
         ));
     }
-    if let Some(path) = &openmetrics {
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-        if dir.is_some_and(|d| !d.is_dir()) || path.is_dir() || path.file_name().is_none() {
-            return Err(UsageError(format!(
-                "--openmetrics {}: not a file in an existing directory",
-                path.display()
-            )));
-        }
-    }
+    check_destinations(args.svg.as_deref(), openmetrics.as_deref())?;
     let other_stdout = [
         (write_out.is_some(), "--write-out"),
         (args.json, "--json"),
@@ -524,6 +549,26 @@ pub fn validate(args: Args, matches: &clap::ArgMatches) -> Result<Invocation, Us
     } else {
         Format::Table
     };
+    // Only worth saying where statistics are shown: `--write-out` and
+    // `--csv` print samples alone.
+    let statistics_shown = !matches!(stdout, Format::WriteOut(_) | Format::Csv { .. })
+        || args.svg.is_some()
+        || openmetrics.is_some()
+        || push.is_some();
+    if statistics_shown && config.count != 0 && config.warmup >= config.count {
+        // In its old place: after the interval's, before the rest.
+        let at = warnings
+            .iter()
+            .take_while(|w| matches!(w, SettingWarning::IntervalRaised { .. }))
+            .count();
+        warnings.insert(
+            at,
+            SettingWarning::WarmupCoversEveryRound {
+                warmup: config.warmup,
+                count: config.count,
+            },
+        );
+    }
     Ok(Invocation::Run(Box::new(Options {
         config,
         output: Outputs {
@@ -586,7 +631,15 @@ where
                     } else {
                         Vec::new()
                     };
-                if missing.is_empty() {
+                // A misspelt flag: clap's "tip: a similar argument exists:
+                // '--interval'" goes into the same line.
+                let tip = text
+                    .lines()
+                    .map(str::trim)
+                    .find_map(|l| l.strip_prefix("tip: "));
+                if let Some(tip) = tip.filter(|t| t.starts_with("a similar")) {
+                    Err(usage(format!("{first} ({tip})")))
+                } else if missing.is_empty() {
                     Err(usage(first.to_string()))
                 } else {
                     Err(usage(format!("{} {}", first, missing.join(", "))))

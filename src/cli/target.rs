@@ -31,9 +31,9 @@ pub fn parse_header(text: &str) -> Result<String, String> {
         } else {
             "a control character"
         };
+        // Raw here: the message is escaped once, where it meets stderr.
         return Err(format!(
-            "header {text:?} contains {what} ({:?}); only a tab may appear in a value",
-            c
+            "header '{text}' contains {what} ({c}); only a tab may appear in a value"
         ));
     }
     let (name, value) = text

@@ -81,7 +81,10 @@ impl ColdDriver {
     /// interval: the scheduler calls this while it waits between probes.
     pub fn settle(&self, until: Instant, cancel: &Cancel) {
         while self.closing() && !cancel.is_canceled() {
-            if self.multi.perform().is_err() {
+            let performed = self.multi.perform();
+            // As in `curl_ffi::perform_on`: a panic in a callback is raised.
+            curl_ffi::raise_caught();
+            if performed.is_err() {
                 return;
             }
             let now = Instant::now();

@@ -159,8 +159,41 @@ impl Collector {
     }
 }
 
+/// libcurl's callbacks, each run through `curl_ffi::guarded`: a panic in
+/// one aborts the transfer and is raised again once libcurl has returned
+/// (the multi interface the cold probes run on would otherwise swallow it).
 impl Handler for Collector {
     fn write(&mut self, data: &[u8]) -> Result<usize, WriteError> {
+        curl_ffi::guarded(Ok(0), || self.on_write(data))
+    }
+
+    fn header(&mut self, data: &[u8]) -> bool {
+        curl_ffi::guarded(false, || self.on_header(data))
+    }
+
+    // The curl crate's callback signature: only libcurl calls it, with its own SSL_CTX.
+    #[allow(clippy::not_unsafe_ptr_arg_deref)]
+    fn ssl_ctx(&mut self, ssl_ctx: *mut std::os::raw::c_void) -> Result<(), curl::Error> {
+        let aborted = Err(curl::Error::new(curl_sys::CURLE_ABORTED_BY_CALLBACK));
+        curl_ffi::guarded(aborted, || self.on_ssl_ctx(ssl_ctx))
+    }
+
+    fn open_socket(
+        &mut self,
+        family: std::os::raw::c_int,
+        socktype: std::os::raw::c_int,
+        protocol: std::os::raw::c_int,
+    ) -> Option<curl_sys::curl_socket_t> {
+        curl_ffi::guarded(None, || self.on_open_socket(family, socktype, protocol))
+    }
+
+    fn progress(&mut self, _dltotal: f64, _dlnow: f64, _ultotal: f64, _ulnow: f64) -> bool {
+        curl_ffi::guarded(false, || self.on_progress())
+    }
+}
+
+impl Collector {
+    fn on_write(&mut self, data: &[u8]) -> Result<usize, WriteError> {
         self.last_byte = Some(Instant::now());
         let len = data.len() as u64;
         if self.body_bytes + len > BODY_CAP {
@@ -174,7 +207,7 @@ impl Handler for Collector {
         Ok(data.len())
     }
 
-    fn header(&mut self, data: &[u8]) -> bool {
+    fn on_header(&mut self, data: &[u8]) -> bool {
         self.last_byte = Some(Instant::now());
         if self.header_lines == 0 {
             self.take_tls();
@@ -205,7 +238,7 @@ impl Handler for Collector {
 
     // The curl crate's callback signature: only libcurl calls it, with its own SSL_CTX.
     #[allow(clippy::not_unsafe_ptr_arg_deref)]
-    fn ssl_ctx(&mut self, ssl_ctx: *mut std::os::raw::c_void) -> Result<(), curl::Error> {
+    fn on_ssl_ctx(&mut self, ssl_ctx: *mut std::os::raw::c_void) -> Result<(), curl::Error> {
         if let Some(trust) = &self.trust {
             // SAFETY: libcurl calls this callback with the SSL_CTX it is setting up.
             unsafe { curl_ffi::install_trust_store(ssl_ctx, trust.store()) };
@@ -218,7 +251,7 @@ impl Handler for Collector {
         Ok(())
     }
 
-    fn open_socket(
+    fn on_open_socket(
         &mut self,
         family: std::os::raw::c_int,
         socktype: std::os::raw::c_int,
@@ -242,7 +275,7 @@ impl Handler for Collector {
         Some(sock)
     }
 
-    fn progress(&mut self, _dltotal: f64, _dlnow: f64, _ultotal: f64, _ulnow: f64) -> bool {
+    fn on_progress(&mut self) -> bool {
         // Also catches a handshake that completed before the transfer failed
         // (say, a server that then never answers): its facts still count.
         self.take_tls();

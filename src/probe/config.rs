@@ -135,6 +135,9 @@ pub enum SettingWarning {
     /// A proxy is set in this environment variable, but the pinned address
     /// is dialed directly.
     ProxyBypassed { variable: &'static str },
+    /// `--push`'s URL carries a password, which every local user can read
+    /// in the process list.
+    PushPasswordInUrl,
 }
 
 /// A PEM file named on the command line (`--cert`, `--key`), read once with

@@ -244,7 +244,10 @@ impl ProbeHandle {
     pub fn perform(&mut self) -> (Result<(), curl::Error>, Instant) {
         self.stamp_perform();
         let result = self.easy.perform();
-        (result, Instant::now())
+        let returned = Instant::now();
+        // A panic our callbacks kept (`curl_ffi::guarded`) is raised here.
+        curl_ffi::raise_caught();
+        (result, returned)
     }
 
     /// Runs one transfer on `multi` (the cold runner's), as `perform` does.

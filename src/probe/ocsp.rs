@@ -174,6 +174,19 @@ impl TakenStaple {
 /// allocation, which would be our work inside the timed interval.
 const SSL_CTRL_GET_TLSEXT_STATUS_REQ_OCSP_RESP_EX: c_int = 142;
 
+/// The OpenSSL releases whose handling of the received responses (the
+/// stack the control above hands out, how it is freed and who else reads
+/// it) was checked against what `take_first_response` does: 3.6.x. Under
+/// any other version the staple is not read at all (`ocsp` stays `null`);
+/// `tests::the_linked_openssl_is_one_the_staple_code_was_checked_against`
+/// fails when the vendored OpenSSL moves on, so the check is made again.
+const STAPLE_STACK_CHECKED: std::ops::Range<i64> = 0x3060_0000..0x3070_0000;
+
+/// Whether `version` (`OPENSSL_VERSION_NUMBER`'s layout) is one of those.
+fn staple_stack_checked(version: i64) -> bool {
+    STAPLE_STACK_CHECKED.contains(&version)
+}
+
 extern "C" {
     // libcrypto: `sk_set`, which replaces one entry of a stack and returns
     // the new one. openssl-sys does not bind it.
@@ -188,6 +201,9 @@ extern "C" {
 /// leaf, in practice), taken out of the live connection: its entry in the
 /// connection's list is left null, and the response is ours from then on.
 fn take_first_response(ssl: &SslRef) -> Option<OcspResponse> {
+    if !staple_stack_checked(openssl::version::number()) {
+        return None;
+    }
     let mut stack: *mut openssl_sys::OPENSSL_STACK = ptr::null_mut();
     // SAFETY: `ssl` is live for the borrow; this control writes one pointer
     // to the connection's own stack of responses (or null), and returns how
@@ -291,6 +307,21 @@ fn signature_holds(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_linked_openssl_is_one_the_staple_code_was_checked_against() {
+        let linked = openssl::version::number();
+        assert!(
+            staple_stack_checked(linked),
+            "OpenSSL {} (0x{linked:08x}) is linked: check take_first_response against its \
+             handling of received OCSP responses, then widen STAPLE_STACK_CHECKED",
+            openssl::version::version()
+        );
+        assert!(staple_stack_checked(0x3060_0030), "3.6.3");
+        assert!(!staple_stack_checked(0x3050_0000), "3.5");
+        assert!(!staple_stack_checked(0x3070_0000), "3.7");
+        assert!(!staple_stack_checked(0x4000_0000), "4.0");
+    }
 
     fn taken(der: &[u8]) -> TakenStaple {
         TakenStaple {

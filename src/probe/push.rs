@@ -18,14 +18,22 @@ const ANSWER_LIMIT: usize = 512;
 /// valid in it (see `render::openmetrics`).
 const CONTENT_TYPE: &str = "Content-Type: text/plain; version=0.0.4; charset=utf-8";
 
-/// Keeps the start of the answer and drops the rest.
-struct Answer(Vec<u8>);
+/// Keeps the start of the answer and drops the rest; abandons the push
+/// when `stop` says so.
+struct Answer {
+    kept: Vec<u8>,
+    stop: Box<dyn Fn() -> bool>,
+}
 
 impl Handler for Answer {
     fn write(&mut self, data: &[u8]) -> Result<usize, WriteError> {
-        let room = ANSWER_LIMIT.saturating_sub(self.0.len());
-        self.0.extend_from_slice(&data[..data.len().min(room)]);
+        let room = ANSWER_LIMIT.saturating_sub(self.kept.len());
+        self.kept.extend_from_slice(&data[..data.len().min(room)]);
         Ok(data.len())
+    }
+
+    fn progress(&mut self, _: f64, _: f64, _: f64, _: f64) -> bool {
+        !(self.stop)()
     }
 }
 
@@ -82,11 +90,60 @@ fn quick_exit<H>(easy: &mut Easy2<H>) -> Result<(), curl::Error> {
     }
 }
 
-/// PUTs `body` to the group `key` under `base`. `Err` says why it did not
-/// arrive: libcurl's error, or the status and the start of the answer.
-pub fn push(base: &str, key: &[(String, String)], body: &str) -> Result<(), String> {
-    let url = grouping_url(base, key);
-    let mut easy = Easy2::new(Answer(Vec::new()));
+/// Where `--push` goes: the Pushgateway's URL, without credentials, and
+/// the credentials apart, so no message or output can print them.
+#[derive(Clone)]
+pub struct PushTarget {
+    /// `http(s)://host[:port][/prefix]`, no user, no password, no `/` at the end.
+    pub url: String,
+    /// HTTP basic authentication, from `--push-auth-file`,
+    /// `TLSPING_PUSH_AUTH` or the URL.
+    pub auth: Option<Credentials>,
+    /// The probes' proxy rule: `true` when they dial the pinned address
+    /// directly (the default), so the push bypasses the environment's
+    /// proxy too; `false` (`--no-pin-ip`, `--connect-to`) lets libcurl take
+    /// it from `https_proxy` and the rest, as the probes do.
+    pub direct: bool,
+}
+
+/// A user and a password, never printed: `Debug` says only that they are there.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Credentials {
+    pub user: String,
+    pub password: String,
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Credentials(<hidden>)")
+    }
+}
+
+impl std::fmt::Debug for PushTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PushTarget")
+            .field("url", &self.url)
+            .field("auth", &self.auth)
+            .field("direct", &self.direct)
+            .finish()
+    }
+}
+
+/// PUTs `body` to the group `key` at `to`. `stop` is asked at libcurl's
+/// progress checks (at least once a second): `true` abandons the push (a
+/// signal came while it was under way). `Err` says why it did not arrive:
+/// libcurl's error, or the status and the start of the answer.
+pub fn push(
+    to: &PushTarget,
+    key: &[(String, String)],
+    body: &str,
+    stop: Box<dyn Fn() -> bool>,
+) -> Result<(), String> {
+    let url = grouping_url(&to.url, key);
+    let mut easy = Easy2::new(Answer {
+        kept: Vec::new(),
+        stop,
+    });
     let failed = |e: curl::Error| e.to_string();
     easy.url(&url).map_err(failed)?;
     easy.custom_request("PUT").map_err(failed)?;
@@ -98,7 +155,19 @@ pub fn push(base: &str, key: &[(String, String)], body: &str) -> Result<(), Stri
     easy.connect_timeout(PUSH_TIMEOUT).map_err(failed)?;
     // No signal may interrupt the resolver; the timeout still holds.
     easy.signal(false).map_err(failed)?;
+    easy.progress(true).map_err(failed)?;
     quick_exit(&mut easy).map_err(failed)?;
+    if to.direct {
+        // As the probes: straight to the host, whatever the environment says.
+        easy.proxy("").map_err(failed)?;
+    }
+    if let Some(auth) = &to.auth {
+        let mut basic = curl::easy::Auth::new();
+        basic.basic(true);
+        easy.http_auth(&basic).map_err(failed)?;
+        easy.username(&auth.user).map_err(failed)?;
+        easy.password(&auth.password).map_err(failed)?;
+    }
     if url.starts_with("https://") {
         // The system's trust store, found as for the probes (SSL_CERT_FILE,
         // SSL_CERT_DIR, the usual places), and read with the same limit:
@@ -113,12 +182,17 @@ pub fn push(base: &str, key: &[(String, String)], body: &str) -> Result<(), Stri
             easy.capath(dir).map_err(failed)?;
         }
     }
-    easy.perform().map_err(failed)?;
+    if let Err(e) = easy.perform() {
+        if e.is_aborted_by_callback() {
+            return Err("a signal came while it was under way; abandoned".into());
+        }
+        return Err(failed(e));
+    }
     let code = easy.response_code().map_err(failed)?;
     if (200..300).contains(&code) {
         return Ok(());
     }
-    let answer = String::from_utf8_lossy(&easy.get_ref().0);
+    let answer = String::from_utf8_lossy(&easy.get_ref().kept);
     Err(format!(
         "the Pushgateway answered {code}: {}",
         answer.trim()
@@ -130,7 +204,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn base64_url_by_hand() {
+    fn base64_url_matches_the_rfc_vectors_in_the_url_alphabet() {
         // RFC 4648's test vectors, in the URL-safe alphabet.
         let cases = [
             ("", ""),

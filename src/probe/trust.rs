@@ -32,12 +32,17 @@ pub fn check_sources(ca_file: Option<&Path>) -> Result<(), String> {
             Err(e) => Err(format!("--cacert {}: {e}", f.display())),
         };
     }
+    // A FIFO or a device is neither: reading one could wait for ever.
     let check = |name: &str, p: &Path, want_dir: bool| match std::fs::metadata(p) {
-        Ok(m) if m.is_dir() == want_dir => Ok(()),
+        Ok(m) if (want_dir && m.is_dir()) || (!want_dir && m.is_file()) => Ok(()),
         Ok(_) => Err(format!(
             "{name}={} is not a {}",
             p.display(),
-            if want_dir { "directory" } else { "file" }
+            if want_dir {
+                "directory"
+            } else {
+                "regular file"
+            }
         )),
         Err(e) => Err(format!(
             "{name}={}: {e}; unset it to use the system's CA certificates",
@@ -145,6 +150,12 @@ fn dir_certificates(list: &Path, named: &str) -> Result<Vec<X509>, String> {
                 }
                 Err(crate::files::ReadError::Io(e)) => {
                     return Err(format!("{named}: {}: {e}", path.display()))
+                }
+                Err(crate::files::ReadError::NotRegular(what)) => {
+                    return Err(format!(
+                        "{named}: {}: it is {what}, not a regular file",
+                        path.display()
+                    ))
                 }
                 Err(crate::files::ReadError::TooLarge) => {
                     return Err(format!(

@@ -63,7 +63,7 @@ impl<W: Write> CsvStream<W> {
     pub fn new(out: W, time_first: bool) -> CsvStream<W> {
         CsvStream {
             out: csv::WriterBuilder::new()
-                .terminator(csv::Terminator::CRLF)
+                .terminator(csv::Terminator::Any(b'\n'))
                 .from_writer(out),
             scratch: String::with_capacity(64),
             time_first,

@@ -208,7 +208,8 @@ pub fn scale(axis: &Axis) -> String {
     let lo = format!("{}ms", ms(axis.lo));
     let hi = format!("{}ms", ms(axis.hi));
     let room = axis.columns.saturating_sub(lo.len() + hi.len());
-    if axis.hi == axis.lo || room == 0 {
+    // Ends that print alike (125.2 and 125.4 are both `125ms`) are one label.
+    if axis.hi == axis.lo || lo == hi || room == 0 {
         return format!("{:LABEL$}{lo}", "");
     }
     format!("{:LABEL$}{lo}{:room$}{hi}", "", "")

@@ -59,7 +59,7 @@ type Gauges = Family<Labels, Gauge<f64, AtomicU64>>;
 
 /// Where the exposition goes.
 pub enum Destination {
-    /// Written to a temporary name beside the file, then renamed over it.
+    /// Written through a temporary file beside it (`files::replace_file`).
     File(PathBuf),
     /// `--openmetrics -`: in place of the table.
     Stdout(Box<dyn Write>),
@@ -89,7 +89,9 @@ impl OpenMetrics {
     fn write(&mut self, run: &Finished) -> io::Result<()> {
         let text = exposition(run, &self.labels, &self.early_data);
         match &mut self.dest {
-            Destination::File(path) => write_atomically(path, text.as_bytes()),
+            Destination::File(path) => {
+                crate::files::replace_file(path, |out| out.write_all(text.as_bytes()))
+            }
             Destination::Stdout(out) => {
                 out.write_all(text.as_bytes())?;
                 out.flush()
@@ -129,29 +131,6 @@ impl Output for OpenMetrics {
 
     fn ended_before_rounds(&mut self, run: &Finished) -> io::Result<()> {
         self.write(run)
-    }
-}
-
-/// Writes `bytes` to a temporary file in `path`'s directory and renames it
-/// over `path`, so a collector reading the file never sees half of it.
-pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> io::Result<()> {
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::other("not a file name"))?;
-    let mut temp_name = std::ffi::OsString::from(".");
-    temp_name.push(name);
-    temp_name.push(format!(".tmp{}", std::process::id()));
-    let temp = path.with_file_name(temp_name);
-    let written = std::fs::File::create(&temp).and_then(|mut f| {
-        f.write_all(bytes)?;
-        f.sync_all()
-    });
-    match written.and_then(|()| std::fs::rename(&temp, path)) {
-        Ok(()) => Ok(()),
-        Err(e) => {
-            let _ = std::fs::remove_file(&temp);
-            Err(e)
-        }
     }
 }
 

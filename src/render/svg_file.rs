@@ -1,7 +1,7 @@
 //! `--svg FILE`: the picture of the run (drawn by `svg`), written to its
 //! file once the rounds are over, beside whatever stdout shows.
 
-use std::io::{self, Write};
+use std::io;
 use std::path::PathBuf;
 
 use super::output::{Finished, Output};
@@ -26,9 +26,8 @@ impl Output for SvgFile {
         format!("the picture to {}", self.path.display())
     }
 
+    /// Through a temporary file, as every file we write (`files::replace_file`).
     fn end(&mut self, run: &Finished) -> io::Result<()> {
-        let mut out = io::BufWriter::new(std::fs::File::create(&self.path)?);
-        super::svg::write_svg(&mut out, run)?;
-        out.flush()
+        crate::files::replace_file(&self.path, |out| super::svg::write_svg(out, run))
     }
 }

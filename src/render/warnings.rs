@@ -22,9 +22,15 @@ impl Warnings {
         Warnings::default()
     }
 
+    /// Says `text` on stderr now, escaped, and keeps it as it is. A stderr
+    /// that is closed or full costs the warning, never the run: the error
+    /// is ignored, as `Exit::report` does (`eprintln!` would panic, and the
+    /// release build aborts on a panic).
     pub fn warn(&mut self, text: impl Into<String>) {
+        use std::io::Write as _;
         let text = text.into();
-        eprintln!("tlsping: {}", crate::text::printable(&text));
+        let line = format!("tlsping: {}\n", crate::text::printable(&text));
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
         self.list.push(text);
     }
 
@@ -192,14 +198,11 @@ pub fn preflight_valve(v: &Valve, variant: Option<&str>) -> String {
     format!("preflight{of}: {}; no rounds were run", valve(v))
 }
 
-/// A failed probe in a line: what went wrong, and libcurl's own words
-/// (escaped: they can quote the server).
+/// A failed probe in a line: what went wrong, and libcurl's own words,
+/// raw (they can quote the server): like every warning and error line, it
+/// is escaped once, where it is written to stderr.
 pub fn probe_failure(e: &ProbeError, timeout: Duration) -> String {
-    format!(
-        "{} ({})",
-        super::format::reason(e.kind, timeout),
-        crate::text::printable(&e.text)
-    )
+    format!("{} ({})", super::format::reason(e.kind, timeout), e.text)
 }
 
 /// The error line of a run whose preflight failed.
@@ -286,7 +289,7 @@ pub fn no_variant_can_run(axis: Axis) -> String {
 /// The warning for samples whose stages leave much of the total unexplained
 /// (`stats::large_residual`).
 pub const LARGE_RESIDUAL: &str =
-    "'other' is above 20% of total on some samples: time no stage accounts for";
+    "'other' is above 20% of total (and 1ms or more) on some samples: time no stage accounts for";
 
 /// What the command line noticed about the settings, before the run starts.
 pub fn setting(w: &SettingWarning) -> String {
@@ -307,8 +310,13 @@ pub fn setting(w: &SettingWarning) -> String {
                 .into()
         }
         SettingWarning::ProxyBypassed { variable } => format!(
-            "{variable} is set but the pinned address is dialed directly, bypassing the proxy; \
-             use --no-pin-ip to measure through it"
+            "{variable} is set but the pinned address is dialed directly, bypassing the proxy \
+             (so is --push); use --no-pin-ip to measure through it"
+        ),
+        SettingWarning::PushPasswordInUrl => format!(
+            "--push: a password in the URL can be read by every local user in the process \
+             list; put USER:PASSWORD in --push-auth-file or {} instead",
+            crate::cli::PUSH_AUTH_VAR
         ),
     }
 }

@@ -93,15 +93,24 @@ impl<'r> RunObserver<'r> {
         }
     }
 
-    /// Tells every output, in order, until one cannot be written.
+    /// Tells every output that has not failed, in order. The first that
+    /// cannot be written is remembered and its error returned (the rounds
+    /// stop), but the others are still told: a closed stdout (`| head`)
+    /// must not cost a file output the sample.
     fn each(&mut self, mut tell: impl FnMut(&mut dyn Output) -> io::Result<()>) -> io::Result<()> {
+        let mut first = None;
         for (i, output) in self.outputs.iter_mut().enumerate() {
+            if self.failed == Some(i) {
+                continue;
+            }
             if let Err(e) = tell(output.as_mut()) {
-                self.failed = Some(i);
-                return Err(e);
+                if self.failed.is_none() {
+                    self.failed = Some(i);
+                }
+                first.get_or_insert(e);
             }
         }
-        Ok(())
+        first.map_or(Ok(()), Err)
     }
 }
 
@@ -162,14 +171,16 @@ fn open_outputs(opts: &Options, info: &probe::RunInfo) -> (Vec<Box<dyn Output>>,
 /// Pushgateway, grouped by the run's labels; one that does not arrive is
 /// told on stderr and raises `exit` (`Exit::PushFailed`).
 fn push(opts: &Options, info: &probe::RunInfo, body: &PushBody, exit: Exit) -> Exit {
-    let (Some(base), Some(text)) = (&opts.push, body.borrow_mut().take()) else {
+    let (Some(to), Some(text)) = (&opts.push, body.borrow_mut().take()) else {
         return exit;
     };
     let key = render::openmetrics::run_labels(info, &opts.output.labels);
-    match probe::push(base, &key, &text) {
+    // A signal that comes while the push is under way abandons it.
+    let before = signals::seen();
+    match probe::push(to, &key, &text, Box::new(move || signals::seen() > before)) {
         Ok(()) => exit,
         Err(why) => Exit::PushFailed {
-            why: crate::text::printable(&why),
+            why,
             then: Box::new(exit),
         },
     }
@@ -269,7 +280,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel, terminated: &AtomicI32) -> 
             Ok(env) => (None, env),
             Err(e) => {
                 return Exit::Usage {
-                    message: crate::text::printable(&e),
+                    message: e,
                     help_hint: false,
                 }
             }
@@ -297,10 +308,13 @@ fn run_until_done(mut opts: Options, cancel: Cancel, terminated: &AtomicI32) -> 
     let rounds = probe::run_variants(cfg, &lanes, &env, run_start, &mut observer);
     let (failed, history) = (observer.failed, observer.history);
     let (early_data, dns_overlap) = (observer.early_data, observer.dns_overlap);
+    // An output that could not be written stops the rounds; the others
+    // still end, and the push still goes, below. Its failure is the run's.
+    let mut first_failure = None;
     match &rounds.stop {
         Some(EarlyStop::Output(e)) => {
             let what = failed.map_or("the output".into(), |i| outputs[i].what());
-            return output_failed(what, e);
+            first_failure = Some(output_failed(what, e));
         }
         Some(EarlyStop::Valve(why)) => warnings.warn(render::warnings::valve(why)),
         _ => {}
@@ -334,13 +348,15 @@ fn run_until_done(mut opts: Options, cancel: Cancel, terminated: &AtomicI32) -> 
     };
     // As in `ended_before_rounds`: every output ends, then the push, and
     // the first failure is the run's.
-    let mut failed = None;
-    for output in &mut outputs {
+    for (i, output) in outputs.iter_mut().enumerate() {
+        if failed == Some(i) {
+            continue;
+        }
         if let Err(e) = output.end(&finished) {
-            failed.get_or_insert_with(|| output_failed(output.what(), &e));
+            first_failure.get_or_insert_with(|| output_failed(output.what(), &e));
         }
     }
-    push(&opts, &info, &push_body, failed.unwrap_or(exit))
+    push(&opts, &info, &push_body, first_failure.unwrap_or(exit))
 }
 
 #[cfg(test)]
@@ -418,7 +434,7 @@ mod tests {
     }
 
     #[test]
-    fn every_output_is_told_in_order_until_one_cannot_be_written() {
+    fn an_output_that_fails_is_told_no_more_and_the_others_are_told_on() {
         use crate::stats::synthetic;
         let told = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
         let recorder = |name, fail_at| -> Box<dyn Output> {
@@ -428,7 +444,8 @@ mod tests {
                 fail_at,
             })
         };
-        let mut outputs = vec![recorder("stdout", None), recorder("file", Some(2))];
+        // stdout closes at round 2 (`| head`); the file must not lose it.
+        let mut outputs = vec![recorder("stdout", Some(2)), recorder("file", None)];
         let info = synthetic::run_info();
         let mut warnings = Warnings::new();
         let mut observer = RunObserver::new(&mut outputs, &mut warnings, &info);
@@ -438,7 +455,9 @@ mod tests {
         assert_eq!(observer.failed, None);
         let second = synthetic::cold(2, 40, 100, 3000, 1000, 50);
         assert!(observer.sample(&second).is_err());
-        assert_eq!(observer.failed, Some(1), "the file failed");
+        assert_eq!(observer.failed, Some(0), "stdout failed");
+        let third = synthetic::cold(3, 40, 100, 3000, 1000, 50);
+        assert!(observer.sample(&third).is_ok(), "only the file is left");
         assert_eq!(
             *told.borrow(),
             [
@@ -447,7 +466,8 @@ mod tests {
                 "stdout round 1",
                 "file round 1",
                 "stdout sample 2",
-                "file sample 2"
+                "file sample 2",
+                "file sample 3"
             ]
         );
     }

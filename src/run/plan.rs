@@ -195,12 +195,12 @@ fn plan_compare(
                     kind: probe::ErrorKind::Error,
                     text: render::warnings::one_address(&cfg.target.host, found[0]),
                 };
-                let why = crate::text::printable(&e.text);
+                let why = e.text.clone();
                 return Err(NoRounds::new(probe::run_info_failed(cfg, e), Some(why)));
             }
             Err(e) => {
                 let text = render::warnings::address_lookup_failed(&cfg.target.host, &e);
-                let why = crate::text::printable(&text);
+                let why = text.clone();
                 let e = ProbeError {
                     kind: probe::ErrorKind::DnsFail,
                     text,

@@ -10,7 +10,7 @@ use std::io::{self, Write};
 
 use crate::render::Escape;
 
-/// The line structure a format writes itself (CSV's CRLF, JSON Lines' LF, a
+/// The line structure a format writes itself (CSV's and JSON Lines' LF, a
 /// `--write-out` format's `\n`, `\r`, `\t`): kept, though they are control
 /// characters. A server's text cannot hold them: libcurl ends a header at
 /// the line break, and JSON writes them as escapes.

@@ -11,8 +11,12 @@ use super::history::History;
 use super::pairing::paired_differences;
 use super::record::{collect_exact, median_of, Record};
 
-/// A residual above this share of total is worth a warning.
+/// A residual above this share of total is worth a warning...
 pub const RESIDUAL_WARN_SHARE: f64 = 0.20;
+/// ...when it is also at least this long (µs): below a millisecond it is
+/// the machine's own scheduling noise (a loopback run's total is a fraction
+/// of one), nothing a user can act on.
+pub const RESIDUAL_WARN_FLOOR_US: u32 = 1000;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ModeSummary {
@@ -204,13 +208,16 @@ fn distinct_rounds<'a>(records: impl Iterator<Item = &'a Record>) -> (usize, usi
     (rounds, warmup)
 }
 
-/// Some timed sample's unexplained residual is above 20% of its total.
+/// Some timed sample's unexplained residual is above 20% of its total and
+/// at least 1 ms.
 pub fn large_residual(history: &History) -> bool {
     history
         .iter()
         .filter(|r| r.timed())
         .any(|r| match (r.stages().other(), r.stages().total) {
-            (Some(o), Some(t)) if t > 0 => f64::from(o) > RESIDUAL_WARN_SHARE * f64::from(t),
+            (Some(o), Some(t)) if t > 0 => {
+                o >= RESIDUAL_WARN_FLOOR_US && f64::from(o) > RESIDUAL_WARN_SHARE * f64::from(t)
+            }
             _ => false,
         })
 }

@@ -130,6 +130,19 @@ mod tests {
     }
 
     #[test]
+    fn ends_that_print_alike_are_one_label() {
+        use crate::render::distribution::{scale, Axis};
+        let axis = Axis {
+            lo: Duration::from_micros(125_200),
+            hi: Duration::from_micros(125_400),
+            columns: 40,
+        };
+        let line = scale(&axis);
+        assert_eq!(line.matches("125ms").count(), 1, "{line:?}");
+        assert_eq!(line.trim(), "125ms");
+    }
+
+    #[test]
     fn all_equal_values_are_one_mark_and_one_label() {
         let same = ms(&[7, 7, 7, 7, 7, 7]);
         let lines = picture_in(&[("cold", &same), ("warm", &same)], 80, true);

@@ -29,13 +29,26 @@ pub(super) fn read_source(arg: &str, stdin: &mut dyn Read) -> Result<String, Str
         }
         return Ok(arg.to_string());
     };
-    let (name, text) = if source == "-" {
-        ("stdin", read_bounded(stdin))
+    let (name, bytes) = if source == "-" {
+        let bytes =
+            read_bounded(stdin).map_err(|e| format!("--write-out: cannot read stdin: {e}"))?;
+        ("stdin", bytes)
     } else {
-        let text = std::fs::File::open(source).and_then(|mut f| read_bounded(&mut f));
-        (source, text)
+        // A regular file or a pipe (`@<(...)`), opened without waiting.
+        let path = std::path::Path::new(source);
+        let limit = MAX_FORMAT_BYTES as u64;
+        let bytes = crate::files::read_capped_as(path, limit, crate::files::Kind::RegularOrPipe)
+            .map_err(|e| match e {
+                crate::files::ReadError::TooLarge => too_long(source),
+                e => crate::files::read_error_text(
+                    &format!("--write-out: cannot read {source}"),
+                    limit,
+                    "a format",
+                    e,
+                ),
+            })?;
+        (source, bytes)
     };
-    let bytes = text.map_err(|e| format!("--write-out: cannot read {name}: {e}"))?;
     if bytes.len() > MAX_FORMAT_BYTES {
         return Err(too_long(name));
     }

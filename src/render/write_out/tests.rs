@@ -352,10 +352,20 @@ fn a_format_of_the_largest_size_is_read_and_one_byte_more_is_refused() {
 #[test]
 fn an_endless_source_stops_at_the_limit() {
     let started = std::time::Instant::now();
-    let err = parse("@/dev/zero").unwrap_err();
+    let (_keep, fifo) = crate::files::tests::endless_pipe();
+    let err = parse(&format!("@{}", fifo.display())).unwrap_err();
     assert!(
-        err.starts_with("--write-out: /dev/zero is longer than 65536 bytes"),
+        err.starts_with(&format!(
+            "--write-out: {} is longer than 65536 bytes",
+            fifo.display()
+        )),
         "{err}"
+    );
+    // A device is no format file at all.
+    let err = parse("@/dev/zero").unwrap_err();
+    assert_eq!(
+        err,
+        "--write-out: cannot read /dev/zero: it is a device, not a regular file"
     );
     let mut endless = std::io::repeat(b'%');
     let err = parse_with_stdin("@-", &mut endless).unwrap_err();
