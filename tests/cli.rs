@@ -339,7 +339,7 @@ fn a_missing_trust_source_is_a_usage_error_before_any_connection() {
         (
             &[],
             &[("SSL_CERT_FILE", "/etc")],
-            "SSL_CERT_FILE=/etc is not a file",
+            "SSL_CERT_FILE=/etc is not a regular file",
         ),
     ];
     for (args, env, says) in cases {
@@ -366,4 +366,138 @@ fn a_missing_trust_source_is_a_usage_error_before_any_connection() {
         );
     }
     assert_eq!(server.counters.snapshot().tcp, 0, "nothing may be dialed");
+}
+
+#[test]
+fn what_the_user_typed_reaches_the_terminal_escaped_in_usage_errors() {
+    // ESC, BEL and U+202E in a host, a method, a group list, a label, a
+    // push URL and a metrics path: each refused, each shown, none obeyed.
+    let hostile = "x\u{1b}]0;owned\u{7}\u{202e}y";
+    let label = format!("{hostile}=v");
+    let push = format!("http://{hostile}/");
+    let missing_dir = format!("/nonexistent-{hostile}/m.prom");
+    let cases: [Vec<&str>; 6] = [
+        vec![hostile],
+        vec!["-X", hostile, "a.test"],
+        vec!["--curves", hostile, "a.test"],
+        vec!["--openmetrics", "-", "--label", &label, "a.test"],
+        vec!["--push", &push, "a.test"],
+        vec!["--openmetrics", &missing_dir, "a.test"],
+    ];
+    for args in cases {
+        let out = tlsping(&args);
+        assert_eq!(out.status.code(), Some(3), "{args:?}");
+        let err = stderr(&out);
+        assert!(
+            !err.contains(['\u{1b}', '\u{7}', '\u{202e}']),
+            "{args:?}: raw control characters in {err:?}"
+        );
+        assert!(
+            err.contains("\\x{1b}") && err.contains("\\x{202e}"),
+            "{args:?}: {err:?}"
+        );
+        assert!(!err.contains("\\\\x{"), "{args:?}: escaped twice: {err:?}");
+    }
+}
+
+#[test]
+fn a_client_certificate_or_key_that_cannot_be_used_is_a_usage_error_before_any_connection() {
+    let dir = support::TempDir::new("pair");
+    let (cert, key, _) = support::pki::client_identity(dir.path());
+    let other = support::TempDir::new("pair-other");
+    let (_, other_key, _) = support::pki::client_identity(other.path());
+    let empty = dir.path().join("empty.pem");
+    std::fs::write(&empty, "").unwrap();
+    let garbage = dir.path().join("garbage.pem");
+    std::fs::write(&garbage, "-----BEGIN CERTIFICATE-----\nnot base64\n").unwrap();
+    let server = start(ServerOpts::default());
+    let url = server.url();
+    let ca = support::cacert();
+    let p = support::path_str;
+    let cases: [(Vec<&str>, &str); 5] = [
+        (vec!["--cert", p(&empty)], "holds no PEM certificate"),
+        (vec!["--cert", p(&garbage)], "holds no PEM certificate"),
+        (
+            vec!["--cert", p(&cert)],
+            "holds no PEM private key; give it with --key",
+        ),
+        (
+            vec!["--cert", p(&cert), "--key", p(&garbage)],
+            "holds no PEM private key",
+        ),
+        (
+            vec!["--cert", p(&cert), "--key", p(&other_key)],
+            "is not the one of the certificate",
+        ),
+    ];
+    for (flags, says) in cases {
+        let mut args = vec!["-n", "1", "--cacert", &ca];
+        args.extend(flags.iter().copied());
+        args.push(&url);
+        let out = tlsping(&args);
+        assert_eq!(out.status.code(), Some(3), "{flags:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{flags:?}: {}", stderr(&out));
+    }
+    assert_eq!(server.counters.snapshot().tcp, 0, "nothing may be dialed");
+    // The good pair still parses.
+    parse(&["--cert", p(&cert), "--key", p(&key), "a.test"]);
+}
+
+#[test]
+fn a_misspelt_flag_gets_a_did_you_mean() {
+    let err = refuse(&["--intervall", "1s", "a.test"]);
+    assert!(
+        err.contains("a similar argument exists: '--interval'"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 2, "{err}");
+}
+
+#[test]
+fn warmup_covering_every_round_is_not_said_where_no_statistics_are_shown() {
+    for quiet in [
+        vec!["-n", "1", "--write-out", "%{time_total}\n", "a.test"],
+        vec!["-n", "1", "--csv", "a.test"],
+    ] {
+        let o = parse(&quiet);
+        assert!(
+            !worded(&o).iter().any(|w| w.contains("statistics")),
+            "{quiet:?}: {:?}",
+            worded(&o)
+        );
+    }
+    for shown in [
+        vec!["-n", "1", "a.test"],
+        vec!["-n", "1", "--json", "a.test"],
+        vec!["-n", "1", "--csv", "--svg", "x.svg", "a.test"],
+    ] {
+        let o = parse(&shown);
+        assert!(
+            worded(&o)
+                .iter()
+                .any(|w| w.contains("statistics will be empty")),
+            "{shown:?}"
+        );
+    }
+}
+
+#[test]
+fn a_warning_on_a_closed_stderr_costs_the_warning_not_the_run() {
+    // `-i 100ms` is raised to the floor with a warning, written to a
+    // stderr that is closed (`2>&-`): the run must still end as it earned.
+    let server = start(ServerOpts::default());
+    let line = format!(
+        "exec {} -n 1 -i 100ms --cacert {} {} 2>&-",
+        support::bin(),
+        support::cacert(),
+        server.url()
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-c", &line])
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("running bash");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("cold"));
 }

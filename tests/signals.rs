@@ -478,3 +478,78 @@ fn a_signal_while_the_push_is_under_way_abandons_it() {
     let doc: Value = serde_json::from_slice(&out.stdout).expect("the JSON was written whole");
     assert_eq!(doc["samples"].as_array().map(Vec::len), Some(2));
 }
+
+#[test]
+fn a_stdout_closed_mid_run_costs_neither_the_files_nor_the_push() {
+    // `tlsping --csv ... | head -1`: stdout fails at the second row, mid-run.
+    // The metrics file and the picture are still written and the push still
+    // goes, with the figures of what was measured; the exit says stdout failed.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let gateway = format!("http://{}", listener.local_addr().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::Write as _;
+        if let Some(Ok(mut stream)) = listener.incoming().next() {
+            stream
+                .set_read_timeout(Some(Duration::from_secs(5)))
+                .unwrap();
+            let mut seen = Vec::new();
+            let mut buf = [0u8; 4096];
+            while !seen.ends_with(b"# EOF\n") {
+                match stream.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => seen.extend_from_slice(&buf[..n]),
+                }
+            }
+            let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+            let _ = tx.send(String::from_utf8_lossy(&seen).into_owned());
+        }
+    });
+    let dir = support::TempDir::new("head");
+    let metrics = dir.path().join("m.prom");
+    let picture = dir.path().join("p.svg");
+    let server = start(ServerOpts::default());
+    let mut child = spawn(&[
+        "--csv",
+        "-n",
+        "5",
+        "-i",
+        "200ms",
+        "--openmetrics",
+        support::path_str(&metrics),
+        "--svg",
+        support::path_str(&picture),
+        "--push",
+        &gateway,
+        &server.url(),
+    ]);
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout is piped"));
+    let mut header = String::new();
+    let read = lines.read_line(&mut header);
+    if read.is_err() || !header.starts_with("round,mode") {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("first line: {read:?} {header:?}");
+    }
+    drop(lines);
+    let out = wait_bounded(child, Duration::from_secs(15));
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(
+        stderr(&out).contains("could not write the output"),
+        "{}",
+        show(&out)
+    );
+    let text = std::fs::read_to_string(&metrics).expect("the metrics file was written");
+    assert!(text.contains("tlsping_rounds"), "{text}");
+    assert!(text.ends_with("# EOF\n"), "{text}");
+    assert!(std::fs::read_to_string(&picture)
+        .expect("the picture was written")
+        .contains("</svg>"));
+    let pushed = rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the push went out");
+    assert!(pushed.contains("tlsping_run_exit_code"), "{pushed}");
+    // Stopped early: fewer than the 5 rounds ran.
+    let seen = server.counters.snapshot();
+    assert!(seen.requests < 11, "{seen:?}");
+}

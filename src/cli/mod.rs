@@ -223,7 +223,8 @@ pub struct Args {
 
     /// Send the same figures to a Prometheus Pushgateway when the run ends: HTTP PUT to
     /// URL/metrics/job/tlsping/target@base64/<URL>/<label>/<value>..., 5s timeout; a failed
-    /// push is a warning and makes an exit of 0 or 1 a 2
+    /// push is a warning and makes an exit of 0 or 1 a 2. It takes the probes' way: direct,
+    /// or through the environment's proxy with --no-pin-ip
     #[arg(long, value_name = "URL", value_hint = clap::ValueHint::Url, help_heading = "Output")]
     pub push: Option<String>,
 
