@@ -6,37 +6,14 @@
 
 mod support;
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
-use std::sync::mpsc::{channel, Receiver};
+use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
 use support::{cacert, path_str, show, start, stderr, ServerOpts, TempDir};
 
-/// A listener that answers every connection `200` after reading its
-/// request head and body (up to `# EOF`), and sends what it read.
+/// A stand-in that answers every push `200` and sends what it read.
 fn stand_in() -> (String, Receiver<String>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (tx, rx) = channel();
-    std::thread::spawn(move || {
-        for mut stream in listener.incoming().take(4).flatten() {
-            stream
-                .set_read_timeout(Some(Duration::from_secs(5)))
-                .unwrap();
-            let mut seen = Vec::new();
-            let mut buf = [0u8; 4096];
-            while !seen.ends_with(b"# EOF\n") {
-                match stream.read(&mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => seen.extend_from_slice(&buf[..n]),
-                }
-            }
-            let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
-            let _ = tx.send(String::from_utf8_lossy(&seen).into_owned());
-        }
-    });
-    (format!("http://{addr}"), rx)
+    support::prometheus::answering_stand_in(4)
 }
 
 /// A run of one round pushed to `push`, with `extra` flags and `env`.

@@ -10,7 +10,7 @@ use std::net::TcpListener;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use support::prometheus::{get, prometheus, pushgateway, query_eventually};
+use support::prometheus::{get, prometheus, pushgateway, query_eventually, read_push};
 use support::{cacert, quick_json, show, start, stderr, ServerOpts};
 
 /// The PromQL recipes of README.md's ```promql block, in order.
@@ -185,24 +185,6 @@ fn a_pushgateway_that_never_answers_is_given_up_on_after_the_timeout() {
     // Two rounds take about a second; the push waits its 5 s and no more.
     assert!(took >= Duration::from_secs(5), "{took:?}");
     assert!(took < Duration::from_secs(12), "{took:?}");
-}
-
-/// What a push sent on `stream`: its request up to the end of the
-/// exposition (`# EOF`), or what came before the peer stopped or 5 s passed.
-fn read_push(stream: &mut std::net::TcpStream) -> Vec<u8> {
-    use std::io::Read;
-    stream
-        .set_read_timeout(Some(Duration::from_secs(5)))
-        .unwrap();
-    let mut seen = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !seen.ends_with(b"# EOF\n") {
-        match stream.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => seen.extend_from_slice(&buf[..n]),
-        }
-    }
-    seen
 }
 
 #[test]

@@ -484,27 +484,7 @@ fn a_stdout_closed_mid_run_costs_neither_the_files_nor_the_push() {
     // `tlsping --csv ... | head -1`: stdout fails at the second row, mid-run.
     // The metrics file and the picture are still written and the push still
     // goes, with the figures of what was measured; the exit says stdout failed.
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let gateway = format!("http://{}", listener.local_addr().unwrap());
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        use std::io::Write as _;
-        if let Some(Ok(mut stream)) = listener.incoming().next() {
-            stream
-                .set_read_timeout(Some(Duration::from_secs(5)))
-                .unwrap();
-            let mut seen = Vec::new();
-            let mut buf = [0u8; 4096];
-            while !seen.ends_with(b"# EOF\n") {
-                match stream.read(&mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => seen.extend_from_slice(&buf[..n]),
-                }
-            }
-            let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
-            let _ = tx.send(String::from_utf8_lossy(&seen).into_owned());
-        }
-    });
+    let (gateway, rx) = support::prometheus::answering_stand_in(1);
     let dir = support::TempDir::new("head");
     let metrics = dir.path().join("m.prom");
     let picture = dir.path().join("p.svg");

@@ -303,3 +303,37 @@ pub fn promtool_check(text: &str) -> (bool, String) {
     );
     (out.status.success(), said)
 }
+
+/// What a push sent: the request head and body, read until the
+/// exposition's `# EOF` (or 5 s of silence, or the end of the stream).
+pub fn read_push(stream: &mut TcpStream) -> Vec<u8> {
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !seen.ends_with(b"# EOF\n") {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => seen.extend_from_slice(&buf[..n]),
+        }
+    }
+    seen
+}
+
+/// A Pushgateway stand-in on 127.0.0.1 (or a proxy's, for what reaches
+/// it): for each of at most `count` connections it reads the push, answers
+/// `200` and sends what it read. Its URL and the receiving end.
+pub fn answering_stand_in(count: usize) -> (String, std::sync::mpsc::Receiver<String>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().take(count).flatten() {
+            let seen = read_push(&mut stream);
+            let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+            let _ = tx.send(String::from_utf8_lossy(&seen).into_owned());
+        }
+    });
+    (format!("http://{addr}"), rx)
+}
