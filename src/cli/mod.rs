@@ -6,6 +6,7 @@ mod connection;
 pub mod docs;
 mod duration;
 mod metrics;
+mod output;
 mod target;
 
 use std::time::Duration;
@@ -14,7 +15,7 @@ use clap::{ArgAction, CommandFactory, FromArgMatches, Parser};
 
 use crate::exit::Exit;
 use crate::probe::{Config, HttpVersion, IpVersion, ModeChoice, Order, SettingWarning};
-use crate::render::{Format, Outputs};
+use crate::render::Outputs;
 
 pub use duration::parse_duration;
 pub use metrics::{redact_userinfo, PUSH_AUTH_VAR};
@@ -185,81 +186,8 @@ pub struct Args {
     #[arg(long, value_name = "AXIS[=A,B,..]", help = compare::help(), help_heading = "Measurement")]
     pub compare: Option<String>,
 
-    /// One JSON document on stdout when the run ends
-    #[arg(long, conflicts_with = "csv", help_heading = "Output")]
-    pub json: bool,
-
-    /// One CSV row per sample, streamed
-    #[arg(long, conflicts_with = "jsonl", help_heading = "Output")]
-    pub csv: bool,
-
-    /// With --csv: put t_ms and at right after round, so a spreadsheet opens with
-    /// round, time, mode (by default every column of the Go tlsping's CSV keeps its place)
-    #[arg(long = "csv-time-first", requires = "csv", help_heading = "Output")]
-    pub csv_time_first: bool,
-
-    /// JSON lines, streamed: a run line, one line per sample as it finishes, a summary line
-    #[arg(long, conflicts_with = "json", help_heading = "Output")]
-    pub jsonl: bool,
-
-    /// Print FORMAT for every sample as it finishes, in place of the table: curl's -w
-    /// syntax, variables and units (%{time_connect}, %{http_code}, %header{name},
-    /// %{json}, ...) plus %{mode}, %{round}, %{variant}, %{warmup} and %{tlsping_json};
-    /// @FILE reads the format from a file, @- from stdin (at most 64 KiB)
-    #[arg(long = "write-out", value_name = "FORMAT",
-          conflicts_with_all = ["json", "csv", "jsonl"], help_heading = "Output")]
-    pub write_out: Option<String>,
-
-    /// Also write a picture of the run to FILE when it ends (SVG: a stacked bar per probe,
-    /// the cold and warm distributions), whatever the output format
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub svg: Option<std::path::PathBuf>,
-
-    /// Also write the run's figures in the OpenMetrics text format to FILE when it ends
-    /// (to a temporary name, then renamed: a collector never reads half of it); `-` writes
-    /// them on stdout in place of the table
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub openmetrics: Option<std::path::PathBuf>,
-
-    /// Send the same figures to a Prometheus Pushgateway when the run ends: HTTP PUT to
-    /// URL/metrics/job/tlsping/target@base64/<URL>/<label>/<value>..., 5s timeout; a failed
-    /// push is a warning and makes an exit of 0 or 1 a 2. It takes the probes' way: direct,
-    /// or through the environment's proxy with --no-pin-ip
-    #[arg(long, value_name = "URL", value_hint = clap::ValueHint::Url, help_heading = "Output")]
-    pub push: Option<String>,
-
-    /// The Pushgateway's USER:PASSWORD (HTTP basic), from the first line of FILE (a regular
-    /// file, at most 4 KiB) rather than the URL, where every local user could read it;
-    /// TLSPING_PUSH_AUTH may hold it too
-    #[arg(
-        long = "push-auth-file",
-        value_name = "FILE",
-        requires = "push",
-        help_heading = "Output"
-    )]
-    pub push_auth_file: Option<std::path::PathBuf>,
-
-    /// Add NAME=VALUE to every series of --openmetrics and --push (and to the push's
-    /// grouping key), e.g. the vantage point; repeatable, at most 16
-    #[arg(long, value_name = "NAME=VALUE", action = ArgAction::Append,
-          value_hint = clap::ValueHint::Other, help_heading = "Output")]
-    pub label: Vec<String>,
-
-    /// Never colour the output (NO_COLOR is honoured too)
-    #[arg(long = "no-color", help_heading = "Output")]
-    pub no_color: bool,
-
-    /// Only totals and status codes in the table
-    #[arg(short = 'q', long, conflicts_with = "verbose", help_heading = "Output")]
-    pub quiet: bool,
-
-    /// Residual, TLS details, paired gain and counters
-    #[arg(short = 'v', long, help_heading = "Output")]
-    pub verbose: bool,
-
-    /// Print the version and the libraries compiled in
-    #[arg(long, help_heading = "Output")]
-    pub version: bool,
+    #[command(flatten)]
+    pub output: output::OutputArgs,
 }
 
 /// `--mode`.
@@ -341,48 +269,81 @@ fn proxy_in_env() -> Option<&'static str> {
         .find(|k| std::env::var(k).is_ok_and(|v| !v.is_empty()))
 }
 
-/// The files the run writes when it ends (`--svg`, `--openmetrics`), found
-/// fit now rather than after the whole run: each a regular file of ours or
-/// a new one in an existing directory (`files::unfit_destination`), and
-/// not the same file twice.
-fn check_destinations(
-    svg: Option<&std::path::Path>,
-    openmetrics: Option<&std::path::Path>,
-) -> Result<(), UsageError> {
-    let named = [("--svg", svg), ("--openmetrics", openmetrics)];
-    for (flag, path) in named {
-        let Some(path) = path else { continue };
-        if let Some(why) = crate::files::unfit_destination(path) {
-            let stdout = if flag == "--openmetrics" {
-                " (`--openmetrics -` writes to standard output)"
-            } else {
-                ""
-            };
-            return Err(UsageError(format!(
-                "{flag} {}: {why}{stdout}",
-                path.display()
-            )));
-        }
-    }
-    if let (Some(a), Some(b)) = (svg, openmetrics) {
-        if crate::files::same_destination(a, b) {
-            return Err(UsageError(format!(
-                "--svg and --openmetrics both name {}; give each its own file",
-                b.display()
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// Checks what clap parsed; `matches` tells which flags the user gave.
 pub fn validate(args: Args, matches: &clap::ArgMatches) -> Result<Invocation, UsageError> {
-    if args.version {
+    if args.output.version {
         return Ok(Invocation::Version);
     }
     // `--compare target=A,B`: the first listed stands for the run's target.
     let listed = compare::listed_targets(args.compare.as_deref())?;
-    let target = if args.calibrate {
+    let mut config = Config::new(run_target(&args, &listed)?);
+    let mut warnings = Vec::new();
+    measurement(&args, &mut config, &mut warnings)?;
+    request(&args, &mut config)?;
+    connection::apply(
+        connection::ConnectionArgs {
+            tls_max: args.tls_max,
+            curves: args.curves.clone(),
+            resolve: args.resolve.clone(),
+            connect_to: args.connect_to.clone(),
+            cert: args.cert.clone(),
+            key: args.key.clone(),
+            early_data: args.early_data,
+        },
+        &mut config,
+    )?;
+    let https_anywhere = config.target.https || listed.iter().any(|t| t.https);
+    if !config.insecure && https_anywhere && !config.calibrate {
+        crate::probe::check_trust_sources(config.ca_file.as_deref()).map_err(UsageError)?;
+    }
+    if args.no_pin_ip && config.mode == ModeChoice::Both {
+        warnings.push(SettingWarning::UnpinnedBothModes);
+    }
+    if config.pin_ip {
+        if let Some(variable) = proxy_in_env() {
+            warnings.push(SettingWarning::ProxyBypassed { variable });
+        }
+    }
+    let compare = match &args.compare {
+        Some(v) => {
+            let given =
+                |id: &str| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+            Some(compare::parse(v, &given, &config)?)
+        }
+        None => None,
+    };
+    let chosen = output::choose(&args.output, &mut config, &mut warnings)?;
+    if chosen.shows_statistics() && config.count != 0 && config.warmup >= config.count {
+        // In its old place: after the interval's, before the rest.
+        let at = warnings
+            .iter()
+            .take_while(|w| matches!(w, SettingWarning::IntervalRaised { .. }))
+            .count();
+        let w = SettingWarning::WarmupCoversEveryRound {
+            warmup: config.warmup,
+            count: config.count,
+        };
+        warnings.insert(at, w);
+    }
+    Ok(Invocation::Run(Box::new(Options {
+        config,
+        output: chosen.outputs,
+        no_color: args.output.no_color,
+        quiet: args.output.quiet,
+        verbose: args.output.verbose,
+        warnings,
+        compare,
+        push: chosen.push,
+    })))
+}
+
+/// The URL the run measures: `--calibrate`'s own server, the first of
+/// `--compare target=`, or the target argument.
+fn run_target(
+    args: &Args,
+    listed: &[crate::probe::Target],
+) -> Result<crate::probe::Target, UsageError> {
+    if args.calibrate {
         if let Some(t) = &args.target {
             return Err(UsageError(format!(
                 "--calibrate measures a server of its own on 127.0.0.1; drop the target '{t}'"
@@ -399,17 +360,24 @@ pub fn validate(args: Args, matches: &clap::ArgMatches) -> Result<Invocation, Us
             ));
         }
         // The port is the server's, known once it listens; `run` sets it.
-        target::target_arg(CALIBRATION_TARGET).map_err(UsageError)?
-    } else if let (Some(first), None) = (listed.first(), &args.target) {
-        first.clone()
-    } else {
-        let raw_target = args
-            .target
-            .ok_or_else(|| UsageError("a target is required: tlsping [flags] <host|url>".into()))?;
-        target::target_arg(&raw_target).map_err(UsageError)?
-    };
-    let mut warnings = Vec::new();
-    let mut config = Config::new(target);
+        return target::target_arg(CALIBRATION_TARGET).map_err(UsageError);
+    }
+    match (listed.first(), &args.target) {
+        (Some(first), None) => Ok(first.clone()),
+        (_, Some(raw)) => target::target_arg(raw).map_err(UsageError),
+        (None, None) => Err(UsageError(
+            "a target is required: tlsping [flags] <host|url>".into(),
+        )),
+    }
+}
+
+/// The measurement flags: rounds, interval (raised to its floor), timeout,
+/// modes, order, warmup.
+fn measurement(
+    args: &Args,
+    config: &mut Config,
+    warnings: &mut Vec<SettingWarning>,
+) -> Result<(), UsageError> {
     config.count = args.count;
     config.interval = args.interval;
     if config.interval < INTERVAL_FLOOR {
@@ -438,14 +406,20 @@ pub fn validate(args: Args, matches: &clap::ArgMatches) -> Result<Invocation, Us
         OrderArg::WarmFirst => Order::WarmFirst,
     };
     config.warmup = args.warmup;
-    if let Some(m) = args.method {
-        if !crate::text::is_token(&m) {
+    config.calibrate = args.calibrate;
+    Ok(())
+}
+
+/// The request flags: method, HTTP version, headers, address pinning and
+/// family, trust and resumption.
+fn request(args: &Args, config: &mut Config) -> Result<(), UsageError> {
+    if let Some(m) = &args.method {
+        if !crate::text::is_token(m) {
             return Err(UsageError(format!("'{m}' is not a valid HTTP method")));
         }
         config.method = Some(m.to_ascii_uppercase());
     }
     config.http_version = args.http_version.unwrap_or(HttpVersion::Auto);
-    config.calibrate = args.calibrate;
     config.cache_bust = args.cache_bust;
     config.pin_ip = !args.no_pin_ip;
     config.ip_version = match (args.ipv4 || args.calibrate, args.ipv6) {
@@ -461,130 +435,8 @@ pub fn validate(args: Args, matches: &clap::ArgMatches) -> Result<Invocation, Us
         .collect::<Result<_, _>>()
         .map_err(UsageError)?;
     config.resume = args.resume != Some(Switch::Off);
-    config.ca_file = args.cacert;
-    connection::apply(
-        connection::ConnectionArgs {
-            tls_max: args.tls_max,
-            curves: args.curves,
-            resolve: args.resolve,
-            connect_to: args.connect_to,
-            cert: args.cert,
-            key: args.key,
-            early_data: args.early_data,
-        },
-        &mut config,
-    )?;
-    let https_anywhere = config.target.https || listed.iter().any(|t| t.https);
-    if !config.insecure && https_anywhere && !config.calibrate {
-        crate::probe::check_trust_sources(config.ca_file.as_deref()).map_err(UsageError)?;
-    }
-    if args.no_pin_ip && config.mode == ModeChoice::Both {
-        warnings.push(SettingWarning::UnpinnedBothModes);
-    }
-    if config.pin_ip {
-        if let Some(variable) = proxy_in_env() {
-            warnings.push(SettingWarning::ProxyBypassed { variable });
-        }
-    }
-    let write_out = match &args.write_out {
-        Some(arg) => {
-            let format = crate::render::write_out::parse(arg).map_err(UsageError)?;
-            // The probes read only what the format prints.
-            config.capture = format.needs();
-            Some(format)
-        }
-        None => None,
-    };
-    let compare = match &args.compare {
-        Some(v) => {
-            let given =
-                |id: &str| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
-            Some(compare::parse(v, &given, &config)?)
-        }
-        None => None,
-    };
-    let labels = metrics::parse_labels(&args.label).map_err(UsageError)?;
-    let push = args
-        .push
-        .as_deref()
-        .map(|url| metrics::parse_push(url, args.push_auth_file.as_deref(), config.pin_ip))
-        .transpose()
-        .map_err(UsageError)?;
-    if args.push.as_deref().is_some_and(metrics::has_password) {
-        warnings.push(SettingWarning::PushPasswordInUrl);
-    }
-    let metrics_on_stdout = args.openmetrics.as_deref() == Some(std::path::Path::new("-"));
-    let openmetrics = args.openmetrics.filter(|_| !metrics_on_stdout);
-    if !labels.is_empty() && openmetrics.is_none() && push.is_none() && !metrics_on_stdout {
-        return Err(UsageError(
-            "--label labels the figures: give --openmetrics or --push too".into(),
-        ));
-    }
-    check_destinations(args.svg.as_deref(), openmetrics.as_deref())?;
-    let other_stdout = [
-        (write_out.is_some(), "--write-out"),
-        (args.json, "--json"),
-        (args.jsonl, "--jsonl"),
-        (args.csv, "--csv"),
-    ];
-    if let Some((_, flag)) = other_stdout
-        .iter()
-        .find(|(given, _)| metrics_on_stdout && *given)
-    {
-        return Err(UsageError(format!(
-            "--openmetrics - and {flag} both want standard output; write the figures to a file"
-        )));
-    }
-    let stdout = if metrics_on_stdout {
-        Format::OpenMetrics
-    } else if let Some(format) = write_out {
-        Format::WriteOut(format)
-    } else if args.json {
-        Format::Json
-    } else if args.jsonl {
-        Format::Jsonl
-    } else if args.csv {
-        Format::Csv {
-            time_first: args.csv_time_first,
-        }
-    } else {
-        Format::Table
-    };
-    // Only worth saying where statistics are shown: `--write-out` and
-    // `--csv` print samples alone.
-    let statistics_shown = !matches!(stdout, Format::WriteOut(_) | Format::Csv { .. })
-        || args.svg.is_some()
-        || openmetrics.is_some()
-        || push.is_some();
-    if statistics_shown && config.count != 0 && config.warmup >= config.count {
-        // In its old place: after the interval's, before the rest.
-        let at = warnings
-            .iter()
-            .take_while(|w| matches!(w, SettingWarning::IntervalRaised { .. }))
-            .count();
-        warnings.insert(
-            at,
-            SettingWarning::WarmupCoversEveryRound {
-                warmup: config.warmup,
-                count: config.count,
-            },
-        );
-    }
-    Ok(Invocation::Run(Box::new(Options {
-        config,
-        output: Outputs {
-            stdout,
-            svg: args.svg,
-            openmetrics,
-            labels,
-        },
-        no_color: args.no_color,
-        quiet: args.quiet,
-        verbose: args.verbose,
-        warnings,
-        compare,
-        push,
-    })))
+    config.ca_file = args.cacert.clone();
+    Ok(())
 }
 
 /// Parses the process arguments. `Err` is a run that ends here: a usage
