@@ -3,7 +3,7 @@
 
 // Bottom-up, no file importing one above it: target, transfer, ocsp,
 // retry_after, server_timing, handshake_stamps, cancel, trust, cert_text,
-// url_parts, push (leaves) <- config <- axes, valve <- types <- curl_ffi <-
+// url_parts, push, wakeup (leaves) <- config <- axes, valve <- types <- curl_ffi <-
 // collector, env, errors <- sample <- handle <- cold_driver, resolver <-
 // cold, warm, preflight, compare <- scheduler.
 mod axes;
@@ -34,6 +34,7 @@ mod trust;
 mod types;
 mod url_parts;
 mod valve;
+mod wakeup;
 mod warm;
 
 pub use axes::{Axis, AxisSpec, AxisValue, Defaults, FixedBy, Labels, Requirement, Values, AXES};
@@ -66,6 +67,7 @@ pub use types::{
 };
 pub use url_parts::{UrlPart, UrlParts};
 pub use valve::Valve;
+pub use wakeup::{WakeupPin, CPU_DMA_LATENCY};
 
 /// The run's facts for the header line and `run` in JSON.
 pub fn run_info(cfg: &Config, pre: &Preflight) -> RunInfo {
@@ -116,6 +118,8 @@ fn settled_by(cfg: &Config) -> RunInfo {
         libcurl_version,
         tls_library,
         calibration: cfg.calibrate,
+        cpu_wakeup_pinned: false,
+        cpu_wakeup_why_not: None,
         tls_max: cfg.tls_max,
         curves: cfg.curves.clone(),
         resolve: cfg.resolve.clone(),

@@ -489,6 +489,10 @@ pub struct RunInfo {
     pub tls_library: String,
     /// `--calibrate`: the server is tlsping's own, in this process, on 127.0.0.1.
     pub calibration: bool,
+    /// The CPU's wake-up latency was held at 0 µs for the rounds
+    /// (`WakeupPin`); when it was not, why not.
+    pub cpu_wakeup_pinned: bool,
+    pub cpu_wakeup_why_not: Option<String>,
     /// `--tls-max`, `--curves`, `--resolve`, `--connect-to`, `--cert` and
     /// `--early-data` as given (the curves normalised to one OpenSSL list).
     pub tls_max: Option<super::config::TlsMax>,

@@ -81,6 +81,8 @@ pub struct RunJson {
     tls_library: String,
     /// `--calibrate`: the target was tlsping's own in-process server.
     calibration: bool,
+    /// The CPU's wake-up latency was held at 0 µs while the rounds ran.
+    cpu_wakeup_pinned: bool,
     /// The preflight's HTTP status (0 = no response).
     preflight_status: u16,
     /// The connection flags (`--tls-max`, `--curves`, `--resolve`,
@@ -225,6 +227,7 @@ pub fn run_json(info: &RunInfo) -> RunJson {
         libcurl_version: info.libcurl_version.clone(),
         tls_library: info.tls_library.clone(),
         calibration: info.calibration,
+        cpu_wakeup_pinned: info.cpu_wakeup_pinned,
         preflight_status: info.preflight_status,
         tls_max: info.tls_max.map(|t| t.as_str()),
         curves: info.curves.clone(),

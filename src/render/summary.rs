@@ -313,6 +313,15 @@ fn preflight_extras(info: &RunInfo) -> Vec<String> {
             out.push(format!("ocsp staple        = {}", ocsp_words(ocsp)));
         }
     }
+    out.push(match &info.cpu_wakeup_why_not {
+        None if info.cpu_wakeup_pinned => {
+            "cpu wake-up        = held at 0 µs while the rounds ran (/dev/cpu_dma_latency)".into()
+        }
+        why => format!(
+            "cpu wake-up        = not held ({}): a CPU waking from idle adds to the stage it ends",
+            why.as_deref().unwrap_or("not asked")
+        ),
+    });
     if info.proto == Some(Proto::H2) && info.mode != ModeChoice::Cold {
         out.push("note: on h2 a reused warm probe is a new stream on the kept connection".into());
     }

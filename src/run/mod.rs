@@ -290,10 +290,22 @@ fn run_until_done(mut opts: Options, cancel: Cancel, terminated: &AtomicI32) -> 
     for w in &opts.warnings {
         warnings.warn(render::warnings::setting(w));
     }
+    // The CPU is kept from deep idle while the run measures (the
+    // preflight, then the rounds); released when the rounds end.
+    let pin = probe::WakeupPin::hold();
+    let note_pin = |info: &mut probe::RunInfo| {
+        info.cpu_wakeup_pinned = pin.held();
+        info.cpu_wakeup_why_not = pin.why_not().map(str::to_string);
+    };
     let plan::Ready { mut info, lanes } = match plan::plan(&opts, &env, &mut warnings) {
         Ok(ready) => ready,
-        Err(ended) => return ended_before_rounds(&opts, ended, &warnings, terminated),
+        Err(mut ended) => {
+            note_pin(&mut ended.info);
+            drop(pin);
+            return ended_before_rounds(&opts, ended, &warnings, terminated);
+        }
     };
+    note_pin(&mut info);
     let cfg = &opts.config;
     // The rounds' zero point on both clocks, known to the output from its first line.
     let run_start = probe::RunStart::now();
@@ -306,6 +318,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel, terminated: &AtomicI32) -> 
     }
     let mut observer = RunObserver::new(&mut outputs, &mut warnings, &info);
     let rounds = probe::run_variants(cfg, &lanes, &env, run_start, &mut observer);
+    drop(pin);
     let (failed, history) = (observer.failed, observer.history);
     let (early_data, dns_overlap) = (observer.early_data, observer.dns_overlap);
     // An output that could not be written stops the rounds; the others

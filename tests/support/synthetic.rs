@@ -168,6 +168,8 @@ pub fn run_info() -> RunInfo {
         libcurl_version: "8.22.0".into(),
         tls_library: "OpenSSL/3.6.3".into(),
         calibration: false,
+        cpu_wakeup_pinned: false,
+        cpu_wakeup_why_not: None,
         preflight_error: None,
     }
 }
