@@ -203,7 +203,6 @@ fn each<T>(scopes: &[Scope], figure: impl Fn(&Summary) -> Option<T>) -> Vec<(Lab
         .collect()
 }
 
-/// A family's name, its help, and how a summary gives its value.
 /// A median and, when there are enough rounds, its 95 % interval.
 type WithInterval<T> = Option<(T, Option<(T, T)>)>;
 

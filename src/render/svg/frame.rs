@@ -20,8 +20,6 @@ use super::{
     Y_LABELS,
 };
 
-/// Title, facts, legend, both panels' axes and captions, and the warmup
-/// rounds' bands; gives back the two panels' coordinates for what follows.
 /// What both panels' meshes share: no vertical grid, the y axis in ms,
 /// light grid lines, the picture's inks.
 fn house_mesh<'m, 'a, 'b, 's>(
@@ -39,12 +37,93 @@ fn house_mesh<'m, 'a, 'b, 's>(
         .y_desc("ms")
 }
 
+type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+/// Title, facts, legend, both panels' axes and captions, and the warmup
+/// rounds' bands; gives back the two panels' coordinates for what follows.
 pub(super) fn draw_frame(
-    root: &DrawingArea<SVGBackend<'_>, Shift>,
+    root: &Area<'_>,
     info: &RunInfo,
     samples: &[Sample],
     scene: &Scene,
 ) -> DrawResult<(Coord, Coord)> {
+    draw_header(root, info, samples)?;
+    let (_, body) = root.split_vertically(HEADER);
+    let (left, right) = body.split_horizontally(BARS_WIDTH);
+    let rounds = (f64::from(scene.rounds.start) - 0.5)..(f64::from(scene.rounds.end) - 0.5);
+    let mut bars = panel(&left).build_cartesian_2d(rounds, 0.0..scene.top_ms)?;
+    let tracks = scene.tracks.len().max(1) as f64;
+    let mut boxes = panel(&right).build_cartesian_2d(-0.5..tracks - 0.5, 0.0..scene.top_ms)?;
+    // Warmup rounds get a band behind their bars.
+    let warmup: BTreeSet<u32> = samples
+        .iter()
+        .filter(|s| s.warmup)
+        .map(|s| s.round)
+        .collect();
+    for round in &warmup {
+        let r = f64::from(*round);
+        bars.draw_series(std::iter::once(Rectangle::new(
+            [(r - 0.48, 0.0), (r + 0.48, scene.top_ms)],
+            WARMUP_BAND.filled(),
+        )))?;
+    }
+    let round_count = scene.rounds.len();
+    let round_label = |x: &f64| {
+        if (x - x.round()).abs() < 1e-9 {
+            format!("{x:.0}")
+        } else {
+            String::new()
+        }
+    };
+    house_mesh(&mut bars.configure_mesh())
+        .x_labels(round_count.min(16))
+        .x_label_formatter(&round_label)
+        .x_desc("round")
+        .draw()?;
+    house_mesh(&mut boxes.configure_mesh()).x_labels(0).draw()?;
+    // Captions, over each panel's plot.
+    for (chart_area, caption) in [
+        (bars.plotting_area(), "each probe, by round"),
+        (boxes.plotting_area(), "timed totals"),
+    ] {
+        let (xs, ys) = chart_area.get_pixel_range();
+        root.draw(&Text::new(
+            caption,
+            (xs.start, ys.start - 8),
+            anchored(bold(14.0, &INK), HPos::Left, VPos::Bottom),
+        ))?;
+    }
+    let coord = boxes.as_coord_spec().clone();
+    draw_track_names(root, info, samples, scene, &coord)?;
+    if samples.is_empty() {
+        let (x, y) = bars
+            .as_coord_spec()
+            .translate(&(f64::from(scene.rounds.start), scene.top_ms / 2.0));
+        root.draw(&Text::new(
+            "no probe ran",
+            (x, y),
+            anchored(text_style(14.0, &DIM), HPos::Center, VPos::Center),
+        ))?;
+    }
+    Ok((bars.as_coord_spec().clone(), coord))
+}
+
+/// One panel's chart, before its ranges: the margins both panels share.
+fn panel<'a, 'b>(area: &'a Area<'b>) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
+    let mut chart = ChartBuilder::on(area);
+    chart
+        .margin_top(CAPTION)
+        .margin_left(8)
+        .margin_right(16)
+        .margin_bottom(4)
+        .x_label_area_size(X_LABELS)
+        .y_label_area_size(Y_LABELS);
+    chart
+}
+
+/// The title, the run's facts and the legend (with the warmup band's
+/// swatch when a warmup round is drawn).
+fn draw_header(root: &Area<'_>, info: &RunInfo, samples: &[Sample]) -> DrawResult<()> {
     // plotters escapes XML's own characters; control characters are ours.
     root.draw(&Text::new(
         printable(&title(info)),
@@ -88,72 +167,18 @@ pub(super) fn draw_frame(
             anchored(text_style(12.0, &DIM), HPos::Left, VPos::Center),
         ))?;
     }
+    Ok(())
+}
 
-    let (_, body) = root.split_vertically(HEADER);
-    let (left, right) = body.split_horizontally(BARS_WIDTH);
-    let rounds = (f64::from(scene.rounds.start) - 0.5)..(f64::from(scene.rounds.end) - 0.5);
-    let mut bars = ChartBuilder::on(&left)
-        .margin_top(CAPTION)
-        .margin_left(8)
-        .margin_right(16)
-        .margin_bottom(4)
-        .x_label_area_size(X_LABELS)
-        .y_label_area_size(Y_LABELS)
-        .build_cartesian_2d(rounds, 0.0..scene.top_ms)?;
-    let tracks = scene.tracks.len().max(1) as f64;
-    let mut boxes = ChartBuilder::on(&right)
-        .margin_top(CAPTION)
-        .margin_left(8)
-        .margin_right(16)
-        .margin_bottom(4)
-        .x_label_area_size(X_LABELS)
-        .y_label_area_size(Y_LABELS)
-        .build_cartesian_2d(-0.5..tracks - 0.5, 0.0..scene.top_ms)?;
-
-    // Warmup rounds get a band behind their bars.
-    let warmup: BTreeSet<u32> = samples
-        .iter()
-        .filter(|s| s.warmup)
-        .map(|s| s.round)
-        .collect();
-    for round in &warmup {
-        let r = f64::from(*round);
-        bars.draw_series(std::iter::once(Rectangle::new(
-            [(r - 0.48, 0.0), (r + 0.48, scene.top_ms)],
-            WARMUP_BAND.filled(),
-        )))?;
-    }
-
-    let round_count = scene.rounds.len();
-    let round_label = |x: &f64| {
-        if (x - x.round()).abs() < 1e-9 {
-            format!("{x:.0}")
-        } else {
-            String::new()
-        }
-    };
-    house_mesh(&mut bars.configure_mesh())
-        .x_labels(round_count.min(16))
-        .x_label_formatter(&round_label)
-        .x_desc("round")
-        .draw()?;
-    house_mesh(&mut boxes.configure_mesh()).x_labels(0).draw()?;
-
-    // Captions, over each panel's plot.
-    for (chart_area, caption) in [
-        (bars.plotting_area(), "each probe, by round"),
-        (boxes.plotting_area(), "timed totals"),
-    ] {
-        let (xs, ys) = chart_area.get_pixel_range();
-        root.draw(&Text::new(
-            caption,
-            (xs.start, ys.start - 8),
-            anchored(bold(14.0, &INK), HPos::Left, VPos::Bottom),
-        ))?;
-    }
-    // Track names under the distributions (the variant on a line of its
-    // own, cut to the track's width), then their failures.
-    let coord = boxes.as_coord_spec().clone();
+/// Track names under the distributions (the variant on a line of its own,
+/// cut to the track's width), then their failures.
+fn draw_track_names(
+    root: &Area<'_>,
+    info: &RunInfo,
+    samples: &[Sample],
+    scene: &Scene,
+    coord: &Coord,
+) -> DrawResult<()> {
     let track_px = coord.translate(&(1.0, 0.0)).0 - coord.translate(&(0.0, 0.0)).0;
     for (i, track) in scene.tracks.iter().enumerate() {
         let (x, y) = coord.translate(&(i as f64, 0.0));
@@ -180,15 +205,5 @@ pub(super) fn draw_frame(
             ))?;
         }
     }
-    if samples.is_empty() {
-        let (x, y) = bars
-            .as_coord_spec()
-            .translate(&(f64::from(scene.rounds.start), scene.top_ms / 2.0));
-        root.draw(&Text::new(
-            "no probe ran",
-            (x, y),
-            anchored(text_style(14.0, &DIM), HPos::Center, VPos::Center),
-        ))?;
-    }
-    Ok((bars.as_coord_spec().clone(), coord))
+    Ok(())
 }
