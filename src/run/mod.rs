@@ -262,29 +262,59 @@ pub fn run(opts: Options) -> Exit {
     }
 }
 
+/// What the probes run with: the trust anchors, read here once, outside
+/// every timed interval (or `--calibrate`'s own server and its
+/// certificate). `Err` ends the run: a trust source that cannot be used is
+/// a usage error, alone on stderr.
+fn environment(
+    opts: &mut Options,
+    cancel: &Cancel,
+) -> Result<(Option<FloorServer>, probe::ProbeEnv), Exit> {
+    if opts.config.calibrate {
+        return match calibration(&mut opts.config, cancel) {
+            Ok((server, env)) => Ok((Some(server), env)),
+            Err(e) => Err(Exit::BeforeRounds(Some(format!(
+                "--calibrate could not start its server: {e}"
+            )))),
+        };
+    }
+    let https =
+        opts.config.target.https || opts.compare.as_ref().is_some_and(|c| c.has_https_target());
+    match probe::ProbeEnv::for_targets(&opts.config, https, cancel.clone()) {
+        Ok(env) => Ok((None, env)),
+        Err(e) => Err(Exit::Usage {
+            message: e,
+            help_hint: false,
+        }),
+    }
+}
+
+/// The warnings only the whole run can give, once its rounds are over.
+fn after_the_rounds(
+    warnings: &mut Warnings,
+    history: &stats::History,
+    early_data: render::warnings::EarlyDataTally,
+    dns_overlap: render::warnings::OverlapTally,
+) {
+    if stats::large_residual(history) {
+        warnings.warn(render::warnings::LARGE_RESIDUAL);
+    }
+    if let Some(text) = render::warnings::untracked_metrics(history.server_timing.untracked()) {
+        warnings.warn(text);
+    }
+    if let Some(text) = render::warnings::early_data_unsent(early_data) {
+        warnings.warn(text);
+    }
+    if let Some(text) = render::warnings::dns_overlap(dns_overlap) {
+        warnings.warn(text);
+    }
+}
+
 fn run_until_done(mut opts: Options, cancel: Cancel, terminated: &AtomicI32) -> Exit {
-    // Trust anchors are read here, once, outside every timed interval; a
-    // source that cannot be used ends the run as a usage error, alone on stderr.
-    let (_floor_server, env) = if opts.config.calibrate {
-        match calibration(&mut opts.config, &cancel) {
-            Ok((server, env)) => (Some(server), env),
-            Err(e) => {
-                let why = format!("--calibrate could not start its server: {e}");
-                return Exit::BeforeRounds(Some(why));
-            }
-        }
-    } else {
-        let https =
-            opts.config.target.https || opts.compare.as_ref().is_some_and(|c| c.has_https_target());
-        match probe::ProbeEnv::for_targets(&opts.config, https, cancel.clone()) {
-            Ok(env) => (None, env),
-            Err(e) => {
-                return Exit::Usage {
-                    message: e,
-                    help_hint: false,
-                }
-            }
-        }
+    // The server (under `--calibrate`) lives as long as the run.
+    let (_floor_server, env) = match environment(&mut opts, &cancel) {
+        Ok(ready) => ready,
+        Err(exit) => return exit,
     };
     let mut warnings = Warnings::new();
     for w in &opts.warnings {
@@ -337,18 +367,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel, terminated: &AtomicI32) -> 
         .compare
         .as_ref()
         .map(|c| stats::compare_variants(&history, rounds.elapsed, c.variants.len()));
-    if stats::large_residual(&history) {
-        warnings.warn(render::warnings::LARGE_RESIDUAL);
-    }
-    if let Some(text) = render::warnings::untracked_metrics(history.server_timing.untracked()) {
-        warnings.warn(text);
-    }
-    if let Some(text) = render::warnings::early_data_unsent(early_data) {
-        warnings.warn(text);
-    }
-    if let Some(text) = render::warnings::dns_overlap(dns_overlap) {
-        warnings.warn(text);
-    }
+    after_the_rounds(&mut warnings, &history, early_data, dns_overlap);
     let exit = Exit::Rounds(judgement(stats::judge(&history)));
     let finished = Finished {
         info: &info,
