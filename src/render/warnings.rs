@@ -192,14 +192,12 @@ pub fn preflight_valve(v: &Valve, variant: Option<&str>) -> String {
     format!("preflight{of}: {}; no rounds were run", valve(v))
 }
 
-/// A failed probe in a line: what went wrong, and libcurl's own words
-/// (escaped: they can quote the server).
+/// A failed probe in a line: what went wrong, and libcurl's own words as
+/// they came. They can quote the server (a certificate's name): like every
+/// sentence here, the line is escaped where it reaches a terminal
+/// (`Warnings::warn`, or the caller of a run's last words), once.
 pub fn probe_failure(e: &ProbeError, timeout: Duration) -> String {
-    format!(
-        "{} ({})",
-        super::format::reason(e.kind, timeout),
-        crate::text::printable(&e.text)
-    )
+    format!("{} ({})", super::format::reason(e.kind, timeout), e.text)
 }
 
 /// The error line of a run whose preflight failed.

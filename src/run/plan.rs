@@ -18,14 +18,17 @@ pub(super) struct Ready {
 /// stderr when no warning has said it.
 pub(super) struct NoRounds {
     pub info: Box<RunInfo>,
+    /// For stderr as it is: already escaped.
     pub message: Option<String>,
 }
 
 impl NoRounds {
+    /// `message` is worded as the warnings are, server text as it came; it
+    /// is escaped here, once, on its way to the terminal.
     fn new(info: RunInfo, message: Option<String>) -> NoRounds {
         NoRounds {
             info: Box::new(info),
-            message,
+            message: message.map(|m| crate::text::printable(&m)),
         }
     }
 }
@@ -195,12 +198,12 @@ fn plan_compare(
                     kind: probe::ErrorKind::Error,
                     text: render::warnings::one_address(&cfg.target.host, found[0]),
                 };
-                let why = crate::text::printable(&e.text);
+                let why = e.text.clone();
                 return Err(NoRounds::new(probe::run_info_failed(cfg, e), Some(why)));
             }
             Err(e) => {
                 let text = render::warnings::address_lookup_failed(&cfg.target.host, &e);
-                let why = crate::text::printable(&text);
+                let why = text.clone();
                 let e = ProbeError {
                     kind: probe::ErrorKind::DnsFail,
                     text,
