@@ -517,6 +517,8 @@ pub struct VariantInfo {
     pub unavailable: Option<ProbeError>,
     /// The address its preflight settled on.
     pub addr: Option<SocketAddr>,
+    /// The HTTP version its preflight was answered over.
+    pub proto: Option<Proto>,
     /// The TLS facts of its preflight (its certificate's lifetime, say):
     /// under `--compare target=` each endpoint has its own.
     pub tls: Option<TlsFacts>,
@@ -531,6 +533,7 @@ impl VariantInfo {
             value: value.into(),
             unavailable: None,
             addr: None,
+            proto: None,
             tls: None,
         }
     }

@@ -252,6 +252,7 @@ fn plan_compare(
             }
         };
         info.addr = pre.addr;
+        info.proto = pre.proto;
         info.tls = pre.tls;
         if cmp.axis == probe::Axis::Target {
             // Each endpoint's own redirect and certificate, named.
