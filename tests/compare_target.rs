@@ -465,3 +465,121 @@ fn each_targets_certificate_is_told_and_exported_under_its_label() {
     assert!(not_after(labels[0]) > now, "the good one is valid");
     assert!(not_after(labels[1]) < now, "the expired one is past");
 }
+
+/// A server whose answers from its `from`-th request on (the preflight is
+/// the 0th) are 503 with `Retry-After: 7`.
+fn backing_off_from(from: usize) -> TestServer {
+    start(ServerOpts {
+        status_from: Some((from, 503)),
+        headers: vec![("retry-after".into(), "7".into())],
+        ..Default::default()
+    })
+}
+
+/// The `tlsping_rounds` of each variant in `file`, by its URL.
+fn rounds_by_url(file: &std::path::Path) -> Vec<(String, f64)> {
+    let series = support::prometheus::parse(&std::fs::read_to_string(file).unwrap());
+    series
+        .iter()
+        .filter(|s| s.name == "tlsping_rounds")
+        .map(|s| (s.label("variant_target").unwrap().to_string(), s.value))
+        .collect()
+}
+
+#[test]
+fn a_target_asked_to_back_off_stops_alone_named_and_the_other_goes_on() {
+    let healthy = start(ServerOpts::default());
+    // Its preflight and round 1's two probes answered, then 503s.
+    let backing_off = backing_off_from(3);
+    let (h, b) = (healthy.url(), url_of(&backing_off, "busy"));
+    let dir = support::temp::TempDir::new("compare-target-backoff");
+    let file = dir.path().join("run.prom");
+    let list = format!("target={h},{b}");
+    let n = 5;
+    let (doc, out) = quick_json(&[
+        "--compare",
+        &list,
+        "-n",
+        "5",
+        "--openmetrics",
+        file.to_str().unwrap(),
+    ]);
+    // A 503 is a response: what the probes got earns the exit code, as in
+    // a run a valve stopped; the warning says which target stopped and why.
+    assert_eq!(out.status.code(), Some(0), "{}", support::show(&out));
+    let busy = labels(&doc)[1].to_string();
+    let err = stderr(&out);
+    let said = format!(
+        "tlsping: --compare target: {busy}: server answered 503 with Retry-After 7s: it is \
+         left out of the rounds that remain, it asked clients to back off\n"
+    );
+    assert_eq!(err.matches(&said).count(), 1, "{err}");
+    assert!(
+        support::stop_warnings(&doc).is_empty(),
+        "the run went on: {err}"
+    );
+    let of = |label: &str| {
+        samples(&doc)
+            .iter()
+            .filter(|s| s["variant"] == label)
+            .count()
+    };
+    assert_eq!(
+        of(labels(&doc)[0]),
+        2 * n,
+        "the healthy one ran every round"
+    );
+    assert_eq!(of(&busy), 3, "up to its 503, then no more");
+    assert_eq!(settled(&backing_off).requests, 4, "nothing after the 503");
+    // Each target's figures under its own URL: the healthy one's every
+    // round past the warmup, the other's the one round it had.
+    let rounds = rounds_by_url(&file);
+    let of_url = |url: &str| rounds.iter().find(|(u, _)| u == url).map(|r| r.1);
+    assert_eq!(of_url(&h), Some((n - 1) as f64), "{rounds:?}");
+    assert_eq!(of_url(&b), Some(1.0), "{rounds:?}");
+}
+
+#[test]
+fn targets_all_asked_to_back_off_stop_the_run_each_named() {
+    let (one, two) = (backing_off_from(2), backing_off_from(2));
+    let list = format!("target={},{}", one.url(), url_of(&two, "two"));
+    let (doc, out) = quick_json(&["--compare", &list, "-n", "4"]);
+    assert_eq!(out.status.code(), Some(0), "{}", support::show(&out));
+    let err = stderr(&out);
+    for label in labels(&doc) {
+        let said = format!("--compare target: {label}: server answered 503");
+        assert_eq!(err.matches(&said).count(), 1, "{label}: {err}");
+    }
+    assert_eq!(
+        support::stop_warnings(&doc),
+        ["every variant is left out of the rounds (see above): stopping"]
+    );
+    for server in [&one, &two] {
+        assert_eq!(settled(server).requests, 3, "preflight, one 200, one 503");
+    }
+}
+
+#[test]
+fn a_target_asked_to_back_off_at_its_preflight_cannot_run_and_the_others_go_on() {
+    let healthy = start(ServerOpts::default());
+    let limited = start(ServerOpts {
+        status: 429,
+        ..Default::default()
+    });
+    let list = format!("target={},{}", limited.url(), healthy.url());
+    let n = 3;
+    let (doc, out) = quick_json(&["--compare", &list, "-n", "3"]);
+    assert_eq!(out.status.code(), Some(0), "{}", support::show(&out));
+    let limited_label = labels(&doc)[0].to_string();
+    let err = stderr(&out);
+    let said = format!(
+        "tlsping: --compare target: {limited_label} cannot run: server answered 429 Too Many \
+         Requests to its preflight: it is left out to respect its rate limit\n"
+    );
+    assert_eq!(err.matches(&said).count(), 1, "{err}");
+    let variants = &doc["run"]["compare"]["variants"];
+    assert_eq!(variants[0]["available"], false, "{variants:#}");
+    assert_eq!(variants[1]["available"], true, "{variants:#}");
+    assert_eq!(samples(&doc).len(), 2 * n, "the other one ran every round");
+    assert_eq!(settled(&limited).requests, 1, "only its preflight");
+}

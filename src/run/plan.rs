@@ -120,7 +120,8 @@ enum VariantCheck {
     Runs(probe::Preflight),
     /// Why it cannot run at all, for the warning, and as the error to report.
     CannotRun(String, ProbeError),
-    /// The server asked clients to back off (the run ends).
+    /// The server asked clients to back off (the run ends: every variant
+    /// but a target of its own probes that server).
     BackOff(probe::Preflight, probe::Valve),
 }
 
@@ -143,6 +144,15 @@ fn check_variant(axis: probe::Axis, v: &probe::Variant, env: &ProbeEnv) -> Varia
         }
     };
     if let Some(valve) = pre.stop {
+        if axis == probe::Axis::Target {
+            // A service of its own asked to be left alone: this target only.
+            let why = render::warnings::target_preflight_backed_off(&valve);
+            let e = ProbeError {
+                kind: probe::ErrorKind::Error,
+                text: why.clone(),
+            };
+            return VariantCheck::CannotRun(why, e);
+        }
         return VariantCheck::BackOff(pre, valve);
     }
     let http = version_mismatch(v.config.http_version, pre.proto)
@@ -182,7 +192,8 @@ fn run_config<'a>(
 
 /// `--compare`: a preflight per variant. A variant whose preflight fails, or
 /// that the server answers in another way than it asks (HTTP/1.1 to an
-/// HTTP/2 variant), cannot run: it is reported once and the others go on.
+/// HTTP/2 variant), or a target whose server asks it to back off, cannot
+/// run: it is reported once and the others go on.
 fn plan_compare(
     opts: &Options,
     cmp: &probe::Compare,
