@@ -105,12 +105,12 @@ fn a_delayed_target_costs_its_delay_on_srv_and_each_server_sees_only_its_own() {
 fn each_target_resumes_its_own_sessions() {
     // One host and port, two paths: libcurl would offer a session it holds
     // for that host and port to either target, so only caches of their own
-    // keep #2's first cold probe a full handshake after #1's have resumed.
+    // keep /b's first cold probe a full handshake after /a's have resumed.
     let server = start(ServerOpts::default());
     let list = format!("target={},{}", url_of(&server, "a"), url_of(&server, "b"));
     let doc = quick_json_ok(&["--compare", &list, "-m", "cold", "-n", "3"]);
-    assert_eq!(labels(&doc), ["#1", "#2"], "one host and port: by index");
-    for label in ["#1", "#2"] {
+    assert_eq!(labels(&doc), ["localhost/a", "localhost/b"], "by path");
+    for label in ["localhost/a", "localhost/b"] {
         let resumed: Vec<bool> = samples(&doc)
             .iter()
             .filter(|s| s["variant"] == label)
@@ -123,19 +123,23 @@ fn each_target_resumes_its_own_sessions() {
 }
 
 #[test]
-fn one_host_and_port_twice_is_labelled_by_index_in_every_output() {
+fn one_host_and_port_twice_is_labelled_by_its_path_in_every_output() {
     let server = start(ServerOpts::default());
-    let list = format!("target={},{}", url_of(&server, "a"), url_of(&server, "b"));
+    let list = format!(
+        "target={},{}",
+        url_of(&server, "a"),
+        url_of(&server, "slow")
+    );
     let args = ["--compare", &list, "-m", "cold", "-n", "2", "--warmup", "0"];
     let doc = quick_json_ok(&args);
-    assert_eq!(labels(&doc), ["#1", "#2"]);
+    assert_eq!(labels(&doc), ["localhost/a", "localhost/slow"]);
     let tagged: Vec<&str> = samples(&doc)
         .iter()
         .map(|s| s["variant"].as_str().unwrap())
         .collect();
     assert_eq!(tagged.len(), 4);
     assert!(
-        tagged.contains(&"#1") && tagged.contains(&"#2"),
+        tagged.contains(&"localhost/a") && tagged.contains(&"localhost/slow"),
         "{tagged:?}"
     );
     let ca = cacert();
@@ -152,18 +156,139 @@ fn one_host_and_port_twice_is_labelled_by_index_in_every_output() {
         .skip(1)
         .map(|l| l.split(',').nth(column).unwrap())
         .collect();
-    assert_eq!(tags.iter().filter(|t| **t == "#1").count(), 2, "{text}");
-    assert_eq!(tags.iter().filter(|t| **t == "#2").count(), 2, "{text}");
+    for label in ["localhost/a", "localhost/slow"] {
+        let n = tags.iter().filter(|t| **t == label).count();
+        assert_eq!(n, 2, "{label}: {text}");
+    }
     let table = tlsping(&[&["--cacert", &ca, "-i", "200ms"], &args[..]].concat());
     assert_eq!(table.status.code(), Some(0), "{}", stderr(&table));
     let text = stdout(&table);
     for line in [
-        "--- #1 statistics ---",
-        "--- #2 statistics ---",
-        "--- target compared with #1, round by round ---",
+        "compare target: localhost/a, localhost/slow",
+        "--- localhost/a statistics ---",
+        "--- localhost/slow statistics ---",
+        "--- target compared with localhost/a, round by round ---",
     ] {
         assert!(text.contains(line), "no {line:?} in:\n{text}");
     }
+}
+
+/// Every series of `file` for a `--compare target=` run over `list`.
+fn target_series(list: &str, file: &std::path::Path) -> (Value, Vec<support::prometheus::Series>) {
+    let (doc, out) = quick_json(&[
+        "--compare",
+        list,
+        "-n",
+        "2",
+        "--openmetrics",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", support::show(&out));
+    let series = support::prometheus::parse(&std::fs::read_to_string(file).unwrap());
+    (doc, series)
+}
+
+#[test]
+fn each_targets_series_carry_its_own_url_and_keep_it_when_the_list_is_reordered() {
+    let server = start(ServerOpts::default());
+    let (fast, slow) = (url_of(&server, ""), url_of(&server, "slow"));
+    let dir = support::temp::TempDir::new("compare-target-urls");
+    let file = dir.path().join("run.prom");
+    // Each order: the run's `target` is the first URL listed (the push's
+    // group); every series of a variant names that variant's own URL.
+    let mut by_url = Vec::new();
+    for (first, second) in [(&fast, &slow), (&slow, &fast)] {
+        let (doc, series) = target_series(&format!("target={first},{second}"), &file);
+        let variants = doc["run"]["compare"]["variants"].as_array().unwrap();
+        let url_of_label = |label: &str| {
+            let v = variants.iter().find(|v| v["label"] == label);
+            v.unwrap_or_else(|| panic!("no variant {label}"))["value"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        let mut per_variant = 0;
+        for s in &series {
+            assert_eq!(s.label("target"), Some(first.as_str()), "{s:?}");
+            let Some(label) = s.label("variant") else {
+                assert_eq!(s.label("variant_target"), None, "{s:?}");
+                continue;
+            };
+            per_variant += 1;
+            assert_eq!(
+                s.label("variant_target"),
+                Some(url_of_label(label).as_str()),
+                "{s:?}"
+            );
+        }
+        assert!(per_variant > 20, "{series:?}");
+        // One connection_info per target, each with its own URL.
+        let infos: Vec<_> = series
+            .iter()
+            .filter(|s| s.name == "tlsping_connection_info")
+            .map(|s| s.label("variant_target").unwrap().to_string())
+            .collect();
+        assert_eq!(infos.len(), 2, "{series:?}");
+        assert!(infos.contains(first) && infos.contains(second), "{infos:?}");
+        let rounds: Vec<(String, String)> = series
+            .iter()
+            .filter(|s| s.name == "tlsping_rounds")
+            .map(|s| {
+                let label = s.label("variant").unwrap().to_string();
+                (s.label("variant_target").unwrap().to_string(), label)
+            })
+            .collect();
+        by_url.push({
+            let mut r = rounds;
+            r.sort();
+            r
+        });
+    }
+    // The label follows the URL, not its place in the list.
+    assert_eq!(
+        by_url[0],
+        [
+            (fast.clone(), "localhost/".to_string()),
+            (slow.clone(), "localhost/slow".to_string())
+        ]
+    );
+    assert_eq!(by_url[0], by_url[1]);
+}
+
+#[test]
+fn a_pushgateway_keeps_each_targets_own_url() {
+    // The Pushgateway sets the group's labels on every series it stores,
+    // over any value the series brought: each target's URL survives the
+    // push only under a name of its own.
+    if !support::have("prometheus-pushgateway") {
+        return;
+    }
+    let gateway = support::prometheus::pushgateway();
+    let (one, two) = (start(ServerOpts::default()), start(ServerOpts::default()));
+    let (a, b) = (one.url(), url_of(&two, "slow"));
+    let push = format!("http://{}", gateway.addr);
+    let list = format!("target={a},{b}");
+    let (_, out) = quick_json(&["--compare", &list, "-n", "2", "--push", &push]);
+    assert_eq!(out.status.code(), Some(0), "{}", support::show(&out));
+    let (code, body) = support::prometheus::get(gateway.addr, "/metrics").unwrap();
+    assert_eq!(code, 200, "{body}");
+    let series = support::prometheus::parse(&body);
+    let ours: Vec<_> = series
+        .iter()
+        .filter(|s| s.name == "tlsping_rounds")
+        .collect();
+    assert_eq!(ours.len(), 2, "{body}");
+    for s in &ours {
+        assert_eq!(s.label("target"), Some(a.as_str()), "{s:?}");
+    }
+    let mut urls: Vec<&str> = ours
+        .iter()
+        .map(|s| s.label("variant_target").unwrap())
+        .collect();
+    urls.sort();
+    let mut want = [a.as_str(), b.as_str()];
+    want.sort();
+    assert_eq!(urls, want);
 }
 
 #[test]
@@ -339,4 +464,122 @@ fn each_targets_certificate_is_told_and_exported_under_its_label() {
         .as_secs_f64();
     assert!(not_after(labels[0]) > now, "the good one is valid");
     assert!(not_after(labels[1]) < now, "the expired one is past");
+}
+
+/// A server whose answers from its `from`-th request on (the preflight is
+/// the 0th) are 503 with `Retry-After: 7`.
+fn backing_off_from(from: usize) -> TestServer {
+    start(ServerOpts {
+        status_from: Some((from, 503)),
+        headers: vec![("retry-after".into(), "7".into())],
+        ..Default::default()
+    })
+}
+
+/// The `tlsping_rounds` of each variant in `file`, by its URL.
+fn rounds_by_url(file: &std::path::Path) -> Vec<(String, f64)> {
+    let series = support::prometheus::parse(&std::fs::read_to_string(file).unwrap());
+    series
+        .iter()
+        .filter(|s| s.name == "tlsping_rounds")
+        .map(|s| (s.label("variant_target").unwrap().to_string(), s.value))
+        .collect()
+}
+
+#[test]
+fn a_target_asked_to_back_off_stops_alone_named_and_the_other_goes_on() {
+    let healthy = start(ServerOpts::default());
+    // Its preflight and round 1's two probes answered, then 503s.
+    let backing_off = backing_off_from(3);
+    let (h, b) = (healthy.url(), url_of(&backing_off, "busy"));
+    let dir = support::temp::TempDir::new("compare-target-backoff");
+    let file = dir.path().join("run.prom");
+    let list = format!("target={h},{b}");
+    let n = 5;
+    let (doc, out) = quick_json(&[
+        "--compare",
+        &list,
+        "-n",
+        "5",
+        "--openmetrics",
+        file.to_str().unwrap(),
+    ]);
+    // A 503 is a response: what the probes got earns the exit code, as in
+    // a run a valve stopped; the warning says which target stopped and why.
+    assert_eq!(out.status.code(), Some(0), "{}", support::show(&out));
+    let busy = labels(&doc)[1].to_string();
+    let err = stderr(&out);
+    let said = format!(
+        "tlsping: --compare target: {busy}: server answered 503 with Retry-After 7s: it is \
+         left out of the rounds that remain, it asked clients to back off\n"
+    );
+    assert_eq!(err.matches(&said).count(), 1, "{err}");
+    assert!(
+        support::stop_warnings(&doc).is_empty(),
+        "the run went on: {err}"
+    );
+    let of = |label: &str| {
+        samples(&doc)
+            .iter()
+            .filter(|s| s["variant"] == label)
+            .count()
+    };
+    assert_eq!(
+        of(labels(&doc)[0]),
+        2 * n,
+        "the healthy one ran every round"
+    );
+    assert_eq!(of(&busy), 3, "up to its 503, then no more");
+    assert_eq!(settled(&backing_off).requests, 4, "nothing after the 503");
+    // Each target's figures under its own URL: the healthy one's every
+    // round past the warmup, the other's the one round it had.
+    let rounds = rounds_by_url(&file);
+    let of_url = |url: &str| rounds.iter().find(|(u, _)| u == url).map(|r| r.1);
+    assert_eq!(of_url(&h), Some((n - 1) as f64), "{rounds:?}");
+    assert_eq!(of_url(&b), Some(1.0), "{rounds:?}");
+}
+
+#[test]
+fn targets_all_asked_to_back_off_stop_the_run_each_named() {
+    let (one, two) = (backing_off_from(2), backing_off_from(2));
+    let list = format!("target={},{}", one.url(), url_of(&two, "two"));
+    let (doc, out) = quick_json(&["--compare", &list, "-n", "4"]);
+    assert_eq!(out.status.code(), Some(0), "{}", support::show(&out));
+    let err = stderr(&out);
+    for label in labels(&doc) {
+        let said = format!("--compare target: {label}: server answered 503");
+        assert_eq!(err.matches(&said).count(), 1, "{label}: {err}");
+    }
+    assert_eq!(
+        support::stop_warnings(&doc),
+        ["every variant is left out of the rounds (see above): stopping"]
+    );
+    for server in [&one, &two] {
+        assert_eq!(settled(server).requests, 3, "preflight, one 200, one 503");
+    }
+}
+
+#[test]
+fn a_target_asked_to_back_off_at_its_preflight_cannot_run_and_the_others_go_on() {
+    let healthy = start(ServerOpts::default());
+    let limited = start(ServerOpts {
+        status: 429,
+        ..Default::default()
+    });
+    let list = format!("target={},{}", limited.url(), healthy.url());
+    let n = 3;
+    let (doc, out) = quick_json(&["--compare", &list, "-n", "3"]);
+    assert_eq!(out.status.code(), Some(0), "{}", support::show(&out));
+    let limited_label = labels(&doc)[0].to_string();
+    let err = stderr(&out);
+    let said = format!(
+        "tlsping: --compare target: {limited_label} cannot run: server answered 429 Too Many \
+         Requests to its preflight: it is left out to respect its rate limit\n"
+    );
+    assert_eq!(err.matches(&said).count(), 1, "{err}");
+    let variants = &doc["run"]["compare"]["variants"];
+    assert_eq!(variants[0]["available"], false, "{variants:#}");
+    assert_eq!(variants[1]["available"], true, "{variants:#}");
+    assert_eq!(samples(&doc).len(), 2 * n, "the other one ran every round");
+    assert_eq!(settled(&limited).requests, 1, "only its preflight");
 }

@@ -216,3 +216,52 @@ fn server_text_reaches_the_terminal_escaped_and_json_intact() {
         warnings(&doc)
     );
 }
+
+#[test]
+fn a_certificate_name_with_an_escape_is_escaped_once_on_stderr() {
+    // libcurl quotes the certificate's name when it does not match: the
+    // message reaches stderr escaped once (`\x{1b}`, never `\\x{1b}`),
+    // alone or as one target of a comparison, and JSON keeps it as sent.
+    let good = support::start(support::ServerOpts::default());
+    let hostile = support::start(support::ServerOpts {
+        cert: support::CertKind::HostileName,
+        ..Default::default()
+    });
+    let shown = support::HOSTILE_CN.replace('\u{1b}', "\\x{1b}");
+    let twice = support::HOSTILE_CN.replace('\u{1b}', "\\\\x{1b}");
+    let list = format!("target={},{}", good.url(), hostile.url());
+    let (ca, alone) = (cacert(), hostile.url());
+    let runs = [
+        vec!["-n", "1", "-w", "2s", "--cacert", &ca, &alone],
+        vec![
+            "-n",
+            "1",
+            "-w",
+            "2s",
+            "-i",
+            "200ms",
+            "--cacert",
+            &ca,
+            "--compare",
+            &list,
+        ],
+    ];
+    for args in &runs {
+        let out = tlsping(args);
+        let err = stderr(&out);
+        assert!(err.contains(&shown), "{args:?}: {}", show(&out));
+        assert!(!err.contains(&twice), "escaped twice: {err}");
+        assert_eq!(raw_hostile(&err), None, "{err:?}");
+    }
+    let mut json = vec!["--json"];
+    json.extend(runs[1].iter().copied());
+    let (doc, out) = support::json_output(&json);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(
+        warnings(&doc)
+            .iter()
+            .any(|w| w.contains(support::HOSTILE_CN)),
+        "{:?}",
+        warnings(&doc)
+    );
+}

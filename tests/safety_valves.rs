@@ -147,3 +147,33 @@ fn a_redirect_first_is_reported_with_its_location_and_not_followed() {
     // Preflight + 2 rounds of 2, all to the server itself.
     assert_eq!(server.counters.snapshot().requests, 5);
 }
+
+#[test]
+fn under_compare_of_one_server_a_503_with_retry_after_stops_every_variant() {
+    // Two TLS versions, one server: its request to back off holds for the
+    // whole run (only `--compare target=` has servers of their own). Two
+    // preflights and two round-1 probes answered; the fifth request gets it.
+    let server = start(ServerOpts {
+        status_from: Some((4, 503)),
+        headers: vec![("retry-after".into(), "7".into())],
+        ..Default::default()
+    });
+    let (doc, out) = ipv4_json(&[
+        "--compare",
+        "tls",
+        "-n",
+        "5",
+        "-i",
+        "200ms",
+        "-w",
+        "2s",
+        &server.url(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(samples(&doc).len(), 3, "{doc:#}");
+    assert_eq!(
+        stop_warnings(&doc),
+        ["server answered 503 with Retry-After 7s: stopping, it asked clients to back off"]
+    );
+    assert_eq!(server.counters.snapshot().requests, 5);
+}

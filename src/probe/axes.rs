@@ -274,9 +274,62 @@ pub static AXES: [AxisSpec; 8] = [
     },
 ];
 
-/// A target's label: its host, with the port when the targets' ports
-/// differ; `#1`, `#2`, ... when two targets would share a label (one host
-/// and port, two paths).
+/// The most characters a target's label has: a longer one keeps its start
+/// and its end around `…`.
+pub const MAX_TARGET_LABEL: usize = 40;
+
+/// The parts of a target its label may show besides the host.
+#[derive(Clone, Copy, Default)]
+struct Shown {
+    port: bool,
+    path: bool,
+    scheme: bool,
+}
+
+/// `t` as its label shows it: the host, then what `shown` adds. With the
+/// scheme the text reads as a URL, so a port that is not the scheme's own
+/// is shown as well.
+fn target_text(t: &Target, shown: Shown) -> String {
+    let default_port = if t.https { 443 } else { 80 };
+    let mut text = String::new();
+    if shown.scheme {
+        text.push_str(if t.https { "https://" } else { "http://" });
+    }
+    text.push_str(&t.url_host());
+    if shown.port || (shown.scheme && t.port != default_port) {
+        text.push_str(&format!(":{}", t.port));
+    }
+    if shown.path {
+        text.push_str(&t.path_and_query);
+    }
+    text
+}
+
+/// `text` cut to `max` characters: its start and its end around `…`.
+fn middle_cut(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_string();
+    }
+    let tail = (max - 1) / 2;
+    let head = max - 1 - tail;
+    let mut out: String = text.chars().take(head).collect();
+    out.push('…');
+    out.extend(text.chars().skip(count - tail));
+    out
+}
+
+/// Whether two of `labels` are the same.
+fn repeats(labels: &[String]) -> bool {
+    (1..labels.len()).any(|i| labels[..i].contains(&labels[i]))
+}
+
+/// The targets' labels: the shortest text that tells them apart, saying
+/// what differs. The host, then a part added only where targets whose
+/// labels are still the same differ in it: the port (`host:port`), the
+/// path and query (`host/path`), the scheme (`http://host`). Every label
+/// shows the same parts. At most `MAX_TARGET_LABEL` characters; two that
+/// the cut makes the same are told apart by their place (`#2 …`).
 fn target_labels(values: &[ComparedValue]) -> Vec<String> {
     let targets: Vec<&Target> = values
         .iter()
@@ -285,20 +338,44 @@ fn target_labels(values: &[ComparedValue]) -> Vec<String> {
             _ => None,
         })
         .collect();
-    let one_port = targets.windows(2).all(|w| w[0].port == w[1].port);
-    let labels: Vec<String> = targets
-        .iter()
-        .map(|t| match one_port {
-            true => t.url_host(),
-            false => format!("{}:{}", t.url_host(), t.port),
-        })
-        .collect();
-    let repeats = (1..labels.len()).any(|i| labels[..i].contains(&labels[i]));
-    if repeats {
-        (1..=labels.len()).map(|i| format!("#{i}")).collect()
-    } else {
-        labels
+    let texts =
+        |shown: Shown| -> Vec<String> { targets.iter().map(|t| target_text(t, shown)).collect() };
+    let mut shown = Shown::default();
+    type Part = (fn(&mut Shown), fn(&Target, &Target) -> bool);
+    let parts: [Part; 3] = [
+        (|s| s.port = true, |a, b| a.port != b.port),
+        (
+            |s| s.path = true,
+            |a, b| a.path_and_query != b.path_and_query,
+        ),
+        (|s| s.scheme = true, |a, b| a.https != b.https),
+    ];
+    for (show, differ) in parts {
+        let labels = texts(shown);
+        let same_label_differ = (0..targets.len())
+            .any(|i| (0..i).any(|j| labels[i] == labels[j] && differ(targets[i], targets[j])));
+        if same_label_differ {
+            show(&mut shown);
+        }
     }
+    let full = texts(shown);
+    let cut: Vec<String> = full
+        .iter()
+        .map(|l| middle_cut(l, MAX_TARGET_LABEL))
+        .collect();
+    if !repeats(&cut) {
+        return cut;
+    }
+    (0..cut.len())
+        .map(|i| {
+            if cut.iter().filter(|other| **other == cut[i]).count() == 1 {
+                return cut[i].clone();
+            }
+            let place = format!("#{} ", i + 1);
+            let room = MAX_TARGET_LABEL - place.chars().count();
+            format!("{place}{}", middle_cut(&full[i], room))
+        })
+        .collect()
 }
 
 impl Labels {
@@ -340,28 +417,77 @@ mod tests {
         assert_eq!(Axis::parse("speed"), None);
     }
 
+    fn target_labels_of(urls: &[&str]) -> Vec<String> {
+        let values: Vec<ComparedValue> = urls
+            .iter()
+            .map(|u| ComparedValue {
+                text: u.to_string(),
+                value: AxisValue::Target(Target::parse(u).unwrap()),
+            })
+            .collect();
+        Axis::Target.spec().labels.of(&values)
+    }
+
     #[test]
-    fn targets_are_labelled_by_host_then_port_then_index() {
-        let labels = |urls: &[&str]| {
-            let values: Vec<ComparedValue> = urls
-                .iter()
-                .map(|u| ComparedValue {
-                    text: u.to_string(),
-                    value: AxisValue::Target(Target::parse(u).unwrap()),
-                })
-                .collect();
-            Axis::Target.spec().labels.of(&values)
-        };
+    fn a_target_label_says_what_differs_and_no_more() {
+        let labels = target_labels_of;
+        // Hosts apart: the host alone, whatever else differs.
         assert_eq!(
-            labels(&["cdn.test", "origin.test"]),
+            labels(&["cdn.test", "origin.test:8443/health"]),
             ["cdn.test", "origin.test"]
         );
+        // One host: the port where the ports differ, the path where the paths do.
         assert_eq!(
             labels(&["a.test", "a.test:8443", "[::1]:9000"]),
             ["a.test:443", "a.test:8443", "[::1]:9000"]
         );
-        assert_eq!(labels(&["a.test/x", "a.test/y"]), ["#1", "#2"]);
-        assert_eq!(labels(&["http://a.test:443/", "a.test"]), ["#1", "#2"]);
+        assert_eq!(
+            labels(&["tp.test/", "tp.test/slow"]),
+            ["tp.test/", "tp.test/slow"]
+        );
+        assert_eq!(
+            labels(&["tp.test/?q=1", "tp.test/?q=2"]),
+            ["tp.test/?q=1", "tp.test/?q=2"]
+        );
+        // The path only where the port does not tell two apart.
+        assert_eq!(
+            labels(&["a.test/x", "a.test:8443/x", "a.test/y"]),
+            ["a.test:443/x", "a.test:8443/x", "a.test:443/y"]
+        );
+        assert_eq!(
+            labels(&["a.test:8443/x", "a.test:8443/y", "b.test/"]),
+            ["a.test/x", "a.test/y", "b.test/"]
+        );
+        // The scheme, as a URL would say it (a port not the scheme's own shown).
+        assert_eq!(
+            labels(&["http://a.test:443/", "a.test"]),
+            ["http://a.test:443", "https://a.test"]
+        );
+        // Reordered, each keeps its own label.
+        assert_eq!(
+            labels(&["tp.test/slow", "tp.test/"]),
+            ["tp.test/slow", "tp.test/"]
+        );
+    }
+
+    #[test]
+    fn a_long_target_label_keeps_its_ends_and_stays_apart() {
+        let long = "https://a-rather-long-host-name.example.test/api/v1/users/list";
+        let other = "https://a-rather-long-host-name.example.test/api/v1/users/show";
+        let got = target_labels_of(&[long, other]);
+        for (label, end) in got.iter().zip(["users/list", "users/show"]) {
+            assert_eq!(label.chars().count(), MAX_TARGET_LABEL, "{label}");
+            assert!(label.starts_with("a-rather-long-host"), "{label}");
+            assert!(label.ends_with(end) && label.contains('…'), "{label}");
+        }
+        // The same start and end, apart only in the middle: told apart by place.
+        let a = "https://h.test/one/a-long-segment-1-that-the-cut-drops/the/same/end";
+        let b = "https://h.test/one/a-long-segment-2-that-the-cut-drops/the/same/end";
+        let got = target_labels_of(&[a, b, "https://h.test/"]);
+        assert!(got[0].starts_with("#1 h.test/one/") && got[1].starts_with("#2 "));
+        assert_eq!(got[2], "h.test/");
+        assert!(got.iter().all(|l| l.chars().count() <= MAX_TARGET_LABEL));
+        assert_ne!(got[0], got[1]);
     }
 
     #[test]

@@ -44,6 +44,10 @@ pub enum Notice {
     /// A `--compare` variant's probes failed this many times in a row: it
     /// is left out of the rounds that remain; the others go on.
     VariantStopped { variant: u8, failures: u32 },
+    /// A `--compare target=` variant's server asked it to back off (`valve`):
+    /// that target is left out of the rounds that remain; the others, other
+    /// services, go on.
+    VariantBackedOff { variant: u8, valve: Valve },
 }
 
 /// Why a run ended before its count.
@@ -183,7 +187,8 @@ fn wait_until(variants: &[VariantRunners], until: Instant, cancel: &super::cance
 /// interval between one probe's end and the next one's start. With one
 /// variant this is a plain run; with several (`--compare`), a variant whose
 /// probes fail `MAX_CONSECUTIVE_FAILURES` times in a row is left out of the
-/// rounds that remain and the others go on.
+/// rounds that remain and the others go on, as is a target whose server
+/// asks it to back off when the variants probe several URLs.
 pub fn run_variants(
     base: &Config,
     variants: &[VariantSetup],
@@ -205,6 +210,14 @@ pub fn run_variants(
         })
         .collect();
     let single = variants.len() == 1;
+    // A server's request to back off holds for the run when every variant
+    // probes the same URL (one server, whatever the axis varies); under
+    // `--compare target=` each URL is a service of its own, and only the
+    // target that was asked stops.
+    let one_url = variants
+        .windows(2)
+        .all(|w| w[0].config.target == w[1].config.target);
+    let mut backed_off = false;
     let mut samples = Vec::new();
     let mut warned_body_cap = false;
     let mut request_seq: u64 = 0;
@@ -284,8 +297,17 @@ pub fn run_variants(
                 } else if canceled || cancel.is_canceled() {
                     stop = Some(EarlyStop::Interrupted);
                 } else if let Some(why) = valve_hit {
-                    // The server asked every client to back off: every variant stops.
-                    stop = Some(EarlyStop::Valve(why));
+                    if one_url {
+                        // The server asked every client to back off: every variant stops.
+                        stop = Some(EarlyStop::Valve(why));
+                    } else {
+                        runners.stopped = true;
+                        backed_off = true;
+                        observer.notice(&Notice::VariantBackedOff {
+                            variant: runners.variant,
+                            valve: why,
+                        });
+                    }
                 } else if runners.consecutive_failures >= MAX_CONSECUTIVE_FAILURES {
                     if single {
                         stop = Some(EarlyStop::Valve(Valve::ConsecutiveFailures(
@@ -308,9 +330,11 @@ pub fn run_variants(
             }
         }
         if stop.is_none() && running.iter().all(|l| l.stopped) {
-            stop = Some(EarlyStop::Valve(Valve::EveryVariantFailing(
-                MAX_CONSECUTIVE_FAILURES,
-            )));
+            stop = Some(EarlyStop::Valve(if backed_off {
+                Valve::EveryVariantLeftOut
+            } else {
+                Valve::EveryVariantFailing(MAX_CONSECUTIVE_FAILURES)
+            }));
         }
         if let Err(e) = observer.round(round, &this_round) {
             stop.get_or_insert(EarlyStop::Output(e.to_string()));

@@ -521,6 +521,8 @@ pub struct VariantInfo {
     pub unavailable: Option<ProbeError>,
     /// The address its preflight settled on.
     pub addr: Option<SocketAddr>,
+    /// The HTTP version its preflight was answered over.
+    pub proto: Option<Proto>,
     /// The TLS facts of its preflight (its certificate's lifetime, say):
     /// under `--compare target=` each endpoint has its own.
     pub tls: Option<TlsFacts>,
@@ -535,6 +537,7 @@ impl VariantInfo {
             value: value.into(),
             unavailable: None,
             addr: None,
+            proto: None,
             tls: None,
         }
     }

@@ -15,6 +15,10 @@ pub enum Valve {
     ConsecutiveFailures(u32),
     /// Every variant of a comparison had this many probes fail in a row.
     EveryVariantFailing(u32),
+    /// Every variant of a comparison was left out of the rounds, some of
+    /// them because their own server asked to back off (`--compare
+    /// target=`, where each target is a service of its own).
+    EveryVariantLeftOut,
 }
 
 impl Valve {

@@ -36,13 +36,14 @@ pub type Labels = Vec<(String, String)>;
 pub const MAX_SERVER_TIMING_SERIES: usize = 20;
 
 /// Label names every series may carry from us: a `--label` cannot take one.
-pub const RESERVED_LABELS: [&str; 16] = [
+pub const RESERVED_LABELS: [&str; 17] = [
     "target",
     "job",
     "instance",
     "stage",
     "mode",
     "variant",
+    "variant_target",
     "baseline",
     "quantile",
     "le",
@@ -56,6 +57,13 @@ pub const RESERVED_LABELS: [&str; 16] = [
 ];
 
 type Gauges = Family<Labels, Gauge<f64, AtomicU64>>;
+
+/// What a preflight settled on: the address, the HTTP version, the TLS facts.
+type Settled = (
+    std::net::SocketAddr,
+    Option<crate::probe::Proto>,
+    Option<crate::probe::TlsFacts>,
+);
 
 /// Where the exposition goes.
 pub enum Destination {
@@ -140,7 +148,8 @@ pub fn run_labels(info: &crate::probe::RunInfo, asked: &Labels) -> Labels {
     // Under `--compare target=` the run's own URL is the first target that
     // passed its preflight; the series and the push's group are named by
     // the first one listed, so a run with that target down still replaces
-    // the same group (its figures then say it could not run).
+    // the same group (its figures then say it could not run). Each
+    // variant's own URL is in its series' `variant_target` (`variant_labels`).
     let listed_first = info
         .compare
         .as_ref()
@@ -152,6 +161,21 @@ pub fn run_labels(info: &crate::probe::RunInfo, asked: &Labels) -> Labels {
         listed_first.unwrap_or_else(|| info.url.clone()),
     )];
     labels.extend(asked.iter().cloned());
+    labels
+}
+
+/// The labels that name variant `index` of a comparison: `variant`, and
+/// under `--compare target=` that target's own URL in `variant_target`. A
+/// series carries one `target`, the run's (the push's group, which a
+/// Pushgateway writes over any `target` a series brings), so each
+/// endpoint's URL has a label of its own.
+pub(super) fn variant_labels(cmp: &crate::probe::CompareInfo, index: u8) -> Labels {
+    let mut labels = vec![("variant".to_string(), cmp.label(index).to_string())];
+    if cmp.axis == crate::probe::Axis::Target {
+        if let Some(v) = cmp.variants.get(usize::from(index)) {
+            labels.push(("variant_target".to_string(), v.value.clone()));
+        }
+    }
     labels
 }
 
@@ -362,9 +386,8 @@ fn differences(f: &mut Families, run: &Finished) {
             Mode::Warm => "warm",
         };
         let labels = with(
-            &Vec::new(),
+            &variant_labels(info, d.variant),
             &[
-                ("variant", info.label(d.variant)),
                 ("baseline", info.label(d.against)),
                 ("mode", mode),
                 ("stage", d.stage.as_str()),
@@ -416,12 +439,10 @@ fn run_facts(f: &mut Families, run: &Finished, early_data: &[[u64; 3]; MAX_VARIA
         Some(c) => c
             .variants
             .iter()
-            .map(|v| {
+            .enumerate()
+            .map(|(i, v)| {
                 let up = v.unavailable.is_none();
-                (
-                    vec![("variant".to_string(), v.label.clone())],
-                    f64::from(u8::from(up)),
-                )
+                (variant_labels(c, i as u8), f64::from(u8::from(up)))
             })
             .collect(),
         None => vec![(
@@ -452,9 +473,10 @@ fn run_facts(f: &mut Families, run: &Finished, early_data: &[[u64; 3]; MAX_VARIA
         Some(c) => c
             .variants
             .iter()
-            .filter_map(|v| {
+            .enumerate()
+            .filter_map(|(i, v)| {
                 let t = v.tls?.cert_not_after?;
-                Some((vec![("variant".to_string(), v.label.clone())], t as f64))
+                Some((variant_labels(c, i as u8), t as f64))
             })
             .collect(),
         None => tls
@@ -469,45 +491,64 @@ fn run_facts(f: &mut Families, run: &Finished, early_data: &[[u64; 3]; MAX_VARIA
         Some(Unit::Seconds),
         not_after,
     );
-    if let Some(addr) = info.addr {
-        let facts = [
-            ("address", addr.ip().to_string()),
-            (
-                "http_version",
-                info.proto
-                    .map(|p| p.as_str().to_string())
-                    .unwrap_or_default(),
-            ),
-            (
-                "tls_version",
-                tls.map(|t| t.version_label()).unwrap_or_default(),
-            ),
-            (
-                "cipher",
-                tls.map(|t| t.cipher.to_string()).unwrap_or_default(),
-            ),
-            (
-                "group",
-                tls.and_then(|t| t.group).unwrap_or_default().to_string(),
-            ),
-        ];
-        let labels = facts.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-        f.gauge(
-            "connection_info",
-            "The connection the preflight settled on",
-            None,
-            vec![(labels, 1.0)],
-        );
-    }
+    // What each preflight settled on: the run's, or under `--compare` each
+    // variant's that ran (another version, address or endpoint each).
+    let settled: Vec<(Labels, Settled)> = match &info.compare {
+        Some(c) => c
+            .variants
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.unavailable.is_none())
+            .filter_map(|(i, v)| Some((variant_labels(c, i as u8), (v.addr?, v.proto, v.tls))))
+            .collect(),
+        None => info
+            .addr
+            .map(|addr| (Vec::new(), (addr, info.proto, tls)))
+            .into_iter()
+            .collect(),
+    };
+    let connections = settled
+        .into_iter()
+        .map(|(scope, (addr, proto, tls))| {
+            let facts = [
+                ("address", addr.ip().to_string()),
+                (
+                    "http_version",
+                    proto.map(|p| p.as_str().to_string()).unwrap_or_default(),
+                ),
+                (
+                    "tls_version",
+                    tls.map(|t| t.version_label()).unwrap_or_default(),
+                ),
+                (
+                    "cipher",
+                    tls.map(|t| t.cipher.to_string()).unwrap_or_default(),
+                ),
+                (
+                    "group",
+                    tls.and_then(|t| t.group).unwrap_or_default().to_string(),
+                ),
+            ];
+            let mut labels = scope;
+            labels.extend(facts.into_iter().map(|(k, v)| (k.to_string(), v)));
+            (labels, 1.0)
+        })
+        .collect();
+    f.gauge(
+        "connection_info",
+        "The connection the preflight settled on",
+        None,
+        connections,
+    );
     let mut outcomes = Vec::new();
     for (variant, counts) in early_data.iter().enumerate() {
         if counts.iter().all(|&c| c == 0) {
             continue;
         }
-        let mut scope = Vec::new();
-        if let Some(c) = &info.compare {
-            scope.push(("variant".to_string(), c.label(variant as u8).to_string()));
-        }
+        let scope = match &info.compare {
+            Some(c) => variant_labels(c, variant as u8),
+            None => Vec::new(),
+        };
         for outcome in [EarlyData::Accepted, EarlyData::Rejected, EarlyData::NotSent] {
             let labels = with(&scope, &[("outcome", outcome.as_str())]);
             outcomes.push((labels, counts[outcome as usize] as f64));

@@ -13,7 +13,8 @@ use super::openmetrics::Labels;
 use super::output::Finished;
 
 /// The statistics one set of series is about: the whole run, or under
-/// `--compare` each variant (its `variant` label in `labels`).
+/// `--compare` each variant (its `variant`, and `variant_target` under
+/// `--compare target=`, in `labels`).
 pub(super) struct Scope<'a> {
     pub labels: Labels,
     pub summary: &'a Summary,
@@ -28,7 +29,7 @@ impl<'a> Scope<'a> {
                 .summaries
                 .iter()
                 .map(|(v, summary)| Scope {
-                    labels: vec![("variant".into(), info.label(*v).to_string())],
+                    labels: super::openmetrics::variant_labels(info, *v),
                     summary,
                     variant: Some(*v),
                 })

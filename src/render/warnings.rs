@@ -151,6 +151,16 @@ pub fn notice_text(notice: &Notice, info: &RunInfo) -> String {
                  rounds that remain; the other variants go on"
             )
         }
+        Notice::VariantBackedOff { variant, valve } => {
+            let (axis, label) = info.compare.as_ref().map_or_else(
+                || ("target", variant.to_string()),
+                |c| (c.axis.as_str(), c.label(variant).to_string()),
+            );
+            format!(
+                "--compare {axis}: {label}: {}",
+                target_backed_off(&valve, false)
+            )
+        }
         Notice::BodyCapped {
             cap_bytes,
             h2: true,
@@ -170,25 +180,66 @@ pub fn notice_text(notice: &Notice, info: &RunInfo) -> String {
     }
 }
 
-/// Why a safety valve stopped the run; also the `preflight_error` text of a
-/// run the preflight's answer stopped before round 1.
-pub fn valve(v: &Valve) -> String {
+/// What the server answered that trips a valve (`server answered 503 with
+/// Retry-After 30s`), and why that stops probing it, worded to follow the
+/// word `stopping` or `left out`.
+fn server_asked(v: &Valve) -> Option<(String, &'static str)> {
     match v {
-        Valve::TooManyRequests => {
-            "server answered 429 Too Many Requests: stopping to respect its rate limit".into()
-        }
+        Valve::TooManyRequests => Some((
+            "server answered 429 Too Many Requests".into(),
+            " to respect its rate limit",
+        )),
         Valve::BackOff(asked) => {
             let asked = match asked {
                 RetryAfter::Seconds(secs) => format!("Retry-After {secs}s"),
                 RetryAfter::Unreadable => "a Retry-After that could not be read".into(),
             };
-            format!("server answered 503 with {asked}: stopping, it asked clients to back off")
+            Some((
+                format!("server answered 503 with {asked}"),
+                ", it asked clients to back off",
+            ))
         }
+        Valve::ConsecutiveFailures(_)
+        | Valve::EveryVariantFailing(_)
+        | Valve::EveryVariantLeftOut => None,
+    }
+}
+
+/// Why a safety valve stopped the run; also the `preflight_error` text of a
+/// run the preflight's answer stopped before round 1.
+pub fn valve(v: &Valve) -> String {
+    if let Some((answer, why)) = server_asked(v) {
+        return format!("{answer}: stopping{why}");
+    }
+    match v {
         Valve::ConsecutiveFailures(n) => format!("{n} probes failed in a row: stopping"),
         Valve::EveryVariantFailing(n) => {
             format!("every variant had {n} probes fail in a row: stopping")
         }
+        Valve::EveryVariantLeftOut => {
+            "every variant is left out of the rounds (see above): stopping".into()
+        }
+        Valve::TooManyRequests | Valve::BackOff(_) => unreachable!("worded above"),
     }
+}
+
+/// Under `--compare target=`: why a target whose server asked it to back
+/// off is left out of the rounds that remain (`preflight`: of the whole
+/// run, its preflight got that answer). The other targets, services of
+/// their own, go on.
+fn target_backed_off(v: &Valve, preflight: bool) -> String {
+    let (answer, why) = server_asked(v).unwrap_or_else(|| (valve(v), ""));
+    if preflight {
+        format!("{answer} to its preflight: it is left out{why}")
+    } else {
+        format!("{answer}: it is left out of the rounds that remain{why}")
+    }
+}
+
+/// Why a `--compare target=` variant cannot run: its preflight's answer
+/// tripped a valve (the warning's reason and its `unavailable` text).
+pub fn target_preflight_backed_off(v: &Valve) -> String {
+    target_backed_off(v, true)
 }
 
 /// The warning for a valve the preflight tripped (of `variant`, with
@@ -198,9 +249,10 @@ pub fn preflight_valve(v: &Valve, variant: Option<&str>) -> String {
     format!("preflight{of}: {}; no rounds were run", valve(v))
 }
 
-/// A failed probe in a line: what went wrong, and libcurl's own words,
-/// raw (they can quote the server): like every warning and error line, it
-/// is escaped once, where it is written to stderr.
+/// A failed probe in a line: what went wrong, and libcurl's own words as
+/// they came. They can quote the server (a certificate's name): like every
+/// sentence here, the line is escaped once, where it reaches stderr
+/// (`Warnings::warn`, or `Exit::report` for a run's last words).
 pub fn probe_failure(e: &ProbeError, timeout: Duration) -> String {
     format!("{} ({})", super::format::reason(e.kind, timeout), e.text)
 }
@@ -369,6 +421,15 @@ mod tests {
         assert_eq!(
             valve(&Valve::ConsecutiveFailures(3)),
             "3 probes failed in a row: stopping"
+        );
+        assert_eq!(
+            valve(&Valve::TooManyRequests),
+            "server answered 429 Too Many Requests: stopping to respect its rate limit"
+        );
+        assert_eq!(
+            target_preflight_backed_off(&Valve::BackOff(RetryAfter::Seconds(7))),
+            "server answered 503 with Retry-After 7s to its preflight: it is left out, it \
+             asked clients to back off"
         );
         assert_eq!(
             preflight_valve(&Valve::TooManyRequests, Some("TLS1.2")),

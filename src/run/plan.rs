@@ -18,13 +18,17 @@ pub(super) struct Ready {
 /// stderr when no warning has said it.
 pub(super) struct NoRounds {
     pub info: Box<RunInfo>,
+    /// For stderr, raw: `Exit::report` escapes it.
     pub message: Option<String>,
 }
 
 impl NoRounds {
+    /// `message` is worded as the warnings are, server text as it came; it
+    /// is escaped once, where `Exit::report` writes it to stderr.
     fn new(info: RunInfo, message: Option<String>) -> NoRounds {
         NoRounds {
             info: Box::new(info),
+            // Raw: `Exit::report` escapes it, once, on its way to stderr.
             message,
         }
     }
@@ -117,7 +121,8 @@ enum VariantCheck {
     Runs(probe::Preflight),
     /// Why it cannot run at all, for the warning, and as the error to report.
     CannotRun(String, ProbeError),
-    /// The server asked clients to back off (the run ends).
+    /// The server asked clients to back off (the run ends: every variant
+    /// but a target of its own probes that server).
     BackOff(probe::Preflight, probe::Valve),
 }
 
@@ -140,6 +145,15 @@ fn check_variant(axis: probe::Axis, v: &probe::Variant, env: &ProbeEnv) -> Varia
         }
     };
     if let Some(valve) = pre.stop {
+        if axis == probe::Axis::Target {
+            // A service of its own asked to be left alone: this target only.
+            let why = render::warnings::target_preflight_backed_off(&valve);
+            let e = ProbeError {
+                kind: probe::ErrorKind::Error,
+                text: why.clone(),
+            };
+            return VariantCheck::CannotRun(why, e);
+        }
         return VariantCheck::BackOff(pre, valve);
     }
     let http = version_mismatch(v.config.http_version, pre.proto)
@@ -179,7 +193,8 @@ fn run_config<'a>(
 
 /// `--compare`: a preflight per variant. A variant whose preflight fails, or
 /// that the server answers in another way than it asks (HTTP/1.1 to an
-/// HTTP/2 variant), cannot run: it is reported once and the others go on.
+/// HTTP/2 variant), or a target whose server asks it to back off, cannot
+/// run: it is reported once and the others go on.
 fn plan_compare(
     opts: &Options,
     cmp: &probe::Compare,
@@ -249,6 +264,7 @@ fn plan_compare(
             }
         };
         info.addr = pre.addr;
+        info.proto = pre.proto;
         info.tls = pre.tls;
         if cmp.axis == probe::Axis::Target {
             // Each endpoint's own redirect and certificate, named.

@@ -16,7 +16,7 @@ pub mod temp;
 use std::process::{Command, Output};
 
 pub use json_doc::{error_kinds, run_field, samples, stop_warnings, warnings};
-pub use pki::{ca, CertKind};
+pub use pki::{ca, CertKind, HOSTILE_CN};
 pub use server::{handshakes, start, ServerOpts, Snapshot, TestServer};
 pub use temp::{path_str, TempDir};
 

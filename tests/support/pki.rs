@@ -77,7 +77,15 @@ pub enum CertKind {
     Expired,
     WrongName,
     UnknownCa,
+    /// Signed by the test CA, no subjectAltName, and a subject CN
+    /// ([`HOSTILE_CN`]) with an escape sequence in it, which libcurl quotes
+    /// when the name does not match.
+    HostileName,
 }
+
+/// The CN of a [`CertKind::HostileName`] certificate: ESC, then the start
+/// of a colour sequence.
+pub const HOSTILE_CN: &str = "evil\u{1b}[31m.test";
 
 /// A leaf for `localhost`, `tlsping.test` (a name only `--resolve` and
 /// `--connect-to` can reach), 127.0.0.1 and ::1 (or a broken variant),
@@ -93,6 +101,8 @@ pub fn leaf(kind: CertKind) -> (X509, PKey<Private>) {
     };
     let (cn, dns_names, ip_addresses): (&str, &[&str], &[&str]) = if kind == CertKind::WrongName {
         ("wrong.example", &["wrong.example"], &[])
+    } else if kind == CertKind::HostileName {
+        (HOSTILE_CN, &[], &[])
     } else {
         (
             "localhost",
