@@ -59,14 +59,48 @@ pub enum AddressLookupError {
     Failed(std::io::Error),
     /// It answered with no address at all.
     NoAddress,
+    /// It gave no answer within the run's timeout.
+    TimedOut(std::time::Duration),
+    /// A signal ended the run while it was looking.
+    Interrupted,
 }
 
+/// How often a waiting lookup looks at the interrupt flag.
+const LOOKUP_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// The addresses `host` resolves to, in the resolver's order, without
-/// repeats, at most `MAX_VARIANTS`; looked up once, before anything is timed.
-pub fn addresses_of(host: &str, port: u16) -> Result<Vec<IpAddr>, AddressLookupError> {
-    let found = (host, port)
-        .to_socket_addrs()
-        .map_err(AddressLookupError::Failed)?;
+/// repeats, at most `MAX_VARIANTS`; looked up once, before anything is
+/// timed. The system resolver runs on a thread of its own, so the wait for
+/// it ends at `timeout` or at the first signal (`cancel`); a lookup given
+/// up on finishes on its own, its answer dropped.
+pub fn addresses_of(
+    host: &str,
+    port: u16,
+    timeout: std::time::Duration,
+    cancel: &super::cancel::Cancel,
+) -> Result<Vec<IpAddr>, AddressLookupError> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let host = host.to_string();
+    std::thread::spawn(move || {
+        let _ = tx.send((host.as_str(), port).to_socket_addrs());
+    });
+    let until = std::time::Instant::now() + timeout;
+    let found = loop {
+        if cancel.is_canceled() {
+            return Err(AddressLookupError::Interrupted);
+        }
+        let now = std::time::Instant::now();
+        if now >= until {
+            return Err(AddressLookupError::TimedOut(timeout));
+        }
+        match rx.recv_timeout(LOOKUP_POLL.min(until - now)) {
+            Ok(answer) => break answer.map_err(AddressLookupError::Failed)?,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(AddressLookupError::NoAddress)
+            }
+        }
+    };
     let mut out: Vec<IpAddr> = Vec::new();
     for a in found {
         if !out.contains(&a.ip()) {

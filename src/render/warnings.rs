@@ -304,8 +304,16 @@ pub fn address_lookup_failed(host: &str, e: &crate::probe::AddressLookupError) -
             format!("looking up {host} for --compare addr: {e}")
         }
         crate::probe::AddressLookupError::NoAddress => format!("{host} resolves to no address"),
+        crate::probe::AddressLookupError::TimedOut(t) => format!(
+            "looking up {host} for --compare addr: no answer within {}",
+            crate::text::format_duration(*t)
+        ),
+        crate::probe::AddressLookupError::Interrupted => INTERRUPTED_BEFORE_ROUNDS.into(),
     }
 }
+
+/// A signal came before round 1: the run ends with nothing measured.
+pub const INTERRUPTED_BEFORE_ROUNDS: &str = "interrupted before round 1: nothing was measured";
 
 /// Why a variant cannot run: its preflight failed.
 pub fn variant_preflight_failed(e: &ProbeError, timeout: Duration) -> String {

@@ -212,6 +212,14 @@ fn ended_before_rounds(
     let info = &ended.info;
     let summary = stats::summarize(&stats::NO_RECORDS, std::time::Duration::ZERO);
     let exit = Exit::BeforeRounds(ended.message);
+    let interrupted = info
+        .preflight_error
+        .as_ref()
+        .is_some_and(|e| e.kind == probe::ErrorKind::Canceled);
+    let exit_code = match terminated.load(Ordering::SeqCst) {
+        0 if interrupted => exit::signal_code(libc::SIGINT),
+        _ => code_of(&exit, terminated),
+    };
     let run = Finished {
         info,
         samples: &[],
@@ -219,7 +227,7 @@ fn ended_before_rounds(
         comparison: None,
         warnings: warnings.list(),
         history: &stats::NO_RECORDS,
-        exit_code: code_of(&exit, terminated),
+        exit_code,
     };
     let (outputs, body) = open_outputs(opts, info);
     // Every output is given its end even after one failed (a closed stdout
@@ -251,9 +259,16 @@ fn calibration(
 pub fn run(opts: Options) -> Exit {
     let cancel = Cancel::new();
     let terminated = signals::install_interrupt(&cancel);
-    let exit = run_until_done(opts, cancel, &terminated);
-    // A terminated run has printed what it has; its exit code says why it ended.
+    let exit = run_until_done(opts, cancel.clone(), &terminated);
+    // A terminated run has printed what it has; its exit code says why it
+    // ended. So has one Ctrl+C ended before round 1: it measured nothing,
+    // and says so with Ctrl+C's own code.
+    let before_rounds = matches!(exit, Exit::BeforeRounds(_));
     match terminated.load(Ordering::SeqCst) {
+        0 if before_rounds && cancel.is_canceled() => Exit::Signal {
+            number: libc::SIGINT,
+            then: Box::new(exit),
+        },
         0 => exit,
         number => Exit::Signal {
             number,

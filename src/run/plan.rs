@@ -34,6 +34,28 @@ impl NoRounds {
     }
 }
 
+/// A run a signal ended before round 1 (during a preflight or the address
+/// lookup): nothing was measured, and the exit code is the signal's.
+fn interrupted(
+    cfg: &probe::Config,
+    compared: Option<(probe::Axis, Vec<probe::VariantInfo>)>,
+) -> NoRounds {
+    let e = ProbeError {
+        kind: probe::ErrorKind::Canceled,
+        text: render::warnings::INTERRUPTED_BEFORE_ROUNDS.into(),
+    };
+    let mut info = probe::run_info_failed(cfg, e);
+    info.compare = compared.map(|(axis, variants)| probe::CompareInfo {
+        axis,
+        variants,
+        probes_per_round: 0,
+    });
+    NoRounds::new(
+        info,
+        Some(render::warnings::INTERRUPTED_BEFORE_ROUNDS.into()),
+    )
+}
+
 /// `--http-version` asked for one version and the preflight got another.
 fn version_mismatch(asked: probe::HttpVersion, got: Option<probe::Proto>) -> Option<String> {
     let want = match asked {
@@ -77,6 +99,7 @@ pub(super) fn plan(
 fn plan_one(opts: &Options, env: &ProbeEnv, warnings: &mut Warnings) -> Result<Ready, NoRounds> {
     let cfg = &opts.config;
     let pre = match probe::preflight(cfg, env) {
+        Ok(_) | Err(_) if env.cancel.is_canceled() => return Err(interrupted(cfg, None)),
         Ok(pre) => pre,
         Err(e) => {
             let why = render::warnings::preflight_failed(&cfg.target.url(), &e, cfg.timeout);
@@ -203,7 +226,7 @@ fn plan_compare(
 ) -> Result<Ready, NoRounds> {
     let cfg = &opts.config;
     let addrs = if cmp.looks_up_addresses() {
-        match probe::addresses_of(&cfg.target.host, cfg.target.port) {
+        match probe::addresses_of(&cfg.target.host, cfg.target.port, cfg.timeout, &env.cancel) {
             Ok(found) if found.len() >= 2 => found,
             Ok(found) => {
                 let e = ProbeError {
@@ -213,6 +236,7 @@ fn plan_compare(
                 let why = e.text.clone();
                 return Err(NoRounds::new(probe::run_info_failed(cfg, e), Some(why)));
             }
+            Err(probe::AddressLookupError::Interrupted) => return Err(interrupted(cfg, None)),
             Err(e) => {
                 let text = render::warnings::address_lookup_failed(&cfg.target.host, &e);
                 let why = text.clone();
@@ -234,7 +258,14 @@ fn plan_compare(
     let info_of = |v: &probe::Variant| probe::VariantInfo::new(&v.label, &v.value);
     for (index, v) in variants.iter().enumerate() {
         let mut info = info_of(v);
-        let pre = match check_variant(cmp.axis, v, env) {
+        let checked = (!env.cancel.is_canceled()).then(|| check_variant(cmp.axis, v, env));
+        let Some(checked) = checked.filter(|_| !env.cancel.is_canceled()) else {
+            // A signal before round 1: no more preflights, and no variant
+            // is reported as one that cannot run.
+            infos.extend(variants[index..].iter().map(info_of));
+            return Err(interrupted(cfg, Some((cmp.axis, infos))));
+        };
+        let pre = match checked {
             VariantCheck::Runs(pre) => pre,
             VariantCheck::CannotRun(why, e) => {
                 warnings.warn(render::warnings::variant_cannot_run(
