@@ -533,3 +533,57 @@ fn a_stdout_closed_mid_run_costs_neither_the_files_nor_the_push() {
     let seen = server.counters.snapshot();
     assert!(seen.requests < 11, "{seen:?}");
 }
+
+/// A listener on 127.0.0.1 that takes connections and never says a word
+/// (a TLS handshake that hangs), holding each for 15 s at most. Its port,
+/// and a receiver told of each connection.
+fn silent_server() -> (u16, std::sync::mpsc::Receiver<()>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming().take(4).flatten() {
+            held.push(conn);
+            let _ = tx.send(());
+        }
+        std::thread::sleep(Duration::from_secs(15));
+    });
+    (port, rx)
+}
+
+#[test]
+fn ctrl_c_during_a_preflight_ends_the_run_at_once_with_its_own_code() {
+    // The preflight's handshake hangs (libcurl calls no progress callback
+    // before a connection is up); a 30 s timeout must not hold the run.
+    for compare in [None, Some("--compare=http=1.1,2")] {
+        let (port, accepted) = silent_server();
+        let url = format!("https://localhost:{port}/");
+        let mut args = vec!["-w", "30s", "-n", "2"];
+        args.extend(compare);
+        args.push(&url);
+        let child = spawn(&args);
+        if accepted.recv_timeout(Duration::from_secs(10)).is_err() {
+            let _ = wait_bounded(child, Duration::from_secs(1));
+            panic!("the preflight never connected");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        let sent = Instant::now();
+        sigint(&child);
+        let out = wait_bounded(child, Duration::from_secs(15));
+        let took = sent.elapsed();
+        assert_eq!(out.status.code(), Some(130), "{compare:?}: {}", show(&out));
+        assert!(took < Duration::from_secs(2), "{compare:?}: {took:?}");
+        let err = stderr(&out);
+        assert!(
+            err.contains("interrupted before round 1: nothing was measured"),
+            "{compare:?}: {err}"
+        );
+        assert!(!err.contains("cannot run"), "{compare:?}: {err}");
+        assert_eq!(
+            accepted.try_iter().count(),
+            0,
+            "no second preflight after the signal"
+        );
+    }
+}

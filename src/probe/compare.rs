@@ -159,6 +159,29 @@ pub fn variant_order(count: usize, round: u32) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_address_lookup_ends_at_a_signal_and_at_its_timeout() {
+        let canceled = crate::probe::Cancel::new();
+        canceled.cancel();
+        let started = std::time::Instant::now();
+        let e = addresses_of(
+            "localhost",
+            443,
+            std::time::Duration::from_secs(30),
+            &canceled,
+        );
+        assert!(matches!(e, Err(AddressLookupError::Interrupted)), "{e:?}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        let found = addresses_of(
+            "127.0.0.1",
+            443,
+            std::time::Duration::from_secs(5),
+            &crate::probe::Cancel::new(),
+        )
+        .unwrap();
+        assert_eq!(found, ["127.0.0.1".parse::<IpAddr>().unwrap()]);
+    }
     use crate::probe::TlsMax;
 
     #[test]
