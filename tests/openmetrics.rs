@@ -1,8 +1,9 @@
 //! `--openmetrics` and `--label` through the real binary on 127.0.0.1: the
 //! exposition of a plain run, a `--compare` run, a run that failed at its
-//! preflight, a run with labels and one Ctrl+C ended, each accepted by
-//! `promtool check metrics` and read back by an independent parser; labels
-//! Prometheus would refuse end the run before any connection (exit 3).
+//! preflight (a total loss), a run with labels and one Ctrl+C ended, each
+//! accepted by `promtool check metrics` and read back by an independent
+//! parser; labels Prometheus would refuse end the run before any connection
+//! (exit 3). Both READMEs name every alert of the rules file.
 
 mod support;
 
@@ -201,6 +202,14 @@ fn a_run_that_failed_at_its_preflight_still_writes_what_it_knows() {
     assert_eq!(value_of(&series, "tlsping_run_exit_code", &[]), Some(2.0));
     // A target that is down keeps a series: a pushed group loses none.
     assert_eq!(value_of(&series, "tlsping_preflight_ok", &[]), Some(0.0));
+    // A run that reached nothing is a total loss in both modes it asked
+    // for (no probe sent), so a failure rate counts it.
+    for mode in ["cold", "warm"] {
+        let loss = value_of(&series, "tlsping_loss_ratio", &[("mode", mode)]);
+        assert_eq!(loss, Some(1.0), "{mode}");
+        let sent = value_of(&series, "tlsping_probes_sent", &[("mode", mode)]);
+        assert_eq!(sent, Some(0.0), "{mode}");
+    }
     assert!(value_of(&series, "tlsping_run_timestamp_seconds", &[]).is_some());
     assert!(!series
         .iter()
@@ -377,4 +386,27 @@ fn the_alerting_rules_pass_promtool() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(said.contains("SUCCESS: 5 rules found"), "{said}");
+}
+
+/// The README (both editions) names every alert of the rules file, so a
+/// reader knows what each one watches.
+#[test]
+fn the_readmes_name_every_alert_of_the_rules_file() {
+    let rules = include_str!("../contrib/tlsping-alerts.yml");
+    let alerts: Vec<&str> = rules
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- alert: "))
+        .collect();
+    assert_eq!(alerts.len(), 5, "{alerts:?}");
+    for (name, readme) in [
+        ("README.md", include_str!("../README.md")),
+        ("README.ko.md", include_str!("../README.ko.md")),
+    ] {
+        for alert in &alerts {
+            assert!(
+                readme.contains(&format!("- `{alert}`: ")),
+                "{name} does not list the alert {alert}"
+            );
+        }
+    }
 }

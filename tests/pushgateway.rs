@@ -1,6 +1,7 @@
 //! `--push` to a real Pushgateway on 127.0.0.1, scraped by a real
 //! Prometheus: the figures Prometheus answers are the run's own, and the
-//! README's PromQL recipes answer. A Pushgateway that refuses or hangs:
+//! README's PromQL recipes answer, a target gone down among them (in the
+//! failure rate and its alert). A Pushgateway that refuses or hangs:
 //! the push gives up within its timeout, the JSON is whole, and the exit
 //! status is the README's (a run that would exit 0 or 1 exits 2).
 
@@ -10,7 +11,9 @@ use std::net::TcpListener;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use support::prometheus::{get, prometheus, pushgateway, query_eventually, read_push};
+use support::prometheus::{
+    get, prometheus, prometheus_with_rules, pushgateway, query_eventually, read_push,
+};
 use support::{cacert, quick_json, show, start, stderr, ServerOpts};
 
 /// The PromQL recipes of README.md's ```promql block, in order.
@@ -103,6 +106,55 @@ fn pushed_figures_reach_prometheus_and_the_readme_recipes_answer() {
         1.01,
         "days left",
     );
+}
+
+#[test]
+fn a_target_gone_down_counts_as_failed_in_the_failure_rate_recipe_and_its_alert() {
+    if !support::have("prometheus") || !support::have("prometheus-pushgateway") {
+        return;
+    }
+    let gateway = pushgateway();
+    let rules = concat!(env!("CARGO_MANIFEST_DIR"), "/contrib/tlsping-alerts.yml");
+    let prom = prometheus_with_rules(gateway.addr, Duration::from_secs(1), &[rules]);
+    let push = format!("http://{}", gateway.addr);
+    let server = start(ServerOpts::default());
+    let url = server.url();
+    let args = [
+        "-4",
+        "-n",
+        "2",
+        "--push",
+        &push,
+        "--label",
+        "vantage=test-1",
+        &url,
+    ];
+    let (_, out) = quick_json(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let good = r#"tlsping_loss_ratio{mode="cold"} == 0"#;
+    assert_eq!(one(&prom, good).1, 0.0, "the good run, scraped");
+    // The target goes down: the same URL, nothing listening on its port.
+    drop(server);
+    let (_, out) = quick_json(&args);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    one(&prom, "tlsping_preflight_ok == 0");
+    // The failure-rate recipe of the README now averages a good run's 0
+    // with the failed run's 1, scrape by scrape: above 0 however many
+    // scrapes each had.
+    let recipe = readme_recipes()
+        .into_iter()
+        .find(|q| q.contains("tlsping_loss_ratio"))
+        .expect("the README's failure-rate recipe");
+    let (labels, rate) = one(&prom, &recipe);
+    assert_eq!(labels["target"], url.as_str());
+    assert_eq!(labels["vantage"], "test-1");
+    assert!(rate > 0.0 && rate < 1.0, "{recipe}: {rate}");
+    // The alert on failing connections sees it: pending (its `for:` is 15
+    // minutes), with the target and the vantage point.
+    let (alert, _) = one(&prom, r#"ALERTS{alertname="TlspingProbesFailing"}"#);
+    assert_eq!(alert["alertstate"], "pending", "{alert}");
+    assert_eq!(alert["target"], url.as_str());
+    assert_eq!(alert["vantage"], "test-1");
 }
 
 #[test]

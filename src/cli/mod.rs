@@ -36,7 +36,7 @@ look like an attack to a WAF or IPS. The defaults (10 rounds, 1s apart) are deli
 
 const EXAMPLES: &str = "Examples:
   tlsping example.com                      10 rounds, cold and warm interleaved
-  tlsping -n 20 -i 500ms --json https://example.com/health | jq .summary";
+  tlsping -n 21 -i 500ms --json https://example.com/health | jq .summary";
 
 #[derive(Parser, Debug)]
 #[command(

@@ -22,7 +22,9 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::probe::{EarlyData, Mode, Sample, MAX_VARIANTS};
+use crate::probe::{
+    EarlyData, ErrorKind, Mode, ModeChoice, ProbeError, RunInfo, Sample, MAX_VARIANTS,
+};
 use crate::stats::{Delta, Summary};
 
 use super::openmetrics_summary::{stage_summaries, Scope};
@@ -260,8 +262,36 @@ fn with_interval<T: Copy>(
     }
 }
 
+/// What the run set out to measure and reached nothing of, each by the
+/// labels of its scope: the whole run when it ended at its preflight (under
+/// `--compare`, every variant), else each `--compare` variant that could not
+/// run. A preflight that Ctrl+C (or a signal) cut short found nothing down,
+/// so it is left out.
+fn unreached(info: &RunInfo) -> Vec<Labels> {
+    let failed = |e: Option<&ProbeError>| e.is_some_and(|e| e.kind != ErrorKind::Canceled);
+    match &info.compare {
+        Some(c) => c
+            .variants
+            .iter()
+            .filter(|v| failed(v.unavailable.as_ref().or(info.preflight_error.as_ref())))
+            .map(|v| vec![("variant".to_string(), v.label.clone())])
+            .collect(),
+        None if failed(info.preflight_error.as_ref()) => vec![Vec::new()],
+        None => Vec::new(),
+    }
+}
+
+/// The modes a run was asked to measure.
+fn modes_asked(info: &RunInfo) -> &'static [&'static str] {
+    match info.mode {
+        ModeChoice::Both => &["cold", "warm"],
+        ModeChoice::Cold => &["cold"],
+        ModeChoice::Warm => &["warm"],
+    }
+}
+
 /// The gauges of the statistics block, per scope (the run, or each variant).
-fn statistics(f: &mut Families, scopes: &[Scope]) {
+fn statistics(f: &mut Families, scopes: &[Scope], info: &RunInfo) {
     let per_mode = |value: &dyn Fn(&crate::stats::ModeSummary) -> Option<f64>| {
         let mut series = Vec::new();
         for s in scopes {
@@ -279,11 +309,24 @@ fn statistics(f: &mut Families, scopes: &[Scope]) {
         None,
         per_mode(&|m| Some(m.sent as f64)),
     );
+    // A run (or a variant) that reached nothing sent no probe, and has no
+    // share to give; it is written as a total loss all the same, so that
+    // an outage counts in a failure rate and its alert instead of leaving
+    // the series out (a pushed group, replaced whole, would lose it).
+    let mut loss = per_mode(&|m| m.loss);
+    for scope in unreached(info) {
+        for mode in modes_asked(info) {
+            let labels = with(&scope, &[("mode", mode)]);
+            if !loss.iter().any(|(l, _)| *l == labels) {
+                loss.push((labels, 1.0));
+            }
+        }
+    }
     f.gauge(
         "loss_ratio",
-        "Share of the probes sent that got no response, per mode",
+        "Share of the probes sent that got no response, per mode; 1 when the run reached nothing",
         None,
-        per_mode(&|m| m.loss),
+        loss,
     );
     f.gauge(
         "rounds",
@@ -576,7 +619,7 @@ pub fn exposition(
     let mut f = Families {
         registry: Registry::with_prefix_and_labels("tlsping", constant),
     };
-    statistics(&mut f, &scopes);
+    statistics(&mut f, &scopes, run.info);
     differences(&mut f, run);
     run_facts(&mut f, run, early_data);
     let mut text = String::new();

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::*;
-use crate::probe::ServerTiming;
+use crate::probe::{ErrorKind, ServerTiming};
 use crate::stats::{summarize, synthetic, History};
 
 /// The exposition of `samples` (in round order), with `labels`.
@@ -115,4 +115,117 @@ fn a_cold_probe_with_early_data_is_counted_by_its_outcome() {
     w.early_data = Some(EarlyData::Accepted);
     out.sample(&w).unwrap();
     assert_eq!(out.early_data[0], [0, 1, 0], "one counted cold probe");
+}
+
+/// The exposition of a run that ended before round 1, as the run writes it.
+fn ended_at_preflight(info: &crate::probe::RunInfo) -> String {
+    let history = History::of(&[]);
+    let summary = summarize(&history, Duration::ZERO);
+    let run = Finished {
+        info,
+        samples: &[],
+        summary: &summary,
+        comparison: None,
+        warnings: &[],
+        history: &history,
+        exit_code: 2,
+    };
+    exposition(
+        &run,
+        &run_labels(info, &Vec::new()),
+        &[[0; 3]; MAX_VARIANTS],
+    )
+}
+
+fn refused() -> crate::probe::ProbeError {
+    crate::probe::ProbeError {
+        kind: ErrorKind::ConnRefused,
+        text: "connection refused".into(),
+    }
+}
+
+/// The `tlsping_loss_ratio` series, each one's labels after `target` and
+/// its value, sorted (a family writes its series in no set order).
+fn losses(text: &str) -> Vec<String> {
+    let prefix = "tlsping_loss_ratio{target=\"https://example.test/\",";
+    let mut found: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix(prefix))
+        .map(str::to_string)
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn a_run_that_reached_nothing_is_a_total_loss_in_every_mode_it_asked_for() {
+    let mut info = synthetic::run_info();
+    info.preflight_error = Some(refused());
+    let text = ended_at_preflight(&info);
+    assert_eq!(
+        losses(&text),
+        ["mode=\"cold\"} 1.0", "mode=\"warm\"} 1.0"],
+        "{text}"
+    );
+    // No probe went out: the count says so, the ratio says it failed.
+    assert!(
+        text.contains("tlsping_probes_sent{target=\"https://example.test/\",mode=\"cold\"} 0.0\n")
+    );
+    info.mode = crate::probe::ModeChoice::Warm;
+    assert_eq!(losses(&ended_at_preflight(&info)), ["mode=\"warm\"} 1.0"]);
+}
+
+#[test]
+fn a_preflight_cut_short_by_ctrl_c_is_no_loss() {
+    let mut info = synthetic::run_info();
+    info.preflight_error = Some(crate::probe::ProbeError {
+        kind: ErrorKind::Canceled,
+        text: "canceled".into(),
+    });
+    let text = ended_at_preflight(&info);
+    assert_eq!(losses(&text), Vec::<String>::new(), "{text}");
+}
+
+#[test]
+fn a_compare_variant_that_could_not_run_is_a_total_loss_beside_the_others() {
+    let mut info = synthetic::run_info();
+    info.mode = crate::probe::ModeChoice::Cold;
+    let mut down = crate::probe::VariantInfo::new("b", "https://b.test/");
+    down.unavailable = Some(refused());
+    info.compare = Some(crate::probe::CompareInfo {
+        axis: crate::probe::Axis::Target,
+        variants: vec![
+            crate::probe::VariantInfo::new("a", "https://example.test/"),
+            down,
+        ],
+        probes_per_round: 1,
+    });
+    let samples: Vec<Sample> = (1..=3)
+        .map(|r| synthetic::cold(r, 40, 100, 3000, 1000, 50))
+        .collect();
+    let history = History::of(&samples);
+    let summary = summarize(&history, Duration::from_secs(1));
+    let comparison = crate::stats::compare_variants(&history, Duration::from_secs(1), 2);
+    let run = Finished {
+        info: &info,
+        samples: &[],
+        summary: &summary,
+        comparison: Some(&comparison),
+        warnings: &[],
+        history: &history,
+        exit_code: 0,
+    };
+    let text = exposition(
+        &run,
+        &run_labels(&info, &Vec::new()),
+        &[[0; 3]; MAX_VARIANTS],
+    );
+    assert_eq!(
+        losses(&text),
+        [
+            "variant=\"a\",mode=\"cold\"} 0.0",
+            "variant=\"b\",mode=\"cold\"} 1.0"
+        ],
+        "{text}"
+    );
 }

@@ -87,9 +87,10 @@ pub enum CertKind {
 /// of a colour sequence.
 pub const HOSTILE_CN: &str = "evil\u{1b}[31m.test";
 
-/// A leaf for `localhost`, `tlsping.test` (a name only `--resolve` and
-/// `--connect-to` can reach), 127.0.0.1 and ::1 (or a broken variant),
-/// signed by the test CA.
+/// A leaf for `localhost`, `tlsping.test` and `my-host.tlsping.test` (names
+/// only `--resolve` and `--connect-to` can reach; the second has a dash, as
+/// many host names do), 127.0.0.1 and ::1 (or a broken variant), signed by
+/// the test CA.
 pub fn leaf(kind: CertKind) -> (X509, PKey<Private>) {
     let key = new_key();
     let (issuer_cert, issuer_key) = match kind {
@@ -106,7 +107,7 @@ pub fn leaf(kind: CertKind) -> (X509, PKey<Private>) {
     } else {
         (
             "localhost",
-            &["localhost", "tlsping.test"],
+            &["localhost", "tlsping.test", "my-host.tlsping.test"],
             &["127.0.0.1", "::1"],
         )
     };

@@ -79,18 +79,27 @@ pub fn pushgateway() -> Running {
 /// A Prometheus on 127.0.0.1 with its storage in a temporary directory,
 /// scraping `target` (a Pushgateway) every `every`, labels as pushed.
 pub fn prometheus(target: SocketAddr, every: Duration) -> Running {
+    prometheus_with_rules(target, every, &[])
+}
+
+/// [`prometheus`], evaluating the rule files `rules` (absolute paths) every
+/// `every` as well.
+pub fn prometheus_with_rules(target: SocketAddr, every: Duration, rules: &[&str]) -> Running {
     let dir = temp_dir("prometheus");
     let config = dir.join("prometheus.yml");
     let secs = every.as_secs().max(1);
-    std::fs::write(
-        &config,
-        format!(
-            "global:\n  scrape_interval: {secs}s\n  evaluation_interval: {secs}s\n\
-             scrape_configs:\n  - job_name: pushgateway\n    honor_labels: true\n\
-             \x20   static_configs:\n      - targets: ['{target}']\n"
-        ),
-    )
-    .unwrap();
+    let mut text = format!(
+        "global:\n  scrape_interval: {secs}s\n  evaluation_interval: {secs}s\n\
+         scrape_configs:\n  - job_name: pushgateway\n    honor_labels: true\n\
+         \x20   static_configs:\n      - targets: ['{target}']\n"
+    );
+    if !rules.is_empty() {
+        text.push_str("rule_files:\n");
+        for rule in rules {
+            text.push_str(&format!("  - '{rule}'\n"));
+        }
+    }
+    std::fs::write(&config, text).unwrap();
     let port = free_port();
     let addr: SocketAddr = ([127, 0, 0, 1], port).into();
     let mut child = Command::new("prometheus")
