@@ -22,9 +22,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::probe::{
-    EarlyData, ErrorKind, Mode, ModeChoice, ProbeError, RunInfo, Sample, MAX_VARIANTS,
-};
+use crate::probe::{EarlyData, ErrorKind, Mode, ModeChoice, ProbeError, RunInfo};
 use crate::stats::{Delta, Summary};
 
 use super::openmetrics_summary::{stage_summaries, Scope};
@@ -67,37 +65,29 @@ type Settled = (
     Option<crate::probe::TlsFacts>,
 );
 
-/// Where the exposition goes.
+/// Where the exposition goes (`--push` takes `exposition` itself).
 pub enum Destination {
     /// Written through a temporary file beside it (`files::replace_file`).
     File(PathBuf),
     /// `--openmetrics -`: in place of the table.
     Stdout(Box<dyn Write>),
-    /// Kept for `--push`, which the run sends once every output is written.
-    Push(std::rc::Rc<std::cell::RefCell<Option<String>>>),
 }
 
-/// The exposition of the run, as one output.
+/// The exposition of the run, as one output: a plain function of the
+/// finished run (`exposition`), written when the run ends.
 pub struct OpenMetrics {
     dest: Destination,
     /// The run's labels: `target`, then every `--label`.
     labels: Labels,
-    /// Cold probes per variant that asked for early data, by outcome
-    /// (accepted, rejected, not sent): the kept records do not say it.
-    early_data: [[u64; 3]; MAX_VARIANTS],
 }
 
 impl OpenMetrics {
     pub fn new(dest: Destination, labels: Labels) -> OpenMetrics {
-        OpenMetrics {
-            dest,
-            labels,
-            early_data: [[0; 3]; MAX_VARIANTS],
-        }
+        OpenMetrics { dest, labels }
     }
 
     fn write(&mut self, run: &Finished) -> io::Result<()> {
-        let text = exposition(run, &self.labels, &self.early_data);
+        let text = exposition(run, &self.labels);
         match &mut self.dest {
             Destination::File(path) => {
                 crate::files::replace_file(path, |out| out.write_all(text.as_bytes()))
@@ -105,10 +95,6 @@ impl OpenMetrics {
             Destination::Stdout(out) => {
                 out.write_all(text.as_bytes())?;
                 out.flush()
-            }
-            Destination::Push(slot) => {
-                *slot.borrow_mut() = Some(text);
-                Ok(())
             }
         }
     }
@@ -119,20 +105,7 @@ impl Output for OpenMetrics {
         match &self.dest {
             Destination::File(path) => format!("the figures to {}", path.display()),
             Destination::Stdout(_) => "the output".into(),
-            Destination::Push(_) => "the figures for --push".into(),
         }
-    }
-
-    fn sample(&mut self, s: &Sample) -> io::Result<()> {
-        if s.mode == Mode::Cold && !s.warmup {
-            if let (Some(outcome), Some(counts)) = (
-                s.early_data,
-                self.early_data.get_mut(usize::from(s.variant)),
-            ) {
-                counts[outcome as usize] += 1;
-            }
-        }
-        Ok(())
     }
 
     fn end(&mut self, run: &Finished) -> io::Result<()> {
@@ -273,8 +246,9 @@ fn unreached(info: &RunInfo) -> Vec<Labels> {
         Some(c) => c
             .variants
             .iter()
-            .filter(|v| failed(v.unavailable.as_ref().or(info.preflight_error.as_ref())))
-            .map(|v| vec![("variant".to_string(), v.label.clone())])
+            .enumerate()
+            .filter(|(_, v)| failed(v.unavailable.as_ref().or(info.preflight_error.as_ref())))
+            .map(|(i, _)| variant_labels(c, i as u8))
             .collect(),
         None if failed(info.preflight_error.as_ref()) => vec![Vec::new()],
         None => Vec::new(),
@@ -466,7 +440,8 @@ fn differences(f: &mut Families, run: &Finished) {
 }
 
 /// The run's own facts: when, how it ended, the connection and certificate.
-fn run_facts(f: &mut Families, run: &Finished, early_data: &[[u64; 3]; MAX_VARIANTS]) {
+fn run_facts(f: &mut Families, run: &Finished) {
+    let early_data = &run.history.tallies.of_run().early_data;
     let info = run.info;
     let started = info.started_at.unwrap_or_else(SystemTime::now);
     f.gauge(
@@ -607,11 +582,7 @@ fn run_facts(f: &mut Families, run: &Finished, early_data: &[[u64; 3]; MAX_VARIA
 
 /// The whole exposition: `labels` on every series, the client's gauges,
 /// our summary, `# EOF`.
-pub fn exposition(
-    run: &Finished,
-    labels: &Labels,
-    early_data: &[[u64; 3]; MAX_VARIANTS],
-) -> String {
+pub fn exposition(run: &Finished, labels: &Labels) -> String {
     let scopes = Scope::of(run);
     let constant = labels
         .iter()
@@ -621,7 +592,7 @@ pub fn exposition(
     };
     statistics(&mut f, &scopes, run.info);
     differences(&mut f, run);
-    run_facts(&mut f, run, early_data);
+    run_facts(&mut f, run);
     let mut text = String::new();
     // Writing into a String cannot fail.
     let _ = prometheus_client::encoding::text::encode_registry(&mut text, &f.registry);

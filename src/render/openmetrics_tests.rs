@@ -4,11 +4,11 @@
 use std::time::Duration;
 
 use super::*;
-use crate::probe::{ErrorKind, ServerTiming};
+use crate::probe::{ErrorKind, Sample, ServerTiming};
 use crate::stats::{summarize, synthetic, History};
 
 /// The exposition of `samples` (in round order), with `labels`.
-fn of(samples: &[Sample], labels: &[(&str, &str)], early: &[[u64; 3]; MAX_VARIANTS]) -> String {
+fn of(samples: &[Sample], labels: &[(&str, &str)]) -> String {
     let info = synthetic::run_info();
     let history = History::of(samples);
     let summary = summarize(&history, Duration::from_secs(1));
@@ -25,7 +25,7 @@ fn of(samples: &[Sample], labels: &[(&str, &str)], early: &[[u64; 3]; MAX_VARIAN
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-    exposition(&run, &run_labels(&info, &labels), early)
+    exposition(&run, &run_labels(&info, &labels))
 }
 
 fn line<'a>(text: &'a str, starts: &str) -> Option<&'a str> {
@@ -39,10 +39,9 @@ fn p95_appears_from_twenty_timed_probes_on() {
             .map(|r| synthetic::cold(r, 40, 100 * r, 3000, 1000, 50))
             .collect()
     };
-    let none = [[0; 3]; MAX_VARIANTS];
-    let nineteen = of(&rounds(19), &[], &none);
+    let nineteen = of(&rounds(19), &[]);
     assert!(!nineteen.contains("quantile=\"0.95\""), "{nineteen}");
-    let twenty = of(&rounds(20), &[], &none);
+    let twenty = of(&rounds(20), &[]);
     // tcp 100..=2000 µs: nearest rank ceil(0.95 × 20) = 19, so 1.9 ms.
     let p95 = line(&twenty, "tlsping_stage_seconds{target=\"https://example.test/\",stage=\"tcp\",mode=\"cold\",quantile=\"0.95\"}");
     assert_eq!(
@@ -69,7 +68,7 @@ fn twenty_server_timing_names_get_series_and_the_rest_are_counted() {
             desc: None,
         })
         .collect();
-    let text = of(&[s], &[], &[[0; 3]; MAX_VARIANTS]);
+    let text = of(&[s], &[]);
     let series = text
         .lines()
         .filter(|l| l.starts_with("tlsping_server_timing_seconds{"))
@@ -82,10 +81,28 @@ fn twenty_server_timing_names_get_series_and_the_rest_are_counted() {
 
 #[test]
 fn early_data_outcomes_and_escaped_labels() {
-    let mut early = [[0; 3]; MAX_VARIANTS];
-    early[0] = [2, 1, 0];
-    let samples = [synthetic::cold(1, 40, 100, 3000, 1000, 50)];
-    let text = of(&samples, &[("vantage", "a\"b\\c\nd")], &early);
+    // Two accepted, one rejected, and a warm probe and a warmup probe that
+    // do not count: the tally of the run's history (`stats::Tallies`).
+    let mut samples: Vec<Sample> = [
+        EarlyData::Accepted,
+        EarlyData::Accepted,
+        EarlyData::Rejected,
+    ]
+    .into_iter()
+    .zip(2..)
+    .map(|(outcome, round)| {
+        let mut s = synthetic::cold(round, 40, 100, 3000, 1000, 50);
+        s.early_data = Some(outcome);
+        s
+    })
+    .collect();
+    let mut warmup = synthetic::cold(1, 40, 100, 3000, 1000, 50);
+    warmup.warmup = true;
+    warmup.early_data = Some(EarlyData::Rejected);
+    let mut warm = synthetic::warm(2, 30, 1000, 10, true);
+    warm.early_data = Some(EarlyData::Accepted);
+    samples.extend([warmup, warm]);
+    let text = of(&samples, &[("vantage", "a\"b\\c\nd")]);
     let prefix =
         "tlsping_early_data_probes{target=\"https://example.test/\",vantage=\"a\\\"b\\\\c\\nd\"";
     for (outcome, n) in [
@@ -103,20 +120,6 @@ fn early_data_outcomes_and_escaped_labels() {
     )));
 }
 
-#[test]
-fn a_cold_probe_with_early_data_is_counted_by_its_outcome() {
-    let mut out = OpenMetrics::new(Destination::Push(Default::default()), Vec::new());
-    let mut s = synthetic::cold(1, 40, 100, 3000, 1000, 50);
-    s.early_data = Some(EarlyData::Rejected);
-    out.sample(&s).unwrap();
-    s.warmup = true;
-    out.sample(&s).unwrap();
-    let mut w = synthetic::warm(1, 30, 1000, 10, true);
-    w.early_data = Some(EarlyData::Accepted);
-    out.sample(&w).unwrap();
-    assert_eq!(out.early_data[0], [0, 1, 0], "one counted cold probe");
-}
-
 /// The exposition of a run that ended before round 1, as the run writes it.
 fn ended_at_preflight(info: &crate::probe::RunInfo) -> String {
     let history = History::of(&[]);
@@ -130,11 +133,7 @@ fn ended_at_preflight(info: &crate::probe::RunInfo) -> String {
         history: &history,
         exit_code: 2,
     };
-    exposition(
-        &run,
-        &run_labels(info, &Vec::new()),
-        &[[0; 3]; MAX_VARIANTS],
-    )
+    exposition(&run, &run_labels(info, &Vec::new()))
 }
 
 fn refused() -> crate::probe::ProbeError {
@@ -215,16 +214,12 @@ fn a_compare_variant_that_could_not_run_is_a_total_loss_beside_the_others() {
         history: &history,
         exit_code: 0,
     };
-    let text = exposition(
-        &run,
-        &run_labels(&info, &Vec::new()),
-        &[[0; 3]; MAX_VARIANTS],
-    );
+    let text = exposition(&run, &run_labels(&info, &Vec::new()));
     assert_eq!(
         losses(&text),
         [
-            "variant=\"a\",mode=\"cold\"} 0.0",
-            "variant=\"b\",mode=\"cold\"} 1.0"
+            "variant=\"a\",variant_target=\"https://example.test/\",mode=\"cold\"} 0.0",
+            "variant=\"b\",variant_target=\"https://b.test/\",mode=\"cold\"} 1.0"
         ],
         "{text}"
     );

@@ -59,41 +59,14 @@ pub fn untracked_metrics(names: &[String]) -> Option<String> {
     ))
 }
 
-/// What the early-data probes of a run came to: how many cold probes asked
-/// for it, how many resumed a session, and how many sent early data at all
-/// (accepted or rejected).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct EarlyDataTally {
-    pub asked: usize,
-    pub resumed: usize,
-    pub sent: usize,
-}
-
-impl EarlyDataTally {
-    /// Counts one sample (only cold probes made with `--early-data`, or the
-    /// `on` variant of `--compare early-data`, say anything about it).
-    pub fn add(&mut self, s: &crate::probe::Sample) {
-        if s.mode != crate::probe::Mode::Cold || s.early_data.is_none() {
-            return;
-        }
-        self.asked += 1;
-        if s.tls.is_some_and(|t| t.resumed) {
-            self.resumed += 1;
-        }
-        if s.early_data != Some(crate::probe::EarlyData::NotSent) {
-            self.sent += 1;
-        }
-    }
-}
-
 /// The warning for a run that asked for early data and never got to send
 /// any, saying why when the samples tell: no session was resumed (the server
 /// gave no ticket), or sessions were resumed but the tickets allow none.
-pub fn early_data_unsent(t: EarlyDataTally) -> Option<String> {
-    if t.asked < 2 || t.sent > 0 {
+pub fn early_data_unsent(t: &crate::stats::Tally) -> Option<String> {
+    if t.early_data_asked() < 2 || t.early_data_sent() > 0 {
         return None;
     }
-    Some(if t.resumed == 0 {
+    Some(if t.early_data_resumed == 0 {
         "--early-data: no request went as early data: the server gave no session this client \
          could resume"
             .to_string()
@@ -101,39 +74,22 @@ pub fn early_data_unsent(t: EarlyDataTally) -> Option<String> {
         format!(
             "--early-data: no request went as early data: {} cold probes resumed a session, but \
              the server's session tickets allow none",
-            t.resumed
+            t.early_data_resumed
         )
     })
 }
 
-/// Cold probes whose `dns` overlapped their `tcp` (`Sample::dns_overlap`):
-/// how many, and the longest overlap.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct OverlapTally {
-    pub probes: usize,
-    pub longest: std::time::Duration,
-}
-
-impl OverlapTally {
-    pub fn add(&mut self, s: &crate::probe::Sample) {
-        if let Some(d) = s.dns_overlap() {
-            self.probes += 1;
-            self.longest = self.longest.max(d);
-        }
-    }
-}
-
 /// The warning for a run in which libcurl connected before its own lookup
 /// ended, so that `dns` and `tcp` ran side by side.
-pub fn dns_overlap(t: OverlapTally) -> Option<String> {
-    (t.probes > 0).then(|| {
+pub fn dns_overlap(t: &crate::stats::Tally) -> Option<String> {
+    (t.dns_overlaps > 0).then(|| {
         format!(
             "libcurl began connecting on its first DNS answer while a second was still due, on \
              {} cold probe{}: its lookup went on beside tcp (by up to {}ms, dns_overlap_ms); dns \
              ends and tcp starts where the socket opened",
-            t.probes,
-            if t.probes == 1 { "" } else { "s" },
-            super::format::ms(t.longest)
+            t.dns_overlaps,
+            if t.dns_overlaps == 1 { "" } else { "s" },
+            super::format::ms(t.longest_overlap)
         )
     })
 }
@@ -387,10 +343,11 @@ mod tests {
 
     #[test]
     fn an_overlap_of_dns_and_tcp_is_said_once_with_its_size() {
-        assert_eq!(dns_overlap(OverlapTally::default()), None);
-        let text = dns_overlap(OverlapTally {
-            probes: 3,
-            longest: std::time::Duration::from_micros(40_800),
+        assert_eq!(dns_overlap(&crate::stats::Tally::default()), None);
+        let text = dns_overlap(&crate::stats::Tally {
+            dns_overlaps: 3,
+            longest_overlap: std::time::Duration::from_micros(40_800),
+            ..Default::default()
         })
         .unwrap();
         assert!(text.contains("on 3 cold probes"), "{text}");
@@ -399,21 +356,25 @@ mod tests {
 
     #[test]
     fn early_data_never_sent_says_why() {
-        let t = |asked, resumed, sent| EarlyDataTally {
-            asked,
-            resumed,
-            sent,
+        // Outcomes: accepted, rejected, not sent.
+        let t = |asked: u64, resumed, sent: u64| {
+            let mut t = crate::stats::Tally {
+                early_data_resumed: resumed,
+                ..Default::default()
+            };
+            t.early_data[0] = [sent, 0, asked - sent];
+            t
         };
-        assert_eq!(early_data_unsent(t(5, 4, 4)), None);
+        assert_eq!(early_data_unsent(&t(5, 4, 4)), None);
         assert_eq!(
-            early_data_unsent(t(1, 0, 0)),
+            early_data_unsent(&t(1, 0, 0)),
             None,
             "round 1 alone proves nothing"
         );
-        assert!(early_data_unsent(t(5, 0, 0))
+        assert!(early_data_unsent(&t(5, 0, 0))
             .unwrap()
             .contains("no session this client could resume"));
-        assert!(early_data_unsent(t(5, 4, 0)).unwrap().contains(
+        assert!(early_data_unsent(&t(5, 4, 0)).unwrap().contains(
             "4 cold probes resumed a session, but the server's session tickets allow none"
         ));
     }

@@ -69,8 +69,6 @@ struct RunObserver<'r> {
     history: stats::History,
     /// Some output needs every full sample at the end (`--json`, `--svg`).
     keep_full: bool,
-    early_data: render::warnings::EarlyDataTally,
-    dns_overlap: render::warnings::OverlapTally,
 }
 
 impl<'r> RunObserver<'r> {
@@ -88,8 +86,6 @@ impl<'r> RunObserver<'r> {
             info,
             history: stats::History::new(),
             keep_full,
-            early_data: Default::default(),
-            dns_overlap: Default::default(),
         }
     }
 
@@ -116,8 +112,6 @@ impl<'r> RunObserver<'r> {
 
 impl Observer for RunObserver<'_> {
     fn sample(&mut self, s: &Sample) -> io::Result<()> {
-        self.early_data.add(s);
-        self.dns_overlap.add(s);
         self.each(|o| o.sample(s))
     }
     fn round(&mut self, round: u32, samples: &[Sample]) -> io::Result<()> {
@@ -143,38 +137,27 @@ impl Observer for RunObserver<'_> {
     }
 }
 
-/// What `--push` sends, once the output that encodes it has ended.
-type PushBody = std::rc::Rc<std::cell::RefCell<Option<String>>>;
-
-/// Every output the command line asked for, and the slot of `--push`'s
-/// body (the same exposition, encoded as one more output). Standard output
-/// keeps server text byte for byte in a file or a pipe, and escapes it on
-/// a terminal as the format asks.
-fn open_outputs(opts: &Options, info: &probe::RunInfo) -> (Vec<Box<dyn Output>>, PushBody) {
+/// Every output the command line asked for. Standard output keeps server
+/// text byte for byte in a file or a pipe, and escapes it on a terminal as
+/// the format asks.
+fn open_outputs(opts: &Options, info: &probe::RunInfo) -> Vec<Box<dyn Output>> {
     let tty = layout::stdout_is_tty();
     let mut stdout = |escape: Escape| -> Box<dyn Write> {
         let escape = if tty { escape } else { Escape::Off };
         Box::new(sink::Sink::new(io::stdout().lock(), escape))
     };
-    let mut outputs = render::open(&opts.output, info, style(opts), &mut stdout);
-    let body = PushBody::default();
-    if opts.push.is_some() {
-        outputs.push(Box::new(render::openmetrics::OpenMetrics::new(
-            render::openmetrics::Destination::Push(body.clone()),
-            render::openmetrics::run_labels(info, &opts.output.labels),
-        )));
-    }
-    (outputs, body)
+    render::open(&opts.output, info, style(opts), &mut stdout)
 }
 
-/// `--push`, after every output was written: the body goes to the
-/// Pushgateway, grouped by the run's labels; one that does not arrive is
-/// told on stderr and raises `exit` (`Exit::PushFailed`).
-fn push(opts: &Options, info: &probe::RunInfo, body: &PushBody, exit: Exit) -> Exit {
-    let (Some(to), Some(text)) = (&opts.push, body.borrow_mut().take()) else {
+/// `--push`, after every output was written: the run's exposition goes to
+/// the Pushgateway, grouped by the run's labels; one that does not arrive
+/// is told on stderr and raises `exit` (`Exit::PushFailed`).
+fn push(opts: &Options, run: &Finished, exit: Exit) -> Exit {
+    let Some(to) = &opts.push else {
         return exit;
     };
-    let key = render::openmetrics::run_labels(info, &opts.output.labels);
+    let key = render::openmetrics::run_labels(run.info, &opts.output.labels);
+    let text = render::openmetrics::exposition(run, &key);
     // A signal that comes while the push is under way abandons it.
     let before = signals::seen();
     match probe::push(to, &key, &text, Box::new(move || signals::seen() > before)) {
@@ -229,7 +212,7 @@ fn ended_before_rounds(
         history: &stats::NO_RECORDS,
         exit_code,
     };
-    let (outputs, body) = open_outputs(opts, info);
+    let outputs = open_outputs(opts, info);
     // Every output is given its end even after one failed (a closed stdout
     // must not cost the file outputs or the push), and the first failure
     // is the run's.
@@ -239,7 +222,7 @@ fn ended_before_rounds(
             failed.get_or_insert_with(|| output_failed(output.what(), &e));
         }
     }
-    push(opts, info, &body, failed.unwrap_or(exit))
+    push(opts, &run, failed.unwrap_or(exit))
 }
 
 /// `--calibrate`: starts the in-process server, points the run at it and
@@ -305,22 +288,18 @@ fn environment(
 }
 
 /// The warnings only the whole run can give, once its rounds are over.
-fn after_the_rounds(
-    warnings: &mut Warnings,
-    history: &stats::History,
-    early_data: render::warnings::EarlyDataTally,
-    dns_overlap: render::warnings::OverlapTally,
-) {
+fn after_the_rounds(warnings: &mut Warnings, history: &stats::History) {
+    let tally = history.tallies.of_run();
     if stats::large_residual(history) {
         warnings.warn(render::warnings::LARGE_RESIDUAL);
     }
     if let Some(text) = render::warnings::untracked_metrics(history.server_timing.untracked()) {
         warnings.warn(text);
     }
-    if let Some(text) = render::warnings::early_data_unsent(early_data) {
+    if let Some(text) = render::warnings::early_data_unsent(tally) {
         warnings.warn(text);
     }
-    if let Some(text) = render::warnings::dns_overlap(dns_overlap) {
+    if let Some(text) = render::warnings::dns_overlap(tally) {
         warnings.warn(text);
     }
 }
@@ -355,7 +334,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel, terminated: &AtomicI32) -> 
     // The rounds' zero point on both clocks, known to the output from its first line.
     let run_start = probe::RunStart::now();
     info.started_at = Some(run_start.wall);
-    let (mut outputs, push_body) = open_outputs(&opts, &info);
+    let mut outputs = open_outputs(&opts, &info);
     for output in &mut outputs {
         if let Err(e) = output.start(&info) {
             return output_failed(output.what(), &e);
@@ -365,7 +344,6 @@ fn run_until_done(mut opts: Options, cancel: Cancel, terminated: &AtomicI32) -> 
     let rounds = probe::run_variants(cfg, &lanes, &env, run_start, &mut observer);
     drop(pin);
     let (failed, history) = (observer.failed, observer.history);
-    let (early_data, dns_overlap) = (observer.early_data, observer.dns_overlap);
     // An output that could not be written stops the rounds; the others
     // still end, and the push still goes, below. Its failure is the run's.
     let mut first_failure = None;
@@ -382,7 +360,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel, terminated: &AtomicI32) -> 
         .compare
         .as_ref()
         .map(|c| stats::compare_variants(&history, rounds.elapsed, c.variants.len()));
-    after_the_rounds(&mut warnings, &history, early_data, dns_overlap);
+    after_the_rounds(&mut warnings, &history);
     let exit = Exit::Rounds(judgement(stats::judge(&history)));
     let finished = Finished {
         info: &info,
@@ -403,7 +381,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel, terminated: &AtomicI32) -> 
             first_failure.get_or_insert_with(|| output_failed(output.what(), &e));
         }
     }
-    push(&opts, &info, &push_body, first_failure.unwrap_or(exit))
+    push(&opts, &finished, first_failure.unwrap_or(exit))
 }
 
 #[cfg(test)]

@@ -1,10 +1,11 @@
-//! Every sample of a run as a kept `Record`, in blocks, and the
-//! `Server-Timing` durations beside them.
+//! Every sample of a run as a kept `Record`, in blocks, and beside them
+//! the `Server-Timing` durations and the run's tallies.
 
 use crate::probe::Sample;
 
 use super::record::Record;
 use super::server_timings::ServerTimings;
+use super::tallies::Tallies;
 
 /// Records are stored in blocks of this many, so growing the store never
 /// copies what it holds and never reserves more than one block ahead.
@@ -16,6 +17,8 @@ const BLOCK: usize = 4096;
 pub struct History {
     blocks: Vec<Vec<Record>>,
     pub server_timing: ServerTimings,
+    /// What the records do not keep of each sample, counted as it is kept.
+    pub tallies: Tallies,
 }
 
 /// No records: what a run that ended before round 1 hands its outputs.
@@ -26,6 +29,7 @@ impl History {
         History {
             blocks: Vec::new(),
             server_timing: ServerTimings::new(),
+            tallies: Tallies::new(),
         }
     }
 
@@ -45,6 +49,7 @@ impl History {
     /// them: the statistics pair a round's probes by walking the records.
     pub fn push(&mut self, s: &Sample) {
         let record = Record::of(s);
+        self.tallies.add(s);
         debug_assert!(
             self.blocks
                 .last()

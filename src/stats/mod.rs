@@ -17,6 +17,7 @@ mod summary_tests;
 #[cfg(test)]
 #[path = "../../tests/support/synthetic.rs"]
 pub(crate) mod synthetic;
+mod tallies;
 
 pub use attribution::{share_percent, Attribution, ServerMetric};
 pub use compare::{compare as compare_variants, Comparison, Difference, COLD_STAGES, WARM_STAGES};
@@ -30,3 +31,4 @@ pub use stage_figures::{stage_figures, StageFigures};
 pub use summary::{
     judge, large_residual, summarize, timed, Handshake, ModeSummary, Summary, Verdict,
 };
+pub use tallies::{Tallies, Tally};
