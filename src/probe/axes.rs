@@ -9,9 +9,16 @@
 
 use std::net::IpAddr;
 
-use super::compare::ComparedValue;
 use super::config::{Config, HttpVersion, IpVersion, TlsMax};
 use super::target::Target;
+
+/// One value of a comparison: its text as shown (`run.compare[].value`)
+/// and what it sets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ComparedValue {
+    pub text: String,
+    pub value: AxisValue,
+}
 
 /// What differs between the variants of a comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

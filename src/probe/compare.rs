@@ -5,6 +5,7 @@
 
 use std::net::{IpAddr, ToSocketAddrs};
 
+pub use super::axes::ComparedValue;
 use super::axes::{Axis, AxisValue};
 use super::config::Config;
 
@@ -33,14 +34,6 @@ impl Compare {
             .iter()
             .any(|v| matches!(&v.value, AxisValue::Target(t) if t.https))
     }
-}
-
-/// One value of a comparison: its text as shown (`run.compare[].value`)
-/// and what it sets.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ComparedValue {
-    pub text: String,
-    pub value: AxisValue,
 }
 
 /// One variant: its label in tables and JSON, and its configuration.

@@ -13,6 +13,7 @@ pub mod json;
 pub mod jsonl;
 pub mod layout;
 pub mod openmetrics;
+mod openmetrics_scope;
 mod openmetrics_summary;
 pub mod output;
 pub mod paint;

@@ -25,11 +25,11 @@ use prometheus_client::registry::{Registry, Unit};
 use crate::probe::{EarlyData, ErrorKind, Mode, ModeChoice, ProbeError, RunInfo};
 use crate::stats::{Delta, Summary};
 
-use super::openmetrics_summary::{stage_summaries, Scope};
-use super::output::{Finished, Output};
+use super::openmetrics_scope::{variant_labels, Scope};
+use super::openmetrics_summary::stage_summaries;
 
-/// A series' labels, in order: the family's own, after the run's.
-pub type Labels = Vec<(String, String)>;
+pub use super::openmetrics_scope::Labels;
+use super::output::{Finished, Output};
 
 /// At most this many `Server-Timing` names become series; the others are
 /// counted in `tlsping_server_timing_untracked`.
@@ -136,21 +136,6 @@ pub fn run_labels(info: &crate::probe::RunInfo, asked: &Labels) -> Labels {
         listed_first.unwrap_or_else(|| info.url.clone()),
     )];
     labels.extend(asked.iter().cloned());
-    labels
-}
-
-/// The labels that name variant `index` of a comparison: `variant`, and
-/// under `--compare target=` that target's own URL in `variant_target`. A
-/// series carries one `target`, the run's (the push's group, which a
-/// Pushgateway writes over any `target` a series brings), so each
-/// endpoint's URL has a label of its own.
-pub(super) fn variant_labels(cmp: &crate::probe::CompareInfo, index: u8) -> Labels {
-    let mut labels = vec![("variant".to_string(), cmp.label(index).to_string())];
-    if cmp.axis == crate::probe::Axis::Target {
-        if let Some(v) = cmp.variants.get(usize::from(index)) {
-            labels.push(("variant_target".to_string(), v.value.clone()));
-        }
-    }
     labels
 }
 

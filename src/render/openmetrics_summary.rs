@@ -7,41 +7,10 @@
 use std::fmt::Write;
 
 use crate::probe::Mode;
-use crate::stats::{stage_figures, Summary};
+use crate::stats::stage_figures;
 
-use super::openmetrics::Labels;
+use super::openmetrics_scope::{Labels, Scope};
 use super::output::Finished;
-
-/// The statistics one set of series is about: the whole run, or under
-/// `--compare` each variant (its `variant`, and `variant_target` under
-/// `--compare target=`, in `labels`).
-pub(super) struct Scope<'a> {
-    pub labels: Labels,
-    pub summary: &'a Summary,
-    /// The variant's index (`None`: every record).
-    pub variant: Option<u8>,
-}
-
-impl<'a> Scope<'a> {
-    pub fn of(run: &Finished<'a>) -> Vec<Scope<'a>> {
-        match (run.comparison, run.info.compare.as_ref()) {
-            (Some(comparison), Some(info)) => comparison
-                .summaries
-                .iter()
-                .map(|(v, summary)| Scope {
-                    labels: super::openmetrics::variant_labels(info, *v),
-                    summary,
-                    variant: Some(*v),
-                })
-                .collect(),
-            _ => vec![Scope {
-                labels: Vec::new(),
-                summary: run.summary,
-                variant: None,
-            }],
-        }
-    }
-}
 
 /// A label value as the text format wants it: backslash, double quote and
 /// line feed escaped, as `prometheus-client` escapes its own.
