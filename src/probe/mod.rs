@@ -28,6 +28,7 @@ mod sample;
 mod scheduler;
 pub mod server_timing;
 mod stages;
+mod stop_rules;
 mod target;
 mod transfer;
 mod trust;

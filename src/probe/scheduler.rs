@@ -1,17 +1,18 @@
 //! Decides what runs when: rounds anchored to the run start, the order of the
-//! two probes inside a round, warmup marking, and the rules that stop a run.
+//! two probes inside a round, warmup marking; the rules that stop a run are
+//! `stop_rules`.
 
 use std::time::{Duration, Instant};
 
 use super::cold::ColdRunner;
 use super::config::{Config, Method, ModeChoice, Order};
 use super::env::ProbeEnv;
+use super::stop_rules::{self, AfterProbe, Decision, LeftOut};
 use super::types::{ErrorKind, Mode, Proto, Sample};
 use super::valve::Valve;
 use super::warm::WarmRunner;
 
-/// Stop after this many failed probes in a row.
-pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
+pub use super::stop_rules::{EarlyStop, MAX_CONSECUTIVE_FAILURES};
 
 /// Receives results as they happen, for live output.
 /// An `Err` (say, stdout closed) ends the run; the error is kept in `Rounds`.
@@ -48,15 +49,6 @@ pub enum Notice {
     /// that target is left out of the rounds that remain; the others, other
     /// services, go on.
     VariantBackedOff { variant: u8, valve: Valve },
-}
-
-/// Why a run ended before its count.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum EarlyStop {
-    Interrupted,
-    Valve(Valve),
-    /// The output could not be written; the text is the I/O error.
-    Output(String),
 }
 
 pub struct Rounds {
@@ -181,23 +173,9 @@ fn wait_until(variants: &[VariantRunners], until: Instant, cancel: &super::cance
     cancel.sleep_until(until)
 }
 
-/// Runs the rounds of `base` (count, interval, modes, order, warm-up and
-/// cache busting come from it) over every variant: each round runs every
-/// variant's probes, in an order rotated by one each round, a quarter
-/// interval between one probe's end and the next one's start. With one
-/// variant this is a plain run; with several (`--compare`), a variant whose
-/// probes fail `MAX_CONSECUTIVE_FAILURES` times in a row is left out of the
-/// rounds that remain and the others go on, as is a target whose server
-/// asks it to back off when the variants probe several URLs.
-pub fn run_variants(
-    base: &Config,
-    variants: &[VariantSetup],
-    env: &ProbeEnv,
-    started: RunStart,
-    observer: &mut dyn Observer,
-) -> Rounds {
-    let cancel = &env.cancel;
-    let mut running: Vec<VariantRunners> = variants
+/// Each variant's runners: cold, warm or both, as `base.mode` asks.
+fn runners_of(base: &Config, variants: &[VariantSetup], env: &ProbeEnv) -> Vec<VariantRunners> {
+    variants
         .iter()
         .map(|setup| VariantRunners {
             variant: setup.variant,
@@ -208,146 +186,198 @@ pub fn run_variants(
             consecutive_failures: 0,
             stopped: false,
         })
-        .collect();
-    let single = variants.len() == 1;
-    // A server's request to back off holds for the run when every variant
-    // probes the same URL (one server, whatever the axis varies); under
-    // `--compare target=` each URL is a service of its own, and only the
-    // target that was asked stops.
-    let one_url = variants
-        .windows(2)
-        .all(|w| w[0].config.target == w[1].config.target);
-    let mut backed_off = false;
-    let mut samples = Vec::new();
-    let mut warned_body_cap = false;
-    let mut request_seq: u64 = 0;
-    let mut stop = None;
-    let start = started.mono;
-    let mut round: u32 = 1;
-    let mut ticks = Ticks::new(start, base.interval);
-    'rounds: while base.count == 0 || round <= base.count {
-        let anchor = ticks.next(Instant::now());
-        if !wait_until(&running, anchor, cancel) {
-            stop = Some(EarlyStop::Interrupted);
-            break;
+        .collect()
+}
+
+/// The state of the rounds as they go.
+struct Rounding<'a> {
+    base: &'a Config,
+    variants: &'a [VariantSetup],
+    env: &'a ProbeEnv,
+    started: RunStart,
+    running: Vec<VariantRunners>,
+    /// Every variant probes the same URL (see `AfterProbe::one_url`).
+    one_url: bool,
+    backed_off: bool,
+    warned_body_cap: bool,
+    request_seq: u64,
+}
+
+impl Rounding<'_> {
+    /// Runs one probe of variant `index` in `mode`, stamped and marked.
+    fn probe(&mut self, index: usize, mode: Mode, round: u32) -> Sample {
+        self.request_seq += 1;
+        let runners = &mut self.running[index];
+        // Each variant's own target (`--compare target=`).
+        let target = &self.variants[index].config.target;
+        let url = self
+            .base
+            .cache_bust
+            .then(|| target.request_url(Some(self.request_seq)));
+        // When it started, outside every timed interval.
+        let (t, at) = (self.started.mono.elapsed(), std::time::SystemTime::now());
+        let mut sample = match (mode, runners.cold.as_mut(), runners.warm.as_mut()) {
+            (Mode::Cold, Some(c), _) => c.probe(round, url.as_deref().unwrap_or(&target.url())),
+            (Mode::Warm, _, Some(w)) => w.probe(round, url.as_deref()),
+            _ => unreachable!("round_modes yields only the modes of base.mode"),
+        };
+        sample.warmup = round <= self.base.warmup;
+        sample.variant = runners.variant;
+        sample.t = Some(t);
+        sample.at = Some(at);
+        sample
+    }
+
+    /// Tells `observer` of a probe just run and applies the stop rules:
+    /// `Some` stops the run; a variant left out is marked and told.
+    fn judge(
+        &mut self,
+        index: usize,
+        sample: &Sample,
+        written: std::io::Result<()>,
+        observer: &mut dyn Observer,
+    ) -> Option<EarlyStop> {
+        let canceled = sample
+            .error
+            .as_ref()
+            .is_some_and(|e| e.kind == ErrorKind::Canceled);
+        let runners = &mut self.running[index];
+        if sample.ok() {
+            runners.consecutive_failures = 0;
+        } else if !canceled {
+            runners.consecutive_failures += 1;
         }
-        let mut this_round = Vec::new();
+        if sample.body_overflow && !self.warned_body_cap {
+            self.warned_body_cap = true;
+            observer.notice(&Notice::BodyCapped {
+                cap_bytes: super::collector::BODY_CAP,
+                h2: sample.proto == Some(Proto::H2),
+            });
+        }
+        let decision = stop_rules::after_probe(&AfterProbe {
+            output_failed: written.err().map(|e| e.to_string()),
+            interrupted: canceled || self.env.cancel.is_canceled(),
+            valve: sample.valve(),
+            failures_in_a_row: runners.consecutive_failures,
+            one_url: self.one_url,
+            single: self.variants.len() == 1,
+        });
+        match decision {
+            Decision::GoOn => None,
+            Decision::Stop(stop) => Some(stop),
+            Decision::LeaveOut(why) => {
+                runners.stopped = true;
+                let variant = runners.variant;
+                observer.notice(&match why {
+                    LeftOut::BackedOff(valve) => {
+                        self.backed_off = true;
+                        Notice::VariantBackedOff { variant, valve }
+                    }
+                    LeftOut::Failing => Notice::VariantStopped {
+                        variant,
+                        failures: MAX_CONSECUTIVE_FAILURES,
+                    },
+                });
+                None
+            }
+        }
+    }
+
+    /// Every probe of round `round`, into `this_round`; `Some` stops the run.
+    fn round(
+        &mut self,
+        round: u32,
+        this_round: &mut Vec<Sample>,
+        observer: &mut dyn Observer,
+    ) -> Option<EarlyStop> {
         let mut probe_ended: Option<Instant> = None;
         // The cold/warm order flips once per full rotation of the variants,
         // not every round: with an even number of variants, flipping every
         // round would give the same variant's cold probe the first slot
         // every time.
-        let variant_count = running.len() as u32;
+        let variant_count = self.running.len() as u32;
         let modes_round = (round - 1) / variant_count.max(1) + 1;
-        'probes: for index in super::compare::variant_order(running.len(), round) {
-            if running[index].stopped {
-                continue;
-            }
-            for mode in round_modes(base.mode, base.order, modes_round) {
+        for index in super::compare::variant_order(self.running.len(), round) {
+            for mode in round_modes(self.base.mode, self.base.order, modes_round) {
+                if self.running[index].stopped {
+                    break;
+                }
                 // Each probe starts a quarter interval after the previous one
                 // ended (not after our output of it).
                 if let Some(ended) = probe_ended {
-                    if !wait_until(&running, ended + base.interval / 4, cancel) {
-                        stop = Some(EarlyStop::Interrupted);
-                        break 'probes;
+                    let next = ended + self.base.interval / 4;
+                    if !wait_until(&self.running, next, &self.env.cancel) {
+                        return Some(EarlyStop::Interrupted);
                     }
                 }
-                let runners = &mut running[index];
-                request_seq += 1;
-                // Each variant's own target (`--compare target=`).
-                let target = &variants[index].config.target;
-                let url = base
-                    .cache_bust
-                    .then(|| target.request_url(Some(request_seq)));
-                // When it started, outside every timed interval.
-                let (t, at) = (start.elapsed(), std::time::SystemTime::now());
-                let mut sample = match (mode, runners.cold.as_mut(), runners.warm.as_mut()) {
-                    (Mode::Cold, Some(c), _) => {
-                        c.probe(round, url.as_deref().unwrap_or(&target.url()))
-                    }
-                    (Mode::Warm, _, Some(w)) => w.probe(round, url.as_deref()),
-                    _ => unreachable!("round_modes yields only the modes of base.mode"),
-                };
+                let sample = self.probe(index, mode, round);
                 probe_ended = Some(Instant::now());
-                sample.warmup = round <= base.warmup;
-                sample.variant = runners.variant;
-                sample.t = Some(t);
-                sample.at = Some(at);
                 let written = observer.sample(&sample);
-                let canceled = sample
-                    .error
-                    .as_ref()
-                    .is_some_and(|e| e.kind == ErrorKind::Canceled);
-                if sample.ok() {
-                    runners.consecutive_failures = 0;
-                } else if !canceled {
-                    runners.consecutive_failures += 1;
-                }
-                let valve_hit = sample.valve();
-                if sample.body_overflow && !warned_body_cap {
-                    warned_body_cap = true;
-                    observer.notice(&Notice::BodyCapped {
-                        cap_bytes: super::collector::BODY_CAP,
-                        h2: sample.proto == Some(Proto::H2),
-                    });
-                }
+                let stop = self.judge(index, &sample, written, observer);
                 this_round.push(sample);
-                if let Err(e) = written {
-                    stop = Some(EarlyStop::Output(e.to_string()));
-                } else if canceled || cancel.is_canceled() {
-                    stop = Some(EarlyStop::Interrupted);
-                } else if let Some(why) = valve_hit {
-                    if one_url {
-                        // The server asked every client to back off: every variant stops.
-                        stop = Some(EarlyStop::Valve(why));
-                    } else {
-                        runners.stopped = true;
-                        backed_off = true;
-                        observer.notice(&Notice::VariantBackedOff {
-                            variant: runners.variant,
-                            valve: why,
-                        });
-                    }
-                } else if runners.consecutive_failures >= MAX_CONSECUTIVE_FAILURES {
-                    if single {
-                        stop = Some(EarlyStop::Valve(Valve::ConsecutiveFailures(
-                            MAX_CONSECUTIVE_FAILURES,
-                        )));
-                    } else {
-                        runners.stopped = true;
-                        observer.notice(&Notice::VariantStopped {
-                            variant: runners.variant,
-                            failures: MAX_CONSECUTIVE_FAILURES,
-                        });
-                    }
-                }
                 if stop.is_some() {
-                    break 'probes;
-                }
-                if runners.stopped {
-                    break;
+                    return stop;
                 }
             }
         }
-        if stop.is_none() && running.iter().all(|l| l.stopped) {
-            stop = Some(EarlyStop::Valve(if backed_off {
-                Valve::EveryVariantLeftOut
-            } else {
-                Valve::EveryVariantFailing(MAX_CONSECUTIVE_FAILURES)
-            }));
+        let all_left_out = self.running.iter().all(|l| l.stopped);
+        stop_rules::after_round(all_left_out, self.backed_off)
+    }
+}
+
+/// Runs the rounds of `base` (count, interval, modes, order, warm-up and
+/// cache busting come from it) over every variant: each round runs every
+/// variant's probes, in an order rotated by one each round, a quarter
+/// interval between one probe's end and the next one's start. With one
+/// variant this is a plain run; with several (`--compare`), a variant whose
+/// probes fail `MAX_CONSECUTIVE_FAILURES` times in a row is left out of the
+/// rounds that remain and the others go on, as is a target whose server
+/// asks it to back off when the variants probe several URLs
+/// (`stop_rules`).
+pub fn run_variants(
+    base: &Config,
+    variants: &[VariantSetup],
+    env: &ProbeEnv,
+    started: RunStart,
+    observer: &mut dyn Observer,
+) -> Rounds {
+    let mut rounding = Rounding {
+        base,
+        variants,
+        env,
+        started,
+        running: runners_of(base, variants, env),
+        one_url: variants
+            .windows(2)
+            .all(|w| w[0].config.target == w[1].config.target),
+        backed_off: false,
+        warned_body_cap: false,
+        request_seq: 0,
+    };
+    let mut samples = Vec::new();
+    let mut stop = None;
+    let mut round: u32 = 1;
+    let mut ticks = Ticks::new(started.mono, base.interval);
+    while base.count == 0 || round <= base.count {
+        let anchor = ticks.next(Instant::now());
+        if !wait_until(&rounding.running, anchor, &env.cancel) {
+            stop = Some(EarlyStop::Interrupted);
+            break;
         }
+        let mut this_round = Vec::new();
+        stop = rounding.round(round, &mut this_round, observer);
         if let Err(e) = observer.round(round, &this_round) {
             stop.get_or_insert(EarlyStop::Output(e.to_string()));
         }
         samples.extend(observer.keep(this_round));
         if stop.is_some() {
-            break 'rounds;
+            break;
         }
         round = round.saturating_add(1);
     }
     Rounds {
         samples,
-        elapsed: start.elapsed(),
+        elapsed: started.mono.elapsed(),
         stop,
     }
 }
