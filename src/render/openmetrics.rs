@@ -251,6 +251,14 @@ fn modes_asked(info: &RunInfo) -> &'static [&'static str] {
 
 /// The gauges of the statistics block, per scope (the run, or each variant).
 fn statistics(f: &mut Families, scopes: &[Scope], info: &RunInfo) {
+    counts_and_loss(f, scopes, info);
+    gains(f, scopes);
+    kernel_and_server(f, scopes);
+    server_timings(f, scopes);
+}
+
+/// Probes sent, the loss (a run that reached nothing a total loss), rounds.
+fn counts_and_loss(f: &mut Families, scopes: &[Scope], info: &RunInfo) {
     let per_mode = |value: &dyn Fn(&crate::stats::ModeSummary) -> Option<f64>| {
         let mut series = Vec::new();
         for s in scopes {
@@ -293,6 +301,10 @@ fn statistics(f: &mut Families, scopes: &[Scope], info: &RunInfo) {
         None,
         each(scopes, |s| Some(s.rounds as f64)),
     );
+}
+
+/// What a kept connection saves, and what a new one's handshake costs.
+fn gains(f: &mut Families, scopes: &[Scope]) {
     let seconds = Some(Unit::Seconds);
     with_interval(
         f,
@@ -322,6 +334,11 @@ fn statistics(f: &mut Families, scopes: &[Scope], info: &RunInfo) {
         |s| Some((s.handshake.overhead?, s.handshake_overhead_ci)),
         secs,
     );
+}
+
+/// Resumption, the kernel's round trips and the server's own time.
+fn kernel_and_server(f: &mut Families, scopes: &[Scope]) {
+    let seconds = Some(Unit::Seconds);
     f.gauge(
         "tls_resumed_ratio",
         "Share of the cold handshakes that resumed a TLS session",
@@ -348,6 +365,10 @@ fn statistics(f: &mut Families, scopes: &[Scope], info: &RunInfo) {
         seconds.clone(),
         each(scopes, |s| s.attribution.server_time.map(delta_secs)),
     );
+}
+
+/// The server's own `Server-Timing` figures, at most 20 names of them.
+fn server_timings(f: &mut Families, scopes: &[Scope]) {
     let mut timings = Vec::new();
     let mut untracked = 0;
     for s in scopes {
@@ -363,7 +384,7 @@ fn statistics(f: &mut Families, scopes: &[Scope], info: &RunInfo) {
     f.gauge(
         "server_timing",
         "Median Server-Timing dur the server reported, per metric name (at most 20 names)",
-        seconds,
+        Some(Unit::Seconds),
         timings,
     );
     f.gauge(
@@ -426,7 +447,6 @@ fn differences(f: &mut Families, run: &Finished) {
 
 /// The run's own facts: when, how it ended, the connection and certificate.
 fn run_facts(f: &mut Families, run: &Finished) {
-    let early_data = &run.history.tallies.of_run().early_data;
     let info = run.info;
     let started = info.started_at.unwrap_or_else(SystemTime::now);
     f.gauge(
@@ -465,7 +485,13 @@ fn run_facts(f: &mut Families, run: &Finished) {
         None,
         vec![(Vec::new(), f64::from(run.exit_code))],
     );
-    let tls = info.tls;
+    certificates(f, info);
+    connections(f, info);
+    early_data(f, run);
+}
+
+/// Each certificate's notAfter.
+fn certificates(f: &mut Families, info: &RunInfo) {
     // Under `--compare target=` every endpoint has a certificate of its
     // own, each under its `variant`; on every other axis it is one.
     let not_after = match info
@@ -482,7 +508,8 @@ fn run_facts(f: &mut Families, run: &Finished) {
                 Some((variant_labels(c, i as u8), t as f64))
             })
             .collect(),
-        None => tls
+        None => info
+            .tls
             .and_then(|t| t.cert_not_after)
             .map(|t| (Vec::new(), t as f64))
             .into_iter()
@@ -494,6 +521,10 @@ fn run_facts(f: &mut Families, run: &Finished) {
         Some(Unit::Seconds),
         not_after,
     );
+}
+
+/// The connection each preflight settled on.
+fn connections(f: &mut Families, info: &RunInfo) {
     // What each preflight settled on: the run's, or under `--compare` each
     // variant's that ran (another version, address or endpoint each).
     let settled: Vec<(Labels, Settled)> = match &info.compare {
@@ -506,7 +537,7 @@ fn run_facts(f: &mut Families, run: &Finished) {
             .collect(),
         None => info
             .addr
-            .map(|addr| (Vec::new(), (addr, info.proto, tls)))
+            .map(|addr| (Vec::new(), (addr, info.proto, info.tls)))
             .into_iter()
             .collect(),
     };
@@ -543,6 +574,12 @@ fn run_facts(f: &mut Families, run: &Finished) {
         None,
         connections,
     );
+}
+
+/// The cold probes that asked for early data, by outcome (`stats::Tallies`).
+fn early_data(f: &mut Families, run: &Finished) {
+    let info = run.info;
+    let early_data = &run.history.tallies.of_run().early_data;
     let mut outcomes = Vec::new();
     for (variant, counts) in early_data.iter().enumerate() {
         if counts.iter().all(|&c| c == 0) {
