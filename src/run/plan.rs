@@ -1,6 +1,8 @@
 //! Before round 1: the preflight (one per variant with `--compare`), what it
 //! settles for the rounds, and the machine output of a run that ends here.
 
+use std::net::IpAddr;
+
 use crate::cli::Options;
 use crate::probe::{self, ProbeEnv, ProbeError, RunInfo, VariantSetup};
 use crate::render::{self, Warnings};
@@ -214,6 +216,47 @@ fn run_config<'a>(
     }
 }
 
+/// The addresses `--compare addr` (without a list) compares: at least two,
+/// or the run ends here.
+fn compared_addresses(cfg: &probe::Config, env: &ProbeEnv) -> Result<Vec<IpAddr>, NoRounds> {
+    let host = &cfg.target.host;
+    let (kind, text) = match probe::addresses_of(host, cfg.target.port, cfg.timeout, &env.cancel) {
+        Ok(found) if found.len() >= 2 => return Ok(found),
+        Ok(found) => (
+            probe::ErrorKind::Error,
+            render::warnings::one_address(host, found[0]),
+        ),
+        Err(probe::AddressLookupError::Interrupted) => return Err(interrupted(cfg, None)),
+        Err(e) => (
+            probe::ErrorKind::DnsFail,
+            render::warnings::address_lookup_failed(host, &e),
+        ),
+    };
+    let why = text.clone();
+    let info = probe::run_info_failed(cfg, ProbeError { kind, text });
+    Err(NoRounds::new(info, Some(why)))
+}
+
+/// A run whose server asked every client to back off at a preflight: no
+/// rounds, `run` as that preflight settled it, every variant listed.
+fn backed_off(
+    mut run: RunInfo,
+    valve: &probe::Valve,
+    axis: probe::Axis,
+    variants: Vec<probe::VariantInfo>,
+) -> NoRounds {
+    run.preflight_error = Some(ProbeError {
+        kind: probe::ErrorKind::Error,
+        text: render::warnings::valve(valve),
+    });
+    run.compare = Some(probe::CompareInfo {
+        axis,
+        variants,
+        probes_per_round: 0,
+    });
+    NoRounds::new(run, None)
+}
+
 /// `--compare`: a preflight per variant. A variant whose preflight fails, or
 /// that the server answers in another way than it asks (HTTP/1.1 to an
 /// HTTP/2 variant), or a target whose server asks it to back off, cannot
@@ -226,27 +269,7 @@ fn plan_compare(
 ) -> Result<Ready, NoRounds> {
     let cfg = &opts.config;
     let addrs = if cmp.looks_up_addresses() {
-        match probe::addresses_of(&cfg.target.host, cfg.target.port, cfg.timeout, &env.cancel) {
-            Ok(found) if found.len() >= 2 => found,
-            Ok(found) => {
-                let e = ProbeError {
-                    kind: probe::ErrorKind::Error,
-                    text: render::warnings::one_address(&cfg.target.host, found[0]),
-                };
-                let why = e.text.clone();
-                return Err(NoRounds::new(probe::run_info_failed(cfg, e), Some(why)));
-            }
-            Err(probe::AddressLookupError::Interrupted) => return Err(interrupted(cfg, None)),
-            Err(e) => {
-                let text = render::warnings::address_lookup_failed(&cfg.target.host, &e);
-                let why = text.clone();
-                let e = ProbeError {
-                    kind: probe::ErrorKind::DnsFail,
-                    text,
-                };
-                return Err(NoRounds::new(probe::run_info_failed(cfg, e), Some(why)));
-            }
-        }
+        compared_addresses(cfg, env)?
     } else {
         Vec::new()
     };
@@ -277,21 +300,12 @@ fn plan_compare(
                 continue;
             }
             VariantCheck::BackOff(pre, valve) => {
-                // The server asked clients to back off: that holds for every variant.
+                // The server asked clients to back off: that holds for every
+                // variant, including those not tried.
                 warnings.warn(render::warnings::preflight_valve(&valve, Some(&v.label)));
-                let mut run = probe::run_info(run_config(cmp, v, cfg), &pre);
-                run.preflight_error = Some(ProbeError {
-                    kind: probe::ErrorKind::Error,
-                    text: render::warnings::valve(&valve),
-                });
-                // Every variant asked for, including those not tried.
                 infos.extend(variants[index..].iter().map(info_of));
-                run.compare = Some(probe::CompareInfo {
-                    axis: cmp.axis,
-                    variants: infos,
-                    probes_per_round: 0,
-                });
-                return Err(NoRounds::new(run, None));
+                let run = probe::run_info(run_config(cmp, v, cfg), &pre);
+                return Err(backed_off(run, &valve, cmp.axis, infos));
             }
         };
         info.addr = pre.addr;
@@ -313,6 +327,39 @@ fn plan_compare(
             first = Some((pre, run));
         }
     }
+    let planned = Planned {
+        infos,
+        lanes,
+        first,
+        first_error,
+    };
+    settle(cfg, cmp, planned, warnings)
+}
+
+/// What the preflights of a comparison found, variant by variant.
+struct Planned {
+    infos: Vec<probe::VariantInfo>,
+    lanes: Vec<VariantSetup>,
+    /// The first variant that runs: its preflight and the run's facts.
+    first: Option<(probe::Preflight, RunInfo)>,
+    /// Why the first variant that cannot run cannot.
+    first_error: Option<ProbeError>,
+}
+
+/// The comparison's plan: its variants and lanes, or a run that ends here
+/// when no variant can run.
+fn settle(
+    cfg: &probe::Config,
+    cmp: &probe::Compare,
+    planned: Planned,
+    warnings: &mut Warnings,
+) -> Result<Ready, NoRounds> {
+    let Planned {
+        infos,
+        lanes,
+        first,
+        first_error,
+    } = planned;
     let modes = if cfg.mode == probe::ModeChoice::Both {
         2
     } else {
@@ -326,7 +373,7 @@ fn plan_compare(
     let Some((pre, mut info)) = first else {
         let e = first_error.unwrap_or(ProbeError {
             kind: probe::ErrorKind::Error,
-            text: "no variant can run".into(),
+            text: render::warnings::NO_VARIANT_CAN_RUN.into(),
         });
         let mut info = probe::run_info_failed(cfg, e);
         info.compare = Some(compare);
