@@ -33,6 +33,28 @@ pub fn help() -> String {
     )
 }
 
+/// The values as typed, or the axis's defaults when none are.
+fn value_texts(
+    name: &str,
+    list: Option<&str>,
+    defaults: &Defaults,
+) -> Result<Vec<String>, UsageError> {
+    Ok(match (list, defaults) {
+        (Some(l), _) => l
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+        (None, Defaults::Values(values)) => values.iter().map(|s| s.to_string()).collect(),
+        (None, Defaults::EveryAddress) => Vec::new(),
+        (None, Defaults::Listed) => {
+            return Err(UsageError(format!(
+                "--compare {name} needs its values: --compare {name}=A,B[,...]"
+            )));
+        }
+    })
+}
+
 /// Parses `--compare`, checks its values and that no other flag the user
 /// gave (`given`, by clap id) fixes the same thing.
 pub fn parse(
@@ -56,20 +78,7 @@ pub fn parse(
             "--compare {name}= lists no values (drop the '=' for the defaults)"
         )));
     }
-    let texts: Vec<String> = match (list, &spec.defaults) {
-        (Some(l), _) => l
-            .split(',')
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect(),
-        (None, Defaults::Values(values)) => values.iter().map(|s| s.to_string()).collect(),
-        (None, Defaults::EveryAddress) => Vec::new(),
-        (None, Defaults::Listed) => {
-            return Err(UsageError(format!(
-                "--compare {name} needs its values: --compare {name}=A,B[,...]"
-            )));
-        }
-    };
+    let texts = value_texts(name, list, &spec.defaults)?;
     let flag = format!("--compare {}", spec.name);
     let read = |texts: Vec<String>| {
         texts
@@ -104,6 +113,15 @@ pub fn parse(
             values,
         });
     }
+    check_count(&flag, &values)?;
+    Ok(Compare {
+        axis: spec.axis,
+        values,
+    })
+}
+
+/// A list compares 2 to `MAX_VARIANTS` values, none twice.
+fn check_count(flag: &str, values: &[ComparedValue]) -> Result<(), UsageError> {
     for (i, v) in values.iter().enumerate() {
         if values[..i].iter().any(|earlier| earlier.text == v.text) {
             return Err(UsageError(format!("{flag}: '{}' is listed twice", v.text)));
@@ -119,10 +137,7 @@ pub fn parse(
             "{flag}: at most {MAX_VARIANTS} values (each adds probes to every round)"
         )));
     }
-    Ok(Compare {
-        axis: spec.axis,
-        values,
-    })
+    Ok(())
 }
 
 /// One value as typed, read once into what it sets.

@@ -98,6 +98,32 @@ impl RowFormat {
         self.wide_line(lead, samples, first, slow)
     }
 
+    /// The cells of a probe that got an answer: its stages (not when
+    /// quiet), its total (yellow when `slow`), and with `-v` `other`, and
+    /// for a cold probe the client's TLS set-up and whether it resumed.
+    fn wide_cells(&self, line: &mut Line, s: &Sample, slow: bool) {
+        if !self.style.quiet {
+            let mut cells = String::with_capacity(CELL * 4);
+            for (_, v) in stages(s) {
+                write_cell(&mut cells, v, CELL);
+            }
+            line.push(cells, Paint::Plain);
+        }
+        let paint = if slow { Paint::Yellow } else { Paint::Plain };
+        let mut total = String::with_capacity(CELL);
+        write_cell(&mut total, s.total(), CELL);
+        line.push(total, paint);
+        if self.style.verbose {
+            let mut extra = String::with_capacity(CELL + 4);
+            write_cell(&mut extra, s.other(), CELL);
+            if s.mode == Mode::Cold {
+                write_cell(&mut extra, s.tls_setup(), CELL);
+                extra.push_str(&format!("{:>4}", resumed(s)));
+            }
+            line.push(extra, Paint::Dim);
+        }
+    }
+
     /// A wide row after `lead`: one probe of each mode, `*` beside `first`.
     fn wide_line(
         &self,
@@ -125,32 +151,7 @@ impl RowFormat {
                         let text = format::truncate(&reason, w - 1);
                         line.push(format!(" {text:<pad$}", pad = w - 1), Paint::Red);
                     }
-                    None => {
-                        if !self.style.quiet {
-                            let mut cells = String::with_capacity(CELL * 4);
-                            for (_, v) in stages(s) {
-                                write_cell(&mut cells, v, CELL);
-                            }
-                            line.push(cells, Paint::Plain);
-                        }
-                        let paint = if slow.of(mode) {
-                            Paint::Yellow
-                        } else {
-                            Paint::Plain
-                        };
-                        let mut total = String::with_capacity(CELL);
-                        write_cell(&mut total, s.total(), CELL);
-                        line.push(total, paint);
-                        if self.style.verbose {
-                            let mut extra = String::with_capacity(CELL + 4);
-                            write_cell(&mut extra, s.other(), CELL);
-                            if mode == Mode::Cold {
-                                write_cell(&mut extra, s.tls_setup(), CELL);
-                                extra.push_str(&format!("{:>4}", resumed(s)));
-                            }
-                            line.push(extra, Paint::Dim);
-                        }
-                    }
+                    None => self.wide_cells(&mut line, s, slow.of(mode)),
                 },
             }
             // `*|`: this mode's probe ran first in the round (see the legend).
