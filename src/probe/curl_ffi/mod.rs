@@ -3,15 +3,13 @@
 //! the rest of the crate only sees the safe functions and types below and
 //! the `unsafe fn`s whose contracts it keeps.
 
-use std::os::raw::c_long;
-
 use curl::easy::Easy2;
-use curl_sys::CURLE_OK;
 
 mod getinfo;
 mod handshake;
 mod live;
 mod request_counter;
+mod setopt;
 mod sockets;
 mod transfer_info;
 mod trust_store;
@@ -20,15 +18,12 @@ pub use getinfo::{early_data, http_version, timers, verify_result};
 pub(crate) use handshake::stamp_handshake;
 pub use live::LiveHandle;
 pub(crate) use request_counter::count_requests;
+pub use setopt::{allow_early_data, quick_exit, set_curves};
 pub(crate) use sockets::{hang_up, read_tcp_info_at_close, tcp_at_close, tcp_at_close_clear};
 pub use sockets::{open_socket, CloseWatch, KernelTcp};
 pub use transfer_info::{curl_version, transfer_facts};
 pub use trust_store::clear_ca_locations;
 pub(crate) use trust_store::install_trust_store;
-
-// curl.h: CURLOPT_SSL_EC_CURVES (a string option) and CURLSSLOPT_EARLYDATA.
-const CURLOPT_SSL_EC_CURVES: curl_sys::CURLoption = curl_sys::CURLOPTTYPE_OBJECTPOINT + 298;
-const CURLSSLOPT_EARLYDATA: c_long = 1 << 6;
 
 /// Now on CLOCK_MONOTONIC, in microseconds: the clock libcurl's own timers
 /// read (`curlx_now` with `HAVE_CLOCK_GETTIME_MONOTONIC`, as curl-sys builds
@@ -45,40 +40,6 @@ pub fn monotonic_us() -> u64 {
         return 0;
     }
     (ts.tv_sec as u64) * 1_000_000 + (ts.tv_nsec as u64) / 1_000
-}
-
-/// Offers exactly these key-exchange groups (`X25519:P-256`, OpenSSL names;
-/// libcurl copies the string).
-pub fn set_curves<H>(easy: &mut Easy2<H>, list: &str) -> Result<(), curl::Error> {
-    let c = std::ffi::CString::new(list)
-        .map_err(|_| curl::Error::new(curl_sys::CURLE_BAD_FUNCTION_ARGUMENT))?;
-    // SAFETY: the handle is live; the option takes a C string, which
-    // libcurl copies before returning, so `c` may go after this call.
-    let rc = unsafe { curl_sys::curl_easy_setopt(easy.raw(), CURLOPT_SSL_EC_CURVES, c.as_ptr()) };
-    if rc == CURLE_OK {
-        Ok(())
-    } else {
-        Err(curl::Error::new(rc))
-    }
-}
-
-/// Lets libcurl send the request as TLS 1.3 early data when it resumes a
-/// session that allows it (this sets the whole CURLOPT_SSL_OPTIONS mask,
-/// which nothing else of ours sets).
-pub fn allow_early_data<H>(easy: &mut Easy2<H>) -> Result<(), curl::Error> {
-    // SAFETY: the handle is live; CURLOPT_SSL_OPTIONS takes one long.
-    let rc = unsafe {
-        curl_sys::curl_easy_setopt(
-            easy.raw(),
-            curl_sys::CURLOPT_SSL_OPTIONS,
-            CURLSSLOPT_EARLYDATA,
-        )
-    };
-    if rc == CURLE_OK {
-        Ok(())
-    } else {
-        Err(curl::Error::new(rc))
-    }
 }
 
 /// Runs the transfer of `easy` to its end on `multi` and takes it off the
