@@ -10,6 +10,7 @@ use curl::easy::{Handler, WriteError};
 
 use super::cancel::Cancel;
 use super::curl_ffi::{self, CloseWatch, KernelTcp, LiveHandle};
+use super::live_tls;
 use super::ocsp::{self, TakenStaple};
 use super::trust::TrustStore;
 use super::types::TlsFacts;
@@ -129,7 +130,7 @@ impl Collector {
         // without a handle holds a null one, which reads nothing).
         if let Some(live) = unsafe {
             self.live
-                .tls_facts_of_new_handshake(&mut self.chain, &mut self.staple)
+                .with_new_handshake(|ssl| live_tls::read(ssl, &mut self.chain, &mut self.staple))
         } {
             self.tls = Some(live.facts);
             self.leaf = live.leaf;

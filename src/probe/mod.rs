@@ -6,6 +6,7 @@
 // url_parts, push (leaves) <- config <- axes, valve <- types <- curl_ffi <-
 // collector, env, errors <- sample <- handle <- cold_driver, resolver <-
 // cold, warm, preflight, compare <- scheduler.
+mod answers;
 mod axes;
 mod cancel;
 mod cert_text;
@@ -19,6 +20,7 @@ mod env;
 mod errors;
 mod handle;
 mod handshake_stamps;
+mod live_tls;
 mod ocsp;
 mod preflight;
 mod push;

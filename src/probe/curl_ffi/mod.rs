@@ -3,25 +3,28 @@
 //! the rest of the crate only sees the safe functions and types below and
 //! the `unsafe fn`s whose contracts it keeps.
 
+use std::ffi::CStr;
+
 use curl::easy::Easy2;
 
 mod getinfo;
 mod handshake;
+mod headers;
+pub mod info;
 mod live;
 mod request_counter;
 mod setopt;
 mod sockets;
-mod transfer_info;
 mod trust_store;
 
-pub use getinfo::{early_data, http_version, timers, verify_result};
+pub use getinfo::{long, off_t, text, timer_us};
 pub(crate) use handshake::stamp_handshake;
-pub use live::LiveHandle;
+pub use headers::each_response_header;
+pub use live::{group_name, LiveHandle};
 pub(crate) use request_counter::count_requests;
 pub use setopt::{allow_early_data, quick_exit, set_curves};
 pub(crate) use sockets::{hang_up, read_tcp_info_at_close, tcp_at_close, tcp_at_close_clear};
 pub use sockets::{open_socket, CloseWatch, KernelTcp};
-pub use transfer_info::{curl_version, transfer_facts};
 pub use trust_store::clear_ca_locations;
 pub(crate) use trust_store::install_trust_store;
 
@@ -131,6 +134,25 @@ pub fn library_versions() -> (String, String, Option<String>) {
     let tls = v.ssl_version().unwrap_or("none").to_string();
     let h2 = v.nghttp2_version().map(|s| s.to_string());
     (v.version().to_string(), tls, h2)
+}
+
+/// libcurl's description of itself and the libraries it uses
+/// (`libcurl/8.22.0 OpenSSL/3.6.1 ...`), which ends curl's `%{json}`.
+pub fn curl_version() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        // SAFETY: curl_version takes nothing and returns libcurl's own
+        // NUL-terminated text (never freed by us), copied at once; the
+        // OnceLock makes this the only call.
+        let text = unsafe { curl_sys::curl_version() };
+        if text.is_null() {
+            return String::new();
+        }
+        // SAFETY: non-NULL, so a NUL-terminated string (above).
+        unsafe { CStr::from_ptr(text) }
+            .to_string_lossy()
+            .into_owned()
+    })
 }
 
 #[cfg(test)]
