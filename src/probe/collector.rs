@@ -10,6 +10,7 @@ use curl::easy::{Handler, WriteError};
 
 use super::cancel::Cancel;
 use super::curl_ffi::{self, CloseWatch, KernelTcp, LiveHandle};
+use super::handshake_stamps::ThreadStamps;
 use super::live_tls;
 use super::ocsp::{self, TakenStaple};
 use super::trust::TrustStore;
@@ -246,7 +247,7 @@ impl Collector {
         }
         // SAFETY: as above (for both).
         unsafe {
-            curl_ffi::stamp_handshake(ssl_ctx);
+            curl_ffi::stamp_handshake::<ThreadStamps>(ssl_ctx);
             ocsp::request_staple(ssl_ctx);
         }
         Ok(())

@@ -18,7 +18,7 @@ mod sockets;
 mod trust_store;
 
 pub use getinfo::{long, off_t, text, timer_us};
-pub(crate) use handshake::stamp_handshake;
+pub use handshake::{stamp_handshake, HandshakeMoments};
 pub use headers::each_response_header;
 pub use live::{group_name, LiveHandle};
 pub(crate) use request_counter::count_requests;
