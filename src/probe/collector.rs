@@ -12,7 +12,7 @@ use super::cancel::Cancel;
 use super::curl_ffi::{self, CloseWatch, KernelTcp, LiveHandle};
 use super::handshake_stamps::ThreadStamps;
 use super::live_tls;
-use super::ocsp::{self, TakenStaple};
+use super::ocsp::TakenStaple;
 use super::trust::TrustStore;
 use super::types::TlsFacts;
 
@@ -248,7 +248,7 @@ impl Collector {
         // SAFETY: as above (for both).
         unsafe {
             curl_ffi::stamp_handshake::<ThreadStamps>(ssl_ctx);
-            ocsp::request_staple(ssl_ctx);
+            curl_ffi::request_staple(ssl_ctx);
         }
         Ok(())
     }
