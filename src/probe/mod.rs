@@ -34,7 +34,6 @@ mod target;
 mod transfer;
 mod trust;
 mod types;
-mod url_parts;
 mod valve;
 mod warm;
 
@@ -49,7 +48,7 @@ pub use config::{
     entry_head, Config, EarlyData, HttpVersion, IpVersion, Method, ModeChoice, Order, PemFile,
     SettingWarning, TlsMax,
 };
-pub use curl_ffi::{curl_version, library_versions};
+pub use curl_ffi::{curl_version, library_versions, UrlPart, UrlParts};
 pub use env::ProbeEnv;
 pub use preflight::{run as preflight, Preflight};
 pub use push::{push, Credentials, PushTarget, PUSH_TIMEOUT};
@@ -66,7 +65,6 @@ pub use types::{
     tls_version_label, CompareInfo, CurlTimers, ErrorKind, Mode, OcspStaple, ProbeError, Proto,
     RunInfo, Sample, ServerTiming, TcpFacts, TlsFacts, VariantInfo,
 };
-pub use url_parts::{UrlPart, UrlParts};
 pub use valve::Valve;
 
 /// The run's facts for the header line and `run` in JSON.

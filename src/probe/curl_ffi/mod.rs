@@ -17,6 +17,7 @@ mod request_counter;
 mod setopt;
 mod sockets;
 mod trust_store;
+mod url_parts;
 mod x509_text;
 
 pub use getinfo::{long, off_t, text, timer_us};
@@ -30,6 +31,7 @@ pub(crate) use sockets::{hang_up, read_tcp_info_at_close, tcp_at_close, tcp_at_c
 pub use sockets::{open_socket, CloseWatch, KernelTcp};
 pub use trust_store::clear_ca_locations;
 pub(crate) use trust_store::install_trust_store;
+pub use url_parts::{UrlPart, UrlParts};
 pub use x509_text::{extension_lines, name_one_line};
 
 /// Now on CLOCK_MONOTONIC, in microseconds: the clock libcurl's own timers
