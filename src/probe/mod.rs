@@ -1,11 +1,12 @@
 //! Measuring: the preflight, the cold and warm probes on libcurl, and the
 //! scheduler. Owns every shared data type; knows nothing of statistics or output.
 
-// Bottom-up, no file importing one above it: target, transfer, ocsp,
+// Bottom-up, no file importing one above it: curl_ffi (every raw call into
+// libcurl and OpenSSL; imports nothing of probe) <- target, transfer, ocsp,
 // retry_after, server_timing, handshake_stamps, cancel, trust, cert_text,
-// url_parts, push (leaves) <- config <- axes, valve <- types <- curl_ffi <-
-// collector, env, errors <- sample <- handle <- cold_driver, resolver <-
-// cold, warm, preflight, compare <- scheduler.
+// push <- config <- axes, valve <- types <- answers, live_tls <- collector,
+// env, errors <- sample <- handle <- cold_driver, resolver <- cold, warm,
+// preflight, compare <- scheduler.
 mod answers;
 mod axes;
 mod cancel;

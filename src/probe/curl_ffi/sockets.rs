@@ -38,12 +38,15 @@ pub fn open_socket(
 
 thread_local! {
     /// The `TCP_INFO` reading taken as libcurl closed the socket this
-    /// transfer opened: libcurl runs a transfer and its callbacks on the thread
-    /// that called `perform`, one transfer at a time.
+    /// transfer opened: libcurl runs a transfer's callbacks on the thread
+    /// that drives it (`curl_easy_perform`, or `curl_multi_perform` on a
+    /// cold runner's multi handle), and a thread drives one transfer at a
+    /// time (a cold runner puts one easy handle at a time on its multi).
     static TCP_AT_CLOSE: Cell<Option<KernelTcp>> = const { Cell::new(None) };
     /// The socket this transfer opened last: only its close is read, never
     /// that of an older connection libcurl happens to close meanwhile (a
-    /// dead kept connection found on reuse, say).
+    /// dead kept connection found on reuse, or the previous cold probe's
+    /// connection, which the multi handle may still be closing).
     static OPENED_SOCKET: Cell<curl_sys::curl_socket_t> = const { Cell::new(-1) };
 }
 
