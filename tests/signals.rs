@@ -152,10 +152,8 @@ fn an_ignored_sighup_stays_ignored() {
         server.counters.snapshot().requests >= 5
     });
     // SAFETY: kill(2) with the pid of a child we spawned (exec kept the pid).
-    assert_eq!(
-        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGHUP) },
-        0
-    );
+    let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGHUP) };
+    assert_eq!(rc, 0);
     std::thread::sleep(Duration::from_millis(600));
     assert!(
         child.try_wait().unwrap().is_none(),
@@ -384,7 +382,9 @@ fn a_fifo_named_as_a_file_to_read_is_refused_at_once() {
     std::fs::create_dir_all(&hashed).unwrap();
     fifo_in(&hashed, "0123abcd.0");
     let fifo_arg = support::path_str(&fifo);
-    let cases: [(Vec<&str>, Vec<(&str, &str)>, &str); 3] = [
+    // (arguments, environment, what the message says)
+    type Case<'a> = (Vec<&'a str>, Vec<(&'a str, &'a str)>, &'a str);
+    let cases: [Case; 3] = [
         (
             vec![],
             vec![("SSL_CERT_FILE", fifo_arg)],

@@ -9,8 +9,10 @@ use std::time::Instant;
 use curl::easy::{Handler, WriteError};
 
 use super::cancel::Cancel;
-use super::curl_ffi::{self, CloseWatch, KernelTcp, LiveHandle};
-use super::ocsp::{self, TakenStaple};
+use super::curl_ffi::{self, codes, CloseWatch, KernelTcp, LiveHandle};
+use super::handshake_stamps::ThreadStamps;
+use super::live_tls;
+use super::ocsp::TakenStaple;
 use super::trust::TrustStore;
 use super::types::TlsFacts;
 
@@ -129,7 +131,7 @@ impl Collector {
         // without a handle holds a null one, which reads nothing).
         if let Some(live) = unsafe {
             self.live
-                .tls_facts_of_new_handshake(&mut self.chain, &mut self.staple)
+                .with_new_handshake(|ssl| live_tls::read(ssl, &mut self.chain, &mut self.staple))
         } {
             self.tls = Some(live.facts);
             self.leaf = live.leaf;
@@ -174,7 +176,7 @@ impl Handler for Collector {
     // The curl crate's callback signature: only libcurl calls it, with its own SSL_CTX.
     #[allow(clippy::not_unsafe_ptr_arg_deref)]
     fn ssl_ctx(&mut self, ssl_ctx: *mut std::os::raw::c_void) -> Result<(), curl::Error> {
-        let aborted = Err(curl::Error::new(curl_sys::CURLE_ABORTED_BY_CALLBACK));
+        let aborted = Err(curl::Error::new(codes::CURLE_ABORTED_BY_CALLBACK));
         curl_ffi::guarded(aborted, || self.on_ssl_ctx(ssl_ctx))
     }
 
@@ -183,7 +185,7 @@ impl Handler for Collector {
         family: std::os::raw::c_int,
         socktype: std::os::raw::c_int,
         protocol: std::os::raw::c_int,
-    ) -> Option<curl_sys::curl_socket_t> {
+    ) -> Option<curl_ffi::curl_socket_t> {
         curl_ffi::guarded(None, || self.on_open_socket(family, socktype, protocol))
     }
 
@@ -245,8 +247,8 @@ impl Collector {
         }
         // SAFETY: as above (for both).
         unsafe {
-            curl_ffi::stamp_handshake(ssl_ctx);
-            ocsp::request_staple(ssl_ctx);
+            curl_ffi::stamp_handshake::<ThreadStamps>(ssl_ctx);
+            curl_ffi::request_staple(ssl_ctx);
         }
         Ok(())
     }
@@ -256,7 +258,7 @@ impl Collector {
         family: std::os::raw::c_int,
         socktype: std::os::raw::c_int,
         protocol: std::os::raw::c_int,
-    ) -> Option<curl_sys::curl_socket_t> {
+    ) -> Option<curl_ffi::curl_socket_t> {
         // The first socket (happy eyeballs may open a second) starts `tcp`
         // when libcurl connects before its lookup has ended.
         if self.socket_opened.is_none() {

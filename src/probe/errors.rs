@@ -1,6 +1,7 @@
 //! Turning libcurl's result code, the OS errno and the certificate check's
 //! verdict into one stable `ErrorKind`.
 
+use super::curl_ffi::codes;
 use super::types::ErrorKind;
 
 // errno values (Linux; the same on the BSDs for these).
@@ -41,7 +42,7 @@ const X509_V_ERR_HOSTNAME_MISMATCH: i64 = 62;
 /// Everything the classification looks at, separated from libcurl so it can be unit-tested.
 #[derive(Clone, Copy, Debug)]
 pub struct Evidence<'a> {
-    pub code: curl_sys::CURLcode,
+    pub code: codes::CURLcode,
     pub os_errno: i32,
     pub verify_result: i64,
     pub status: u16,
@@ -54,7 +55,7 @@ pub struct Evidence<'a> {
 }
 
 pub fn kind_of(e: &Evidence) -> ErrorKind {
-    use curl_sys as c;
+    use codes as c;
     let by_errno = || match e.os_errno {
         ECONNREFUSED if !e.connected => Some(ErrorKind::ConnRefused),
         ECONNRESET => Some(ErrorKind::ConnReset),
@@ -132,7 +133,7 @@ pub fn kind_of(e: &Evidence) -> ErrorKind {
 mod tests {
     use super::*;
 
-    fn ev(code: curl_sys::CURLcode, errno: i32, verify: i64, status: u16, text: &str) -> ErrorKind {
+    fn ev(code: codes::CURLcode, errno: i32, verify: i64, status: u16, text: &str) -> ErrorKind {
         kind_of(&Evidence {
             code,
             os_errno: errno,
@@ -158,7 +159,7 @@ mod tests {
                 connected: true,
             })
         };
-        use curl_sys as c;
+        use codes as c;
         assert_eq!(
             after(c::CURLE_RECV_ERROR, ECONNREFUSED, 200),
             ErrorKind::BodyError
@@ -190,22 +191,22 @@ mod tests {
     #[test]
     fn connect_failures_follow_errno() {
         assert_eq!(
-            ev(curl_sys::CURLE_COULDNT_CONNECT, ECONNREFUSED, 0, 0, ""),
+            ev(codes::CURLE_COULDNT_CONNECT, ECONNREFUSED, 0, 0, ""),
             ErrorKind::ConnRefused
         );
         assert_eq!(
-            ev(curl_sys::CURLE_COULDNT_CONNECT, ENETUNREACH, 0, 0, ""),
+            ev(codes::CURLE_COULDNT_CONNECT, ENETUNREACH, 0, 0, ""),
             ErrorKind::Unreachable
         );
         assert_eq!(
-            ev(curl_sys::CURLE_COULDNT_CONNECT, EHOSTUNREACH, 0, 0, ""),
+            ev(codes::CURLE_COULDNT_CONNECT, EHOSTUNREACH, 0, 0, ""),
             ErrorKind::Unreachable
         );
     }
 
     #[test]
     fn certificate_verdicts_map_to_their_kinds() {
-        let c = curl_sys::CURLE_PEER_FAILED_VERIFICATION;
+        let c = codes::CURLE_PEER_FAILED_VERIFICATION;
         assert_eq!(
             ev(c, 0, X509_V_ERR_CERT_HAS_EXPIRED, 0, ""),
             ErrorKind::CertExpired
@@ -260,7 +261,7 @@ mod tests {
 
     #[test]
     fn handshake_failures_tell_a_vanished_peer_from_a_tls_error() {
-        let c = curl_sys::CURLE_SSL_CONNECT_ERROR;
+        let c = codes::CURLE_SSL_CONNECT_ERROR;
         // Server closed at once; the ClientHello write hit EPIPE.
         assert_eq!(
             ev(
@@ -326,24 +327,24 @@ mod tests {
         let text = "Failure when receiving data from the peer: OpenSSL SSL_read: OpenSSL/3.6.3: \
                     error:0A00045C:SSL routines::tlsv13 alert certificate required, errno 0";
         assert_eq!(
-            ev(curl_sys::CURLE_RECV_ERROR, 0, 0, 0, text),
+            ev(codes::CURLE_RECV_ERROR, 0, 0, 0, text),
             ErrorKind::TlsError
         );
         // A plain close stays a close, and after the headers a body error.
         let eof = "OpenSSL SSL_read: error:0A000126:SSL routines::unexpected eof while reading";
         assert_eq!(
-            ev(curl_sys::CURLE_RECV_ERROR, 0, 0, 0, eof),
+            ev(codes::CURLE_RECV_ERROR, 0, 0, 0, eof),
             ErrorKind::ConnClosed
         );
         assert_eq!(
-            ev(curl_sys::CURLE_RECV_ERROR, 0, 0, 200, eof),
+            ev(codes::CURLE_RECV_ERROR, 0, 0, 200, eof),
             ErrorKind::BodyError
         );
     }
 
     #[test]
     fn transport_errors_distinguish_reset_close_and_body() {
-        use curl_sys as c;
+        use codes as c;
         let cases = [
             (c::CURLE_RECV_ERROR, ECONNRESET, 0, ErrorKind::ConnReset),
             (c::CURLE_GOT_NOTHING, 0, 0, ErrorKind::ConnClosed),

@@ -1,5 +1,6 @@
 //! The client's own time at both ends of a TLS handshake, from the moments
-//! OpenSSL reports (`curl_ffi::handshake` feeds them in): when our first
+//! OpenSSL reports (`curl_ffi::stamp_handshake::<ThreadStamps>` has its
+//! callbacks tell them to `ThreadStamps`): when our first
 //! ClientHello leaves, and how long we work on the server's replies. Timing
 //! logic only; every moment is CLOCK_MONOTONIC microseconds.
 //!
@@ -13,9 +14,11 @@
 
 use std::cell::Cell;
 
+use super::curl_ffi::HandshakeMoments;
+
 /// What the handshake callbacks saw of the current transfer on this thread.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct Stamps {
+struct Stamps {
     /// Our first ClientHello's record about to be written (0 = not yet).
     hello_us: u64,
     /// The client is waiting for server data (after the ClientHello, or after
@@ -34,7 +37,7 @@ pub(super) struct Stamps {
 impl Stamps {
     /// A record header of ours is about to be written; the first handshake
     /// record is the ClientHello.
-    pub(super) fn header_written(&mut self, now: u64, handshake_record: bool) {
+    fn header_written(&mut self, now: u64, handshake_record: bool) {
         if self.hello_us == 0 {
             if handshake_record {
                 self.hello_us = now;
@@ -47,7 +50,7 @@ impl Stamps {
     }
 
     /// A message of ours has been written: a stretch paused for it goes on.
-    pub(super) fn message_written(&mut self, now: u64) {
+    fn message_written(&mut self, now: u64) {
         if self.in_send {
             self.in_send = false;
             self.stretch_from_us = now;
@@ -55,7 +58,7 @@ impl Stamps {
     }
 
     /// Server data was taken up: after a wait, our work on it starts.
-    pub(super) fn server_data(&mut self, now: u64) {
+    fn server_data(&mut self, now: u64) {
         if self.hello_us > 0 && self.waiting && self.stretch_from_us == 0 {
             self.waiting = false;
             self.replied = true;
@@ -65,7 +68,7 @@ impl Stamps {
 
     /// OpenSSL handed control back to libcurl to wait for the socket (or
     /// failed, which ends the handshake anyway).
-    pub(super) fn waiting_for_socket(&mut self, now: u64) {
+    fn waiting_for_socket(&mut self, now: u64) {
         self.pause(now);
         self.in_send = false;
         if self.hello_us > 0 {
@@ -101,8 +104,13 @@ impl Stamps {
 
 thread_local! {
     /// A thread-local, so OpenSSL's callbacks need no pointer into our data:
-    /// libcurl's easy interface runs a transfer and its callbacks on the
-    /// thread that called `perform`, and a thread runs one transfer at a time.
+    /// libcurl runs a transfer's callbacks, OpenSSL's among them, on the
+    /// thread that drives it (`curl_easy_perform` for the preflight and the
+    /// warm probes, `curl_multi_perform` on a cold runner's multi handle for
+    /// the cold ones), and a thread drives
+    /// one transfer at a time (a cold runner puts one easy handle at a time
+    /// on its multi, and finishes the previous connection's close before
+    /// the next probe's clock starts, see `cold_driver`).
     static STAMPS: Cell<Stamps> = const {
         Cell::new(Stamps {
             hello_us: 0,
@@ -115,8 +123,30 @@ thread_local! {
     };
 }
 
+/// Where OpenSSL's callbacks report the moments of the handshake running on
+/// this thread (`curl_ffi::stamp_handshake::<ThreadStamps>`).
+pub(super) struct ThreadStamps;
+
+impl HandshakeMoments for ThreadStamps {
+    fn header_written(now_us: u64, handshake_record: bool) {
+        record(|s| s.header_written(now_us, handshake_record));
+    }
+
+    fn message_written(now_us: u64) {
+        record(|s| s.message_written(now_us));
+    }
+
+    fn server_data(now_us: u64) {
+        record(|s| s.server_data(now_us));
+    }
+
+    fn waiting_for_socket(now_us: u64) {
+        record(|s| s.waiting_for_socket(now_us));
+    }
+}
+
 /// Notes a moment of the handshake running on this thread.
-pub(super) fn record(f: impl FnOnce(&mut Stamps)) {
+fn record(f: impl FnOnce(&mut Stamps)) {
     STAMPS.with(|c| {
         let mut s = c.get();
         f(&mut s);

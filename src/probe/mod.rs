@@ -1,11 +1,13 @@
 //! Measuring: the preflight, the cold and warm probes on libcurl, and the
 //! scheduler. Owns every shared data type; knows nothing of statistics or output.
 
-// Bottom-up, no file importing one above it: target, transfer, ocsp,
+// Bottom-up, no file importing one above it: curl_ffi (every raw call into
+// libcurl and OpenSSL; imports nothing of probe) <- target, transfer, ocsp,
 // retry_after, server_timing, handshake_stamps, cancel, trust, cert_text,
-// url_parts, push, wakeup (leaves) <- config <- axes, valve <- types <- curl_ffi <-
-// collector, env, errors <- sample <- handle <- cold_driver, resolver <-
-// cold, warm, preflight, compare <- scheduler.
+// push, wakeup <- config <- axes, valve <- types <- answers, live_tls <-
+// collector, env, errors <- sample <- handle <- cold_driver, resolver <- cold,
+// warm, preflight, compare, stop_rules <- scheduler.
+mod answers;
 mod axes;
 mod cancel;
 mod cert_text;
@@ -19,6 +21,7 @@ mod env;
 mod errors;
 mod handle;
 mod handshake_stamps;
+mod live_tls;
 mod ocsp;
 mod preflight;
 mod push;
@@ -33,7 +36,6 @@ mod target;
 mod transfer;
 mod trust;
 mod types;
-mod url_parts;
 mod valve;
 mod wakeup;
 mod warm;
@@ -49,7 +51,7 @@ pub use config::{
     entry_head, Config, EarlyData, HttpVersion, IpVersion, Method, ModeChoice, Order, PemFile,
     SettingWarning, TlsMax,
 };
-pub use curl_ffi::{curl_version, library_versions};
+pub use curl_ffi::{curl_version, library_versions, UrlPart, UrlParts};
 pub use env::ProbeEnv;
 pub use preflight::{run as preflight, Preflight};
 pub use push::{push, Credentials, PushTarget, PUSH_TIMEOUT};
@@ -66,7 +68,6 @@ pub use types::{
     tls_version_label, CompareInfo, CurlTimers, ErrorKind, Mode, OcspStaple, ProbeError, Proto,
     RunInfo, Sample, ServerTiming, TcpFacts, TlsFacts, VariantInfo,
 };
-pub use url_parts::{UrlPart, UrlParts};
 pub use valve::Valve;
 pub use wakeup::{WakeupPin, CPU_DMA_LATENCY};
 

@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use curl::easy::{Easy2, Handler, List, WriteError};
 
+use super::curl_ffi;
+
 /// The whole push, from resolving the host to the last byte of the answer.
 pub const PUSH_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -69,25 +71,6 @@ pub fn grouping_url(base: &str, key: &[(String, String)]) -> String {
         }
     }
     url
-}
-
-/// libcurl's `CURLOPT_QUICK_EXIT` (8.3), which the `curl` crate does not name.
-const CURLOPT_QUICK_EXIT: curl_sys::CURLoption = curl_sys::CURLOPTTYPE_LONG + 322;
-
-/// Lets the handle go without waiting for a lookup still running in
-/// libcurl's resolver thread: a name server that never answers would
-/// otherwise hold the process past `PUSH_TIMEOUT`, until the system's own
-/// resolver gives up (its timeout times its attempts).
-fn quick_exit<H>(easy: &mut Easy2<H>) -> Result<(), curl::Error> {
-    // SAFETY: `easy` is a live handle we own, and QUICK_EXIT takes a long.
-    let rc = unsafe {
-        curl_sys::curl_easy_setopt(easy.raw(), CURLOPT_QUICK_EXIT, 1 as std::os::raw::c_long)
-    };
-    if rc == curl_sys::CURLE_OK {
-        Ok(())
-    } else {
-        Err(curl::Error::new(rc))
-    }
 }
 
 /// Where `--push` goes: the Pushgateway's URL, without credentials, and
@@ -156,7 +139,11 @@ pub fn push(
     // No signal may interrupt the resolver; the timeout still holds.
     easy.signal(false).map_err(failed)?;
     easy.progress(true).map_err(failed)?;
-    quick_exit(&mut easy).map_err(failed)?;
+    // Lets the handle go without waiting for a lookup still running in
+    // libcurl's resolver thread: a name server that never answers would
+    // otherwise hold the process past `PUSH_TIMEOUT`, until the system's own
+    // resolver gives up (its timeout times its attempts).
+    curl_ffi::quick_exit(&mut easy).map_err(failed)?;
     if to.direct {
         // As the probes: straight to the host, whatever the environment says.
         easy.proxy("").map_err(failed)?;

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use curl::easy::Easy2;
 
+use super::answers;
 use super::collector::Collector;
 use super::curl_ffi;
 use super::errors::{kind_of, Evidence};
@@ -34,7 +35,7 @@ pub(super) fn build(
     https: bool,
     done: Outcome,
 ) -> Sample {
-    let timers = curl_ffi::timers(easy);
+    let timers = answers::timers(easy);
     // The response ends at its last byte as delivered to our callbacks: the
     // blank line after the headers of a HEAD answer, the last body chunk of a
     // GET. libcurl's own wrap-up after that (its "done" handling, closing a
@@ -56,7 +57,7 @@ pub(super) fn build(
         _ => None,
     };
     let proto = if status > 0 {
-        curl_ffi::http_version(easy)
+        answers::http_version(easy)
     } else {
         None
     };
@@ -126,7 +127,7 @@ pub(super) fn build(
         tcp_info,
         socket_open,
         server_timing: server_timing.into_boxed_slice(),
-        early_data: early_data_asked.then(|| curl_ffi::early_data(easy)),
+        early_data: early_data_asked.then(|| answers::early_data(easy)),
         ..Sample::new(round, mode, https)
     }
 }
@@ -250,7 +251,7 @@ fn classify(
     let kind = kind_of(&Evidence {
         code: err.code(),
         os_errno: easy.os_errno().unwrap_or(0),
-        verify_result: curl_ffi::verify_result(easy),
+        verify_result: answers::verify_result(easy),
         status,
         text: &text,
         connected,
@@ -292,6 +293,6 @@ pub(super) fn transfer_facts(
         error_message,
         url: url.to_string(),
         certs,
-        ..curl_ffi::transfer_facts(easy, &capture.headers)
+        ..answers::transfer_facts(easy, &capture.headers)
     }
 }

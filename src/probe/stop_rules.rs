@@ -84,13 +84,12 @@ pub(super) fn after_probe(p: &AfterProbe) -> Decision {
 /// The rule after a round: with every variant left out, nothing is left
 /// to run.
 pub(super) fn after_round(all_left_out: bool, any_backed_off: bool) -> Option<EarlyStop> {
-    all_left_out.then(|| {
-        EarlyStop::Valve(if any_backed_off {
-            Valve::EveryVariantLeftOut
-        } else {
-            Valve::EveryVariantFailing(MAX_CONSECUTIVE_FAILURES)
-        })
-    })
+    let why = if any_backed_off {
+        Valve::EveryVariantLeftOut
+    } else {
+        Valve::EveryVariantFailing(MAX_CONSECUTIVE_FAILURES)
+    };
+    all_left_out.then_some(EarlyStop::Valve(why))
 }
 
 #[cfg(test)]

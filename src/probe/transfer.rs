@@ -3,7 +3,7 @@
 //! carry (content type, sizes, speeds, ids, response headers, the server's
 //! certificates as text), and what the output asks to have read (`Capture`).
 //! Plain data: `sample::transfer_facts` reads them (through
-//! `curl_ffi::transfer_info`) on the easy handle before it is dropped, never
+//! `answers::transfer_facts`) on the easy handle before it is dropped, never
 //! inside a timed interval.
 
 /// Response headers kept per probe, at most: enough for any real response,

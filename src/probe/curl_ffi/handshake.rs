@@ -1,9 +1,25 @@
-//! OpenSSL's callbacks that stamp a handshake's moments for
-//! `handshake_stamps` (which holds the timing logic).
+//! OpenSSL's callbacks that report a handshake's moments, each stamped on
+//! CLOCK_MONOTONIC, to a `HandshakeMoments` (the probe's keeps the timing
+//! logic, `handshake_stamps`).
 
 use std::os::raw::{c_int, c_void};
 
-use crate::probe::handshake_stamps;
+/// What is told the moments of a handshake. OpenSSL's callbacks get no
+/// pointer to our data, so these are plain functions (a recorder keeps its
+/// state where it can find it, a thread-local); each is called on the
+/// thread running the handshake, inside libcurl's transfer.
+pub trait HandshakeMoments {
+    /// A record header of ours is about to be written; the first handshake
+    /// record is the ClientHello.
+    fn header_written(now_us: u64, handshake_record: bool);
+    /// A message of ours has been written.
+    fn message_written(now_us: u64);
+    /// Server data was taken up.
+    fn server_data(now_us: u64);
+    /// OpenSSL handed control back to libcurl to wait for the socket (or
+    /// failed, which ends the handshake anyway).
+    fn waiting_for_socket(now_us: u64);
+}
 
 extern "C" {
     // libssl: the handshake-progress and message callbacks of every SSL made
@@ -43,7 +59,7 @@ const SSL_CB_CONNECT_EXIT: c_int = 0x1000 | 0x02;
 /// Only OpenSSL calls this (`SSL_CTX_set_msg_callback`): `ssl` is the live
 /// connection whose record was just handled, and `buf` holds `len` bytes
 /// for the length of the call.
-unsafe extern "C" fn on_tls_message(
+unsafe extern "C" fn on_tls_message<M: HandshakeMoments>(
     write_p: c_int,
     _version: c_int,
     content_type: c_int,
@@ -64,11 +80,11 @@ unsafe extern "C" fn on_tls_message(
         // valid during this call; the first byte is the record type.
         let record = (len > 0 && !buf.is_null()).then(|| unsafe { *(buf as *const u8) });
         let handshake = record == Some(SSL3_RT_HANDSHAKE_BYTE);
-        handshake_stamps::record(|s| s.header_written(now, handshake));
+        M::header_written(now, handshake);
     } else if write_p == 1 {
-        handshake_stamps::record(|s| s.message_written(now));
+        M::message_written(now);
     } else {
-        handshake_stamps::record(|s| s.server_data(now));
+        M::server_data(now);
     }
 }
 
@@ -76,29 +92,33 @@ unsafe extern "C" fn on_tls_message(
 /// negative result means it hands control back to libcurl to wait for the
 /// socket (or fails, which ends the handshake anyway). It reads none of its
 /// pointers, so it is a safe function where OpenSSL expects an unsafe one.
-extern "C" fn on_handshake_step(_ssl: *const openssl_sys::SSL, where_: c_int, ret: c_int) {
+extern "C" fn on_handshake_step<M: HandshakeMoments>(
+    _ssl: *const openssl_sys::SSL,
+    where_: c_int,
+    ret: c_int,
+) {
     if where_ & SSL_CB_CONNECT_EXIT == SSL_CB_CONNECT_EXIT && ret < 0 {
         let now = super::monotonic_us();
-        handshake_stamps::record(|s| s.waiting_for_socket(now));
+        M::waiting_for_socket(now);
     }
 }
 
-/// Has every connection made from this SSL_CTX stamp when its first
-/// ClientHello leaves and time the client's own work on the server's
-/// replies (`handshake_stamps`). This takes OpenSSL's
-/// message callback, which libcurl uses only for the TLS part of its verbose
-/// trace (`TLSPING_CURL_VERBOSE`, a debugging aid).
+/// Has every connection made from this SSL_CTX report its handshake's
+/// moments to `M`: when its first ClientHello leaves, and when the client
+/// works on the server's replies. This takes OpenSSL's message callback,
+/// which libcurl uses only for the TLS part of its verbose trace
+/// (`TLSPING_CURL_VERBOSE`, a debugging aid).
 ///
 /// # Safety
 /// `ssl_ctx` must be the `SSL_CTX*` libcurl passed to the CURLOPT_SSL_CTX_FUNCTION
 /// callback now running.
-pub(crate) unsafe fn stamp_handshake(ssl_ctx: *mut c_void) {
+pub unsafe fn stamp_handshake<M: HandshakeMoments>(ssl_ctx: *mut c_void) {
     let ctx = ssl_ctx as *mut openssl_sys::SSL_CTX;
     // SAFETY: a live SSL_CTX (the caller's contract); both callbacks are plain
-    // functions that touch no data of ours beyond a thread-local, so they stay
-    // valid for as long as OpenSSL keeps the context.
+    // functions that touch no data of ours but what `M` keeps for itself,
+    // so they stay valid for as long as OpenSSL keeps the context.
     unsafe {
-        SSL_CTX_set_info_callback(ctx, Some(on_handshake_step));
-        SSL_CTX_set_msg_callback(ctx, Some(on_tls_message));
+        SSL_CTX_set_info_callback(ctx, Some(on_handshake_step::<M>));
+        SSL_CTX_set_msg_callback(ctx, Some(on_tls_message::<M>));
     }
 }

@@ -1,34 +1,58 @@
-//! Every call into libcurl and OpenSSL that the `curl` crate does not wrap,
-//! one file per job. Each `unsafe` block is short and says why it holds;
-//! the rest of the crate only sees the safe functions and types below and
-//! the `unsafe fn`s whose contracts it keeps.
+//! Every raw call into libcurl and OpenSSL, one file per job: the rest of
+//! the crate calls none (no `curl_sys` or `openssl_sys` outside this module)
+//! and sees only the safe functions and plain types below, and the `unsafe
+//! fn`s whose contracts it keeps. Each `unsafe` block is short and says why
+//! it holds. A leaf: nothing here imports from the rest of `probe`; what a
+//! probe needs in its own types it builds from the plain values returned
+//! here (`answers`, `live_tls`), and what OpenSSL's callbacks report goes to
+//! a `HandshakeMoments` the probe names.
 
-use std::os::raw::c_long;
-
-use curl::easy::Easy2;
-use curl_sys::CURLE_OK;
+use std::ffi::CStr;
 
 mod getinfo;
 mod handshake;
+mod headers;
+pub mod info;
 mod live;
+mod ocsp_staple;
+mod perform;
 mod request_counter;
+mod setopt;
 mod sockets;
-mod transfer_info;
 mod trust_store;
+mod url_parts;
+mod x509_text;
 
-pub use getinfo::{early_data, http_version, timers, verify_result};
-pub(crate) use handshake::stamp_handshake;
-pub use live::LiveHandle;
-pub(crate) use request_counter::count_requests;
-pub(crate) use sockets::{hang_up, read_tcp_info_at_close, tcp_at_close, tcp_at_close_clear};
+pub use getinfo::{long, off_t, text, timer_us};
+pub use handshake::{stamp_handshake, HandshakeMoments};
+pub use headers::each_response_header;
+pub use live::{group_name, LiveHandle};
+pub use ocsp_staple::{request_staple, take_first_response};
+pub use perform::{guarded, perform_on, raise_caught};
+pub use request_counter::count_requests;
+pub use setopt::{allow_early_data, quick_exit, set_curves};
+pub use sockets::{hang_up, read_tcp_info_at_close, tcp_at_close, tcp_at_close_clear};
 pub use sockets::{open_socket, CloseWatch, KernelTcp};
-pub use transfer_info::{curl_version, transfer_facts};
-pub use trust_store::clear_ca_locations;
-pub(crate) use trust_store::install_trust_store;
+pub use trust_store::{clear_ca_locations, install_trust_store};
+pub use url_parts::{UrlPart, UrlParts};
+pub use x509_text::{extension_lines, name_one_line};
 
-// curl.h: CURLOPT_SSL_EC_CURVES (a string option) and CURLSSLOPT_EARLYDATA.
-const CURLOPT_SSL_EC_CURVES: curl_sys::CURLoption = curl_sys::CURLOPTTYPE_OBJECTPOINT + 298;
-const CURLSSLOPT_EARLYDATA: c_long = 1 << 6;
+/// A socket as libcurl's callbacks pass it.
+pub use curl_sys::curl_socket_t;
+
+/// libcurl's result codes (`CURLcode`, `CURLE_*`), for telling its failures apart.
+pub mod codes {
+    /// A code no failure of ours maps to a kind of its own (the tests' example).
+    #[cfg(test)]
+    pub use curl_sys::CURLE_URL_MALFORMAT;
+    pub use curl_sys::{
+        CURLcode, CURLE_ABORTED_BY_CALLBACK, CURLE_BAD_CONTENT_ENCODING, CURLE_COULDNT_CONNECT,
+        CURLE_COULDNT_RESOLVE_HOST, CURLE_GOT_NOTHING, CURLE_HTTP2, CURLE_HTTP2_STREAM,
+        CURLE_OPERATION_TIMEDOUT, CURLE_PARTIAL_FILE, CURLE_PEER_FAILED_VERIFICATION,
+        CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM,
+        CURLE_SSL_CIPHER, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_ENGINE_NOTFOUND,
+    };
+}
 
 /// Now on CLOCK_MONOTONIC, in microseconds: the clock libcurl's own timers
 /// read (`curlx_now` with `HAVE_CLOCK_GETTIME_MONOTONIC`, as curl-sys builds
@@ -47,123 +71,6 @@ pub fn monotonic_us() -> u64 {
     (ts.tv_sec as u64) * 1_000_000 + (ts.tv_nsec as u64) / 1_000
 }
 
-/// Offers exactly these key-exchange groups (`X25519:P-256`, OpenSSL names;
-/// libcurl copies the string).
-pub fn set_curves<H>(easy: &mut Easy2<H>, list: &str) -> Result<(), curl::Error> {
-    let c = std::ffi::CString::new(list)
-        .map_err(|_| curl::Error::new(curl_sys::CURLE_BAD_FUNCTION_ARGUMENT))?;
-    // SAFETY: the handle is live; the option takes a C string, which
-    // libcurl copies before returning, so `c` may go after this call.
-    let rc = unsafe { curl_sys::curl_easy_setopt(easy.raw(), CURLOPT_SSL_EC_CURVES, c.as_ptr()) };
-    if rc == CURLE_OK {
-        Ok(())
-    } else {
-        Err(curl::Error::new(rc))
-    }
-}
-
-/// Lets libcurl send the request as TLS 1.3 early data when it resumes a
-/// session that allows it (this sets the whole CURLOPT_SSL_OPTIONS mask,
-/// which nothing else of ours sets).
-pub fn allow_early_data<H>(easy: &mut Easy2<H>) -> Result<(), curl::Error> {
-    // SAFETY: the handle is live; CURLOPT_SSL_OPTIONS takes one long.
-    let rc = unsafe {
-        curl_sys::curl_easy_setopt(
-            easy.raw(),
-            curl_sys::CURLOPT_SSL_OPTIONS,
-            CURLSSLOPT_EARLYDATA,
-        )
-    };
-    if rc == CURLE_OK {
-        Ok(())
-    } else {
-        Err(curl::Error::new(rc))
-    }
-}
-
-/// Runs the transfer of `easy` to its end on `multi` and takes it off the
-/// multi again, whatever the outcome. The multi's own connections in a
-/// graceful close advance meanwhile, as in any `curl_multi_perform`.
-pub(crate) fn perform_on<H>(
-    multi: &curl::multi::Multi,
-    easy: &Easy2<H>,
-) -> Result<(), curl::Error> {
-    // SAFETY: both handles are live for this whole call, and the easy handle
-    // is removed from the multi below before we return, so the multi never
-    // refers to it past this borrow.
-    let rc = unsafe { curl_sys::curl_multi_add_handle(multi.raw(), easy.raw()) };
-    if rc != curl_sys::CURLM_OK {
-        return Err(curl::Error::new(curl_sys::CURLE_FAILED_INIT));
-    }
-    let result = loop {
-        if multi.perform().is_err() {
-            break Err(curl::Error::new(curl_sys::CURLE_FAILED_INIT));
-        }
-        // Only this transfer is on the multi: a finished one is ours.
-        let mut done = None;
-        multi.messages(|m| {
-            if let Some(r) = m.result() {
-                done = Some(r);
-            }
-        });
-        if let Some(r) = done {
-            // libcurl's own words for a failure (its error buffer), as
-            // `Easy2::perform` attaches them.
-            break r.map_err(|mut e| {
-                if let Some(text) = easy.take_error_buf() {
-                    e.set_extra(text);
-                }
-                e
-            });
-        }
-        // libcurl shortens the wait to its own next timeout; a second is
-        // what `curl_easy_perform` waits at most between progress checks.
-        if multi
-            .wait(&mut [], std::time::Duration::from_secs(1))
-            .is_err()
-        {
-            break Err(curl::Error::new(curl_sys::CURLE_FAILED_INIT));
-        }
-    };
-    // SAFETY: as above; removing a handle that finished is always allowed.
-    unsafe { curl_sys::curl_multi_remove_handle(multi.raw(), easy.raw()) };
-    raise_caught();
-    result
-}
-
-thread_local! {
-    /// A panic `guarded` caught in a callback, until `raise_caught` raises it.
-    static CAUGHT: std::cell::RefCell<Option<Box<dyn std::any::Any + Send>>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// Runs the body of one of our libcurl callbacks. A panic in it must not
-/// unwind into C: it is kept, libcurl is given `aborted` (which ends the
-/// transfer), and every later callback on this thread gets `aborted`
-/// without running until `raise_caught` raises it, once libcurl has
-/// returned. The curl crate does the same, but only `Easy2::perform`
-/// raises what it kept; the multi interface the cold probes run on never
-/// does, and a bug would pass for a failed probe.
-pub(crate) fn guarded<T>(aborted: T, body: impl FnOnce() -> T) -> T {
-    if CAUGHT.with(|c| c.borrow().is_some()) {
-        return aborted;
-    }
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
-        Ok(value) => value,
-        Err(payload) => {
-            CAUGHT.with(|c| *c.borrow_mut() = Some(payload));
-            aborted
-        }
-    }
-}
-
-/// Raises the panic a callback of the transfer that just returned kept, if any.
-pub(crate) fn raise_caught() {
-    if let Some(payload) = CAUGHT.with(|c| c.borrow_mut().take()) {
-        std::panic::resume_unwind(payload);
-    }
-}
-
 /// Versions actually linked into this binary.
 pub fn library_versions() -> (String, String, Option<String>) {
     let v = curl::Version::get();
@@ -172,65 +79,21 @@ pub fn library_versions() -> (String, String, Option<String>) {
     (v.version().to_string(), tls, h2)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::io::{Read, Write};
-
-    /// A handler whose body callback panics, as a bug in ours would.
-    struct Panics;
-
-    impl curl::easy::Handler for Panics {
-        fn write(&mut self, _: &[u8]) -> Result<usize, curl::easy::WriteError> {
-            guarded(Ok(0), || panic!("a bug in a transfer callback"))
+/// libcurl's description of itself and the libraries it uses
+/// (`libcurl/8.22.0 OpenSSL/3.6.1 ...`), which ends curl's `%{json}`.
+pub fn curl_version() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        // SAFETY: curl_version takes nothing and returns libcurl's own
+        // NUL-terminated text (never freed by us), copied at once; the
+        // OnceLock makes this the only call.
+        let text = unsafe { curl_sys::curl_version() };
+        if text.is_null() {
+            return String::new();
         }
-    }
-
-    /// One plain HTTP answer with a body, on a loopback port, for one
-    /// connection (bounded: the thread ends after it, or after 5 s).
-    fn one_answer() -> u16 {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        std::thread::spawn(move || {
-            let (mut conn, _) = listener.accept().unwrap();
-            conn.set_read_timeout(Some(std::time::Duration::from_secs(5)))
-                .unwrap();
-            let mut request = [0u8; 1024];
-            let _ = conn.read(&mut request);
-            let _ = conn.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
-        });
-        port
-    }
-
-    #[test]
-    fn a_panic_in_a_callback_of_a_multi_transfer_is_raised_again() {
-        let port = one_answer();
-        let multi = curl::multi::Multi::new();
-        let mut easy = Easy2::new(Panics);
-        easy.url(&format!("http://127.0.0.1:{port}/")).unwrap();
-        easy.timeout(std::time::Duration::from_secs(5)).unwrap();
-        let caught =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| perform_on(&multi, &easy)));
-        let payload = caught.expect_err("the panic was swallowed into a failed transfer");
-        assert_eq!(
-            payload.downcast_ref::<&str>(),
-            Some(&"a bug in a transfer callback")
-        );
-        // Nothing is left stored to poison the next transfer on this thread.
-        let port = one_answer();
-        let mut next = Easy2::new(Collect(Vec::new()));
-        next.url(&format!("http://127.0.0.1:{port}/")).unwrap();
-        next.timeout(std::time::Duration::from_secs(5)).unwrap();
-        perform_on(&multi, &next).unwrap();
-        assert_eq!(next.get_ref().0, b"hello");
-    }
-
-    struct Collect(Vec<u8>);
-
-    impl curl::easy::Handler for Collect {
-        fn write(&mut self, data: &[u8]) -> Result<usize, curl::easy::WriteError> {
-            self.0.extend_from_slice(data);
-            Ok(data.len())
-        }
-    }
+        // SAFETY: non-NULL, so a NUL-terminated string (above).
+        unsafe { CStr::from_ptr(text) }
+            .to_string_lossy()
+            .into_owned()
+    })
 }

@@ -3,11 +3,10 @@
 use std::os::raw::c_void;
 
 use curl::easy::Easy2;
-use curl_sys::CURLE_OK;
 
-// curl.h (7.80+): CURLOPT_PREREQFUNCTION and its data, and the "go on" answer.
-const CURLOPT_PREREQFUNCTION: curl_sys::CURLoption = curl_sys::CURLOPTTYPE_FUNCTIONPOINT + 312;
-const CURLOPT_PREREQDATA: curl_sys::CURLoption = curl_sys::CURLOPTTYPE_OBJECTPOINT + 313;
+use super::setopt::{setopt, CURLOPT_PREREQDATA, CURLOPT_PREREQFUNCTION};
+
+// curl.h (7.80+): the pre-request callback's "go on" answer.
 const CURL_PREREQFUNC_OK: std::os::raw::c_int = 0;
 
 extern "C" fn count_request(
@@ -32,7 +31,7 @@ extern "C" fn count_request(
 /// libcurl keeps the pointer: `counter` must stay at its address, alive, for
 /// as long as `easy` exists (`ProbeHandle` holds a reference to the shared
 /// counter and drops it only after the easy handle).
-pub(crate) unsafe fn count_requests<H>(
+pub unsafe fn count_requests<H>(
     easy: &Easy2<H>,
     counter: *const std::sync::atomic::AtomicU32,
 ) -> Result<(), curl::Error> {
@@ -43,20 +42,10 @@ pub(crate) unsafe fn count_requests<H>(
         std::os::raw::c_int,
         std::os::raw::c_int,
     ) -> std::os::raw::c_int = count_request;
-    // SAFETY: the handle is live; the callback has libcurl's prototype
-    // (curl_prereq_callback) and the data pointer outlives the handle (above).
-    let rc = unsafe {
-        let rc =
-            curl_sys::curl_easy_setopt(easy.raw(), CURLOPT_PREREQFUNCTION, cb as *const c_void);
-        if rc == CURLE_OK {
-            curl_sys::curl_easy_setopt(easy.raw(), CURLOPT_PREREQDATA, counter as *const c_void)
-        } else {
-            rc
-        }
-    };
-    if rc == CURLE_OK {
-        Ok(())
-    } else {
-        Err(curl::Error::new(rc))
+    // SAFETY: the callback has libcurl's prototype (curl_prereq_callback)
+    // and the data pointer outlives the handle (above).
+    unsafe {
+        setopt(easy, CURLOPT_PREREQFUNCTION, cb as *const c_void)?;
+        setopt(easy, CURLOPT_PREREQDATA, counter.cast())
     }
 }

@@ -6,7 +6,8 @@ use std::cell::Cell;
 use std::os::raw::{c_int, c_void};
 
 use curl::easy::Easy2;
-use curl_sys::CURLE_OK;
+
+use super::setopt::{setopt, CURLOPT_CLOSESOCKETDATA, CURLOPT_CLOSESOCKETFUNCTION};
 
 /// One `TCP_INFO` reading of a live connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,23 +38,26 @@ pub fn open_socket(
 
 thread_local! {
     /// The `TCP_INFO` reading taken as libcurl closed the socket this
-    /// transfer opened: libcurl runs a transfer and its callbacks on the thread
-    /// that called `perform`, one transfer at a time.
+    /// transfer opened: libcurl runs a transfer's callbacks on the thread
+    /// that drives it (`curl_easy_perform`, or `curl_multi_perform` on a
+    /// cold runner's multi handle), and a thread drives one transfer at a
+    /// time (a cold runner puts one easy handle at a time on its multi).
     static TCP_AT_CLOSE: Cell<Option<KernelTcp>> = const { Cell::new(None) };
     /// The socket this transfer opened last: only its close is read, never
     /// that of an older connection libcurl happens to close meanwhile (a
-    /// dead kept connection found on reuse, say).
+    /// dead kept connection found on reuse, or the previous cold probe's
+    /// connection, which the multi handle may still be closing).
     static OPENED_SOCKET: Cell<curl_sys::curl_socket_t> = const { Cell::new(-1) };
 }
 
 /// Forgets a reading taken when an earlier transfer's socket closed.
-pub(crate) fn tcp_at_close_clear() {
+pub fn tcp_at_close_clear() {
     TCP_AT_CLOSE.with(|c| c.set(None));
     OPENED_SOCKET.with(|c| c.set(-1));
 }
 
 /// The reading taken when the transfer just run on this thread closed its socket.
-pub(crate) fn tcp_at_close() -> Option<KernelTcp> {
+pub fn tcp_at_close() -> Option<KernelTcp> {
     TCP_AT_CLOSE.with(|c| c.get())
 }
 
@@ -122,7 +126,7 @@ impl CloseWatch {
         }
     }
 
-    pub(crate) fn opened(&self, sock: curl_sys::curl_socket_t) {
+    pub fn opened(&self, sock: curl_sys::curl_socket_t) {
         use std::sync::atomic::Ordering::Relaxed;
         for slot in &self.open {
             if slot.compare_exchange(-1, sock, Relaxed, Relaxed).is_ok() {
@@ -182,30 +186,16 @@ extern "C" fn close_socket(clientp: *mut c_void, sock: curl_sys::curl_socket_t) 
 /// a multi handle's shutdown list): `watch` must stay alive until every
 /// connection made with it is closed, i.e. until the multi handle that runs
 /// the transfers is cleaned up. A null `watch` has no such requirement.
-pub(crate) unsafe fn read_tcp_info_at_close<H>(
+pub unsafe fn read_tcp_info_at_close<H>(
     easy: &mut Easy2<H>,
     watch: *const CloseWatch,
 ) -> Result<(), curl::Error> {
     let cb: extern "C" fn(*mut c_void, curl_sys::curl_socket_t) -> c_int = close_socket;
-    // SAFETY: the handle is live; the callback has libcurl's prototype
-    // (curl_closesocket_callback); the data pointer is null or lives as long
-    // as the caller's contract says.
-    let rc = unsafe {
-        let rc = curl_sys::curl_easy_setopt(
-            easy.raw(),
-            curl_sys::CURLOPT_CLOSESOCKETFUNCTION,
-            cb as *const c_void,
-        );
-        if rc == CURLE_OK {
-            curl_sys::curl_easy_setopt(easy.raw(), curl_sys::CURLOPT_CLOSESOCKETDATA, watch)
-        } else {
-            rc
-        }
-    };
-    if rc == CURLE_OK {
-        Ok(())
-    } else {
-        Err(curl::Error::new(rc))
+    // SAFETY: the callback has libcurl's prototype (curl_closesocket_callback);
+    // the data pointer is null or lives as long as the caller's contract says.
+    unsafe {
+        setopt(easy, CURLOPT_CLOSESOCKETFUNCTION, cb as *const c_void)?;
+        setopt(easy, CURLOPT_CLOSESOCKETDATA, watch.cast())
     }
 }
 
@@ -218,7 +208,7 @@ pub(crate) unsafe fn read_tcp_info_at_close<H>(
 /// `sock` must be a socket libcurl opened on this thread's handles and has
 /// not closed yet (a `CloseWatch::open_socket`), so the number cannot name
 /// another file.
-pub(crate) unsafe fn hang_up(sock: curl_sys::curl_socket_t) {
+pub unsafe fn hang_up(sock: curl_sys::curl_socket_t) {
     // SAFETY: an open socket of libcurl's (the caller's contract); shutdown
     // only changes the connection's state, never the descriptor.
     unsafe { libc::shutdown(sock, libc::SHUT_RDWR) };

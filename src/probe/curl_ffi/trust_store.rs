@@ -5,8 +5,9 @@ use std::os::raw::c_void;
 use std::ptr;
 
 use curl::easy::Easy2;
-use curl_sys::CURLE_OK;
 use foreign_types::ForeignTypeRef;
+
+use super::setopt::{setopt, CURLOPT_CAINFO, CURLOPT_CAPATH};
 
 extern "C" {
     // libcrypto (OpenSSL >= 1.1.0), linked through openssl-sys; not bound there.
@@ -16,15 +17,10 @@ extern "C" {
 /// Makes libcurl load no CA file or directory of its own for this handle:
 /// the run's shared store is installed from the SSL_CTX callback instead.
 pub fn clear_ca_locations<H>(easy: &mut Easy2<H>) -> Result<(), curl::Error> {
-    for opt in [curl_sys::CURLOPT_CAINFO, curl_sys::CURLOPT_CAPATH] {
-        // SAFETY: the handle is live; a NULL string is documented for both
-        // options as "use no file/directory", and libcurl copies nothing.
-        let rc = unsafe {
-            curl_sys::curl_easy_setopt(easy.raw(), opt, ptr::null::<std::os::raw::c_char>())
-        };
-        if rc != CURLE_OK {
-            return Err(curl::Error::new(rc));
-        }
+    for opt in [CURLOPT_CAINFO, CURLOPT_CAPATH] {
+        // SAFETY: a NULL string is documented for both options as "use no
+        // file/directory", and libcurl copies nothing.
+        unsafe { setopt(easy, opt, ptr::null())? };
     }
     Ok(())
 }
@@ -34,7 +30,7 @@ pub fn clear_ca_locations<H>(easy: &mut Easy2<H>) -> Result<(), curl::Error> {
 ///
 /// # Safety
 /// `ssl_ctx` must be the `SSL_CTX*` libcurl passed to the callback now running.
-pub(crate) unsafe fn install_trust_store(
+pub unsafe fn install_trust_store(
     ssl_ctx: *mut c_void,
     store: &openssl::x509::store::X509StoreRef,
 ) {
