@@ -66,6 +66,11 @@ pub struct Collector {
 }
 
 impl Collector {
+    /// The run's interrupt flag, which the transfers this collects end at.
+    pub(super) fn cancel(&self) -> &Cancel {
+        &self.cancel
+    }
+
     pub fn new(cancel: Cancel, trust: Option<Arc<TrustStore>>) -> Collector {
         Collector {
             live: LiveHandle::none(),

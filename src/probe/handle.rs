@@ -250,13 +250,16 @@ impl ProbeHandle {
         (result, returned)
     }
 
-    /// Runs one transfer on `multi` (the cold runner's), as `perform` does.
+    /// Runs one transfer on `multi` (the cold runner's, or one of its own
+    /// for the preflight), as `perform` does, but abandoned at once when
+    /// the run is interrupted, even in a handshake that hangs.
     pub(super) fn perform_on(
         &mut self,
         multi: &curl::multi::Multi,
     ) -> (Result<(), curl::Error>, Instant) {
         self.stamp_perform();
-        let result = curl_ffi::perform_on(multi, &self.easy);
+        let cancel = self.easy.get_ref().cancel().clone();
+        let result = curl_ffi::perform_on(multi, &self.easy, &|| cancel.is_canceled());
         (result, Instant::now())
     }
 

@@ -35,8 +35,11 @@ fn one_request(cfg: &Config, env: &ProbeEnv, method: &Method) -> (Sample, Option
         Err(e) => return (sample::setup_failure(Mode::Cold, 0, https, &e), None),
     };
     handle.forget_previous();
+    // A multi handle of its own, so that a signal ends the preflight at
+    // once, even in a handshake that hangs (`ProbeHandle::perform_on`).
+    let multi = curl::multi::Multi::new();
     let start = Instant::now();
-    let (result, returned) = handle.perform();
+    let (result, returned) = handle.perform_on(&multi);
     let location = handle.location().map(str::to_string);
     let done = Outcome {
         result,

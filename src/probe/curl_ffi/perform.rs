@@ -5,10 +5,22 @@
 
 use curl::easy::Easy2;
 
+/// How long one wait for the sockets lasts at most: how soon `stop` is
+/// asked again while nothing happens.
+const STOP_POLL: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// Runs the transfer of `easy` to its end on `multi` and takes it off the
 /// multi again, whatever the outcome. The multi's own connections in a
 /// graceful close advance meanwhile, as in any `curl_multi_perform`.
-pub fn perform_on<H>(multi: &curl::multi::Multi, easy: &Easy2<H>) -> Result<(), curl::Error> {
+/// `stop` is asked between waits (every `STOP_POLL` at the latest): `true`
+/// abandons the transfer as a callback's abort would (libcurl calls no
+/// progress callback before a connection is up, so a TCP or TLS handshake
+/// that hangs would otherwise hold the run until its timeout).
+pub fn perform_on<H>(
+    multi: &curl::multi::Multi,
+    easy: &Easy2<H>,
+    stop: &dyn Fn() -> bool,
+) -> Result<(), curl::Error> {
     // SAFETY: both handles are live for this whole call, and the easy handle
     // is removed from the multi below before we return, so the multi never
     // refers to it past this borrow.
@@ -37,12 +49,11 @@ pub fn perform_on<H>(multi: &curl::multi::Multi, easy: &Easy2<H>) -> Result<(), 
                 e
             });
         }
-        // libcurl shortens the wait to its own next timeout; a second is
-        // what `curl_easy_perform` waits at most between progress checks.
-        if multi
-            .wait(&mut [], std::time::Duration::from_secs(1))
-            .is_err()
-        {
+        if stop() {
+            break Err(curl::Error::new(curl_sys::CURLE_ABORTED_BY_CALLBACK));
+        }
+        // libcurl shortens the wait to its own next timeout.
+        if multi.wait(&mut [], STOP_POLL).is_err() {
             break Err(curl::Error::new(curl_sys::CURLE_FAILED_INIT));
         }
     };
@@ -122,8 +133,9 @@ mod tests {
         let mut easy = Easy2::new(Panics);
         easy.url(&format!("http://127.0.0.1:{port}/")).unwrap();
         easy.timeout(std::time::Duration::from_secs(5)).unwrap();
-        let caught =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| perform_on(&multi, &easy)));
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            perform_on(&multi, &easy, &|| false)
+        }));
         let payload = caught.expect_err("the panic was swallowed into a failed transfer");
         assert_eq!(
             payload.downcast_ref::<&str>(),
@@ -134,7 +146,7 @@ mod tests {
         let mut next = Easy2::new(Collect(Vec::new()));
         next.url(&format!("http://127.0.0.1:{port}/")).unwrap();
         next.timeout(std::time::Duration::from_secs(5)).unwrap();
-        perform_on(&multi, &next).unwrap();
+        perform_on(&multi, &next, &|| false).unwrap();
         assert_eq!(next.get_ref().0, b"hello");
     }
 
