@@ -113,100 +113,9 @@ impl ProbeHandle {
         }
         easy.progress(true)?;
         easy.timeout(cfg.timeout)?;
-        easy.http_version(match cfg.http_version {
-            HttpVersion::Auto => CurlHttp::V2TLS,
-            HttpVersion::V1_1 => CurlHttp::V11,
-            HttpVersion::V2 => CurlHttp::V2TLS,
-        })?;
-        easy.ip_resolve(match cfg.ip_version {
-            IpVersion::Any => IpResolve::Any,
-            IpVersion::V4 => IpResolve::V4,
-            IpVersion::V6 => IpResolve::V6,
-        })?;
-        // TLS 1.2 is the floor whatever is asked; `--tls-max` sets the ceiling.
-        let max = match cfg.tls_max {
-            Some(TlsMax::V1_2) => SslVersion::Tlsv12,
-            Some(TlsMax::V1_3) => SslVersion::Tlsv13,
-            None => SslVersion::Default,
-        };
-        easy.ssl_min_max_version(SslVersion::Tlsv12, max)?;
-        if let Some(curves) = &cfg.curves {
-            curl_ffi::set_curves(&mut easy, curves)?;
-        }
-        if cfg.early_data {
-            curl_ffi::allow_early_data(&mut easy)?;
-        }
-        // The bytes read before the run, which libcurl copies: without a
-        // key of its own, libcurl takes the key from the certificate's PEM.
-        if let Some(cert) = &cfg.client_cert {
-            easy.ssl_cert_blob(&cert.pem)?;
-        }
-        if let Some(key) = &cfg.client_key {
-            easy.ssl_key_blob(&key.pem)?;
-        }
-        if !cfg.connect_to.is_empty() {
-            let mut list = List::new();
-            for entry in &cfg.connect_to {
-                list.append(entry)?;
-            }
-            easy.connect_to(list)?;
-        }
-        if cfg.insecure {
-            // A deliberate, user-chosen switch: nothing is verified at all.
-            easy.ssl_verify_peer(false)?;
-            easy.ssl_verify_host(false)?;
-        }
-        let mut headers = List::new();
-        for h in &cfg.headers {
-            headers.append(h)?;
-        }
-        match method {
-            Method::Head => easy.nobody(true)?,
-            Method::RangedGet => {
-                easy.get(true)?;
-                easy.range("0-0")?;
-            }
-            Method::Custom(m) => {
-                if m == "GET" {
-                    easy.get(true)?;
-                } else if m == "HEAD" {
-                    easy.nobody(true)?;
-                } else {
-                    easy.custom_request(m)?;
-                }
-            }
-        }
-        easy.http_headers(headers)?;
-        let mut resolve = List::new();
-        // The user's entries first: libcurl loads them in order and a later
-        // entry for the same host and port replaces an earlier one.
-        for entry in &cfg.resolve {
-            resolve.append(entry)?;
-        }
-        if let Some(addr) = dial {
-            // Dial the pinned address while the URL host still drives SNI,
-            // the Host header and certificate checks.
-            let ip = match addr.ip() {
-                IpAddr::V4(v4) => v4.to_string(),
-                IpAddr::V6(v6) => format!("[{v6}]"),
-            };
-            // An IPv6 literal host is bracketed, as libcurl reads the entry
-            // up to the first ':' otherwise (`fd00::1:443:…` would be host `fd00`).
-            resolve.append(&format!(
-                "{}:{}:{}",
-                cfg.target.url_host(),
-                cfg.target.port,
-                ip
-            ))?;
-        }
-        if dial.is_some() || !cfg.resolve.is_empty() {
-            easy.resolve(resolve)?;
-        }
-        if cfg.pin_ip {
-            // A pinned run (the preflight included, which picks the address) goes
-            // straight to the server: a proxy from the environment would become the peer.
-            easy.proxy("")?;
-        }
+        set_tls(&mut easy, cfg)?;
+        set_request(&mut easy, cfg, method)?;
+        set_addressing(&mut easy, cfg, dial)?;
         Ok(ProbeHandle {
             easy,
             _counter: counter,
@@ -284,4 +193,123 @@ impl ProbeHandle {
         sample.transfer = facts.map(Box::new);
         sample
     }
+}
+
+/// The protocol a handle speaks: HTTP version, address family, the TLS
+/// versions, groups and early data, a client certificate, verification.
+fn set_tls(easy: &mut Easy2<Collector>, cfg: &Config) -> Result<(), curl::Error> {
+    easy.http_version(match cfg.http_version {
+        HttpVersion::Auto => CurlHttp::V2TLS,
+        HttpVersion::V1_1 => CurlHttp::V11,
+        HttpVersion::V2 => CurlHttp::V2TLS,
+    })?;
+    easy.ip_resolve(match cfg.ip_version {
+        IpVersion::Any => IpResolve::Any,
+        IpVersion::V4 => IpResolve::V4,
+        IpVersion::V6 => IpResolve::V6,
+    })?;
+    // TLS 1.2 is the floor whatever is asked; `--tls-max` sets the ceiling.
+    let max = match cfg.tls_max {
+        Some(TlsMax::V1_2) => SslVersion::Tlsv12,
+        Some(TlsMax::V1_3) => SslVersion::Tlsv13,
+        None => SslVersion::Default,
+    };
+    easy.ssl_min_max_version(SslVersion::Tlsv12, max)?;
+    if let Some(curves) = &cfg.curves {
+        curl_ffi::set_curves(easy, curves)?;
+    }
+    if cfg.early_data {
+        curl_ffi::allow_early_data(easy)?;
+    }
+    // The bytes read before the run, which libcurl copies: without a
+    // key of its own, libcurl takes the key from the certificate's PEM.
+    if let Some(cert) = &cfg.client_cert {
+        easy.ssl_cert_blob(&cert.pem)?;
+    }
+    if let Some(key) = &cfg.client_key {
+        easy.ssl_key_blob(&key.pem)?;
+    }
+    if cfg.insecure {
+        // A deliberate, user-chosen switch: nothing is verified at all.
+        easy.ssl_verify_peer(false)?;
+        easy.ssl_verify_host(false)?;
+    }
+    Ok(())
+}
+
+/// The request: its method and extra headers.
+fn set_request(
+    easy: &mut Easy2<Collector>,
+    cfg: &Config,
+    method: &Method,
+) -> Result<(), curl::Error> {
+    let mut headers = List::new();
+    for h in &cfg.headers {
+        headers.append(h)?;
+    }
+    match method {
+        Method::Head => easy.nobody(true)?,
+        Method::RangedGet => {
+            easy.get(true)?;
+            easy.range("0-0")?;
+        }
+        Method::Custom(m) => {
+            if m == "GET" {
+                easy.get(true)?;
+            } else if m == "HEAD" {
+                easy.nobody(true)?;
+            } else {
+                easy.custom_request(m)?;
+            }
+        }
+    }
+    easy.http_headers(headers)?;
+    Ok(())
+}
+
+/// Where a handle connects: `--connect-to`, `--resolve` and the pinned
+/// address, and no proxy when pinned.
+fn set_addressing(
+    easy: &mut Easy2<Collector>,
+    cfg: &Config,
+    dial: Option<SocketAddr>,
+) -> Result<(), curl::Error> {
+    if !cfg.connect_to.is_empty() {
+        let mut list = List::new();
+        for entry in &cfg.connect_to {
+            list.append(entry)?;
+        }
+        easy.connect_to(list)?;
+    }
+    let mut resolve = List::new();
+    // The user's entries first: libcurl loads them in order and a later
+    // entry for the same host and port replaces an earlier one.
+    for entry in &cfg.resolve {
+        resolve.append(entry)?;
+    }
+    if let Some(addr) = dial {
+        // Dial the pinned address while the URL host still drives SNI,
+        // the Host header and certificate checks.
+        let ip = match addr.ip() {
+            IpAddr::V4(v4) => v4.to_string(),
+            IpAddr::V6(v6) => format!("[{v6}]"),
+        };
+        // An IPv6 literal host is bracketed, as libcurl reads the entry
+        // up to the first ':' otherwise (`fd00::1:443:…` would be host `fd00`).
+        resolve.append(&format!(
+            "{}:{}:{}",
+            cfg.target.url_host(),
+            cfg.target.port,
+            ip
+        ))?;
+    }
+    if dial.is_some() || !cfg.resolve.is_empty() {
+        easy.resolve(resolve)?;
+    }
+    if cfg.pin_ip {
+        // A pinned run (the preflight included, which picks the address) goes
+        // straight to the server: a proxy from the environment would become the peer.
+        easy.proxy("")?;
+    }
+    Ok(())
 }
