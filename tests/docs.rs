@@ -188,3 +188,26 @@ fn version_names_the_checked_out_commit() {
         "--version must name HEAD {head}: {text}"
     );
 }
+
+/// CI holds every stop to the lints the guide asks for before it: clippy
+/// over every target with warnings denied, before the tests.
+#[test]
+fn ci_runs_clippy_with_warnings_denied_before_the_tests() {
+    let ci = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/run")).unwrap();
+    let lines: Vec<&str> = ci
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with('#'))
+        .collect();
+    let clippy = lines.iter().position(|l| {
+        l.starts_with("cargo clippy")
+            && l.contains("--all-targets")
+            && l.ends_with("-- -D warnings")
+    });
+    let tests = lines.iter().position(|l| l.starts_with("cargo test"));
+    assert!(
+        clippy.is_some(),
+        ".ci/run runs no `cargo clippy --all-targets -- -D warnings`"
+    );
+    assert!(clippy < tests, ".ci/run lints after the tests");
+}
