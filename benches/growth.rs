@@ -79,10 +79,9 @@ fn samples(n: usize) -> Vec<Sample> {
 }
 
 fn info() -> RunInfo {
-    RunInfo {
-        count: 0,
-        ..synthetic::run_info()
-    }
+    let mut info = synthetic::run_info();
+    info.settings.count = 0;
+    info
 }
 
 fn time<T>(f: impl FnOnce() -> T) -> (Duration, T) {

@@ -42,33 +42,35 @@ fn refuse(args: &[&str]) -> String {
 fn every_flag_and_alias_sets_what_it_names() {
     type Check = fn(&Options) -> bool;
     let cases: Vec<(Vec<&str>, Check)> = vec![
-        (vec!["-n", "7"], |o| o.config.count == 7),
-        (vec!["-c", "7"], |o| o.config.count == 7),
-        (vec!["--count", "7"], |o| o.config.count == 7),
-        (vec!["-n", "0"], |o| o.config.count == 0),
+        (vec!["-n", "7"], |o| o.config.settings.count == 7),
+        (vec!["-c", "7"], |o| o.config.settings.count == 7),
+        (vec!["--count", "7"], |o| o.config.settings.count == 7),
+        (vec!["-n", "0"], |o| o.config.settings.count == 0),
         (vec!["-i", "1.5s"], |o| {
-            o.config.interval == Duration::from_millis(1500)
+            o.config.settings.interval == Duration::from_millis(1500)
         }),
         (vec!["--interval", "2m"], |o| {
-            o.config.interval == Duration::from_secs(120)
+            o.config.settings.interval == Duration::from_secs(120)
         }),
         (vec!["-w", "400ms"], |o| {
-            o.config.timeout == Duration::from_millis(400)
+            o.config.settings.timeout == Duration::from_millis(400)
         }),
         (vec!["--timeout", "1s"], |o| {
-            o.config.timeout == Duration::from_secs(1)
+            o.config.settings.timeout == Duration::from_secs(1)
         }),
-        (vec!["-m", "cold"], |o| o.config.mode == ModeChoice::Cold),
+        (vec!["-m", "cold"], |o| {
+            o.config.settings.mode == ModeChoice::Cold
+        }),
         (vec!["--mode", "warm"], |o| {
-            o.config.mode == ModeChoice::Warm
+            o.config.settings.mode == ModeChoice::Warm
         }),
         (vec!["--order", "cold-first"], |o| {
-            o.config.order == Order::ColdFirst
+            o.config.settings.order == Order::ColdFirst
         }),
         (vec!["--order", "warm-first"], |o| {
-            o.config.order == Order::WarmFirst
+            o.config.settings.order == Order::WarmFirst
         }),
-        (vec!["--warmup", "3"], |o| o.config.warmup == 3),
+        (vec!["--warmup", "3"], |o| o.config.settings.warmup == 3),
         (vec!["-X", "get"], |o| {
             o.config.method.as_deref() == Some("GET")
         }),
@@ -102,7 +104,7 @@ fn every_flag_and_alias_sets_what_it_names() {
         (vec!["--quiet"], |o| o.quiet),
         (vec!["-v"], |o| o.verbose),
         (vec!["--verbose"], |o| o.verbose),
-        (vec!["--resume", "off"], |o| !o.config.resume),
+        (vec!["--resume", "off"], |o| !o.config.settings.resume),
         (
             vec![
                 "--cacert",
@@ -130,14 +132,14 @@ fn defaults_are_the_documented_ones() {
     let o = parse(&["example.com"]);
     let c = &o.config;
     assert_eq!(
-        (c.count, c.interval, c.timeout),
+        (c.settings.count, c.settings.interval, c.settings.timeout),
         (10, Duration::from_secs(1), Duration::from_secs(5))
     );
     assert_eq!(
-        (c.mode, c.order, c.warmup),
+        (c.settings.mode, c.settings.order, c.settings.warmup),
         (ModeChoice::Both, Order::Alternate, 1)
     );
-    assert!(c.method.is_none() && c.pin_ip && !c.insecure && !c.cache_bust && c.resume);
+    assert!(c.method.is_none() && c.pin_ip && !c.insecure && !c.cache_bust && c.settings.resume);
     assert_eq!(c.http_version, HttpVersion::Auto);
     assert_eq!(o.output.stdout, Format::Table);
     assert_eq!(c.target.url(), "https://example.com/");
@@ -146,7 +148,7 @@ fn defaults_are_the_documented_ones() {
 #[test]
 fn interval_below_the_floor_is_raised_with_a_warning() {
     let o = parse(&["-i", "50ms", "example.com"]);
-    assert_eq!(o.config.interval, Duration::from_millis(200));
+    assert_eq!(o.config.settings.interval, Duration::from_millis(200));
     assert!(
         worded(&o).iter().any(|w| w.contains("200ms floor")),
         "{:?}",

@@ -395,7 +395,7 @@ fn variants_at_different_levels_draw_rows_on_the_scales_they_share() {
 fn variant_blocks_whose_rows_all_overlap_share_one_scale() {
     // The variants' warm rows alike, without the cold rows that lie apart.
     let mut warm_info = info();
-    warm_info.mode = ModeChoice::Warm;
+    warm_info.settings.mode = ModeChoice::Warm;
     let warm_only: Vec<Sample> = lab_rounds(11)
         .into_iter()
         .filter(|s| s.mode == Mode::Warm)

@@ -171,7 +171,7 @@ fn cold_resumes_tls12_sessions_from_round_two() {
 fn resume_off_makes_every_cold_handshake_full() {
     let server = start(ServerOpts::default());
     let mut cfg = config(&server, ModeChoice::Cold, 3);
-    cfg.resume = false;
+    cfg.settings.resume = false;
     let out = run(&server, &cfg);
     assert_eq!((out.rounds.full, out.rounds.resumed), (3, 0));
     assert!(out
@@ -361,8 +361,8 @@ fn a_slow_round_does_not_make_the_next_ones_burst() {
         ..Default::default()
     });
     let mut cfg = support::engine_config(&server.url(), ModeChoice::Cold, 6);
-    cfg.interval = Duration::from_millis(200);
-    cfg.timeout = Duration::from_secs(1);
+    cfg.settings.interval = Duration::from_millis(200);
+    cfg.settings.timeout = Duration::from_secs(1);
     let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
     let pre = probe::preflight(&cfg, &env).unwrap();
     let mut clock = Clock::default();

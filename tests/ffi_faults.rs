@@ -12,12 +12,12 @@ use tlsping::probe::{self, Cancel, Config, ErrorKind, ModeChoice, ProbeEnv, Samp
 
 fn config(url: &str, mode: ModeChoice, count: u32) -> Config {
     let mut cfg = Config::new(tlsping::probe::Target::parse(url).unwrap());
-    cfg.count = count;
-    cfg.interval = Duration::from_millis(10);
+    cfg.settings.count = count;
+    cfg.settings.interval = Duration::from_millis(10);
     // Generous: under valgrind everything is 20–50 times slower.
-    cfg.timeout = Duration::from_secs(4);
-    cfg.mode = mode;
-    cfg.warmup = 0;
+    cfg.settings.timeout = Duration::from_secs(4);
+    cfg.settings.mode = mode;
+    cfg.settings.warmup = 0;
     cfg.ip_version = probe::IpVersion::V4;
     cfg.ca_file = Some(ca().pem_path.clone());
     cfg
@@ -119,7 +119,7 @@ fn an_interrupt_aborts_the_transfer_in_flight() {
         ..Default::default()
     });
     let mut cfg = config(&server.url(), ModeChoice::Cold, 0);
-    cfg.timeout = Duration::from_secs(30);
+    cfg.settings.timeout = Duration::from_secs(30);
     let cancel = Cancel::new();
     let env = ProbeEnv::new(&cfg, cancel.clone()).unwrap();
     let pre = probe::preflight(&cfg, &env).unwrap();

@@ -184,11 +184,14 @@ fn connection_flags_get_a_header_line_of_their_own() {
         String::from_utf8(buf).unwrap()
     };
     assert!(!header(&info).contains("connection:"));
-    info.tls_max = Some(tlsping::probe::TlsMax::V1_2);
-    info.curves = Some("X25519:P-256".into());
-    info.resolve = vec!["example.test:443:127.0.0.1".into()];
-    info.client_cert = Some("/tmp/client.pem".into());
-    info.early_data = true;
+    info.settings.tls_max = Some(tlsping::probe::TlsMax::V1_2);
+    info.settings.curves = Some("X25519:P-256".into());
+    info.settings.resolve = vec!["example.test:443:127.0.0.1".into()];
+    info.settings.client_cert = Some(tlsping::probe::PemFile {
+        path: "/tmp/client.pem".into(),
+        pem: std::sync::Arc::from(&b""[..]),
+    });
+    info.settings.early_data = true;
     let text = header(&info);
     let lines: Vec<&str> = text
         .lines()

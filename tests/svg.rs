@@ -26,7 +26,7 @@ fn started() -> SystemTime {
 fn info() -> RunInfo {
     let mut info = synthetic::run_info();
     info.started_at = Some(started());
-    info.count = 10;
+    info.settings.count = 10;
     info
 }
 

@@ -229,7 +229,7 @@ fn check(
             "{flag} compares TLS handshakes, and {} is plain http://",
             config.target.url()
         ))),
-        Requirement::Resumption if config.mode == crate::probe::ModeChoice::Warm => {
+        Requirement::Resumption if config.settings.mode == crate::probe::ModeChoice::Warm => {
             Err(UsageError(format!(
                 "{flag}: resumption happens on cold probes (a kept connection makes no \
                  handshake); use -m cold or -m both"
@@ -301,13 +301,13 @@ mod tests {
         plain.target.https = false;
         assert!(parse("tls", &free, &plain).is_err());
         let mut off = cfg();
-        off.resume = false;
+        off.settings.resume = false;
         assert!(parse("early-data", &free, &off).is_err());
         assert!(parse("early-data=off,off", &free, &off).is_err());
         let resume_given = |id: &str| id == "resume";
         assert!(parse("resume", &resume_given, &cfg()).is_err());
         let mut warm = cfg();
-        warm.mode = ModeChoice::Warm;
+        warm.settings.mode = ModeChoice::Warm;
         assert!(parse("resume", &free, &warm).is_err());
         assert!(parse("resume", &free, &plain).is_err());
         assert!(parse("addr=", &free, &cfg()).is_err());

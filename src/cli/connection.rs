@@ -221,13 +221,13 @@ pub fn early_data_refusal(config: &Config) -> Option<String> {
             "early data can be replayed, and {m} is not safe to repeat"
         ));
     }
-    if config.tls_max == Some(TlsMax::V1_2) {
+    if config.settings.tls_max == Some(TlsMax::V1_2) {
         return Some("early data is a TLS 1.3 feature; drop --tls-max 1.2".into());
     }
-    if !config.resume {
+    if !config.settings.resume {
         return Some("early data rides on a resumed session; drop --resume off".into());
     }
-    if config.mode == ModeChoice::Warm {
+    if config.settings.mode == ModeChoice::Warm {
         return Some(
             "early data applies to cold probes (a kept connection sends no handshake); \
              use -m cold or -m both"
@@ -251,7 +251,7 @@ pub struct ConnectionArgs {
 /// Checks the connection flags against each other and the rest of the
 /// configuration, and applies them to `config`.
 pub fn apply(a: ConnectionArgs, config: &mut Config) -> Result<(), UsageError> {
-    if config.calibrate && (!a.resolve.is_empty() || !a.connect_to.is_empty()) {
+    if config.settings.calibrate && (!a.resolve.is_empty() || !a.connect_to.is_empty()) {
         return Err(UsageError(
             "--calibrate measures its own server on 127.0.0.1; drop --resolve and --connect-to"
                 .into(),
@@ -275,7 +275,7 @@ pub fn apply(a: ConnectionArgs, config: &mut Config) -> Result<(), UsageError> {
         )));
     }
     if let Some(curves) = &a.curves {
-        config.curves = Some(parse_curves(curves)?);
+        config.settings.curves = Some(parse_curves(curves)?);
     }
     for entry in &a.resolve {
         check_resolve(entry)?;
@@ -292,22 +292,22 @@ pub fn apply(a: ConnectionArgs, config: &mut Config) -> Result<(), UsageError> {
     if let Some(cert) = &client_cert {
         check_client_pair(cert, client_key.as_ref())?;
     }
-    config.tls_max = a.tls_max;
+    config.settings.tls_max = a.tls_max;
     if a.early_data {
         if let Some(why) = early_data_refusal(config) {
             return Err(UsageError(format!("--early-data: {why}")));
         }
     }
-    config.resolve = a.resolve;
+    config.settings.resolve = a.resolve;
     if !a.connect_to.is_empty() {
         // The entries say where to connect: pinning the preflight's address
         // would override them.
         config.pin_ip = false;
     }
-    config.connect_to = a.connect_to;
-    config.client_cert = client_cert;
+    config.settings.connect_to = a.connect_to;
+    config.settings.client_cert = client_cert;
     config.client_key = client_key;
-    config.early_data = a.early_data;
+    config.settings.early_data = a.early_data;
     Ok(())
 }
 

@@ -293,10 +293,10 @@ pub fn validate(args: Args, matches: &clap::ArgMatches) -> Result<Invocation, Us
         &mut config,
     )?;
     let https_anywhere = config.target.https || listed.iter().any(|t| t.https);
-    if !config.insecure && https_anywhere && !config.calibrate {
+    if !config.insecure && https_anywhere && !config.settings.calibrate {
         crate::probe::check_trust_sources(config.ca_file.as_deref()).map_err(UsageError)?;
     }
-    if args.no_pin_ip && config.mode == ModeChoice::Both {
+    if args.no_pin_ip && config.settings.mode == ModeChoice::Both {
         warnings.push(SettingWarning::UnpinnedBothModes);
     }
     if config.pin_ip {
@@ -313,15 +313,18 @@ pub fn validate(args: Args, matches: &clap::ArgMatches) -> Result<Invocation, Us
         None => None,
     };
     let chosen = output::choose(&args.output, &mut config, &mut warnings)?;
-    if chosen.shows_statistics() && config.count != 0 && config.warmup >= config.count {
+    if chosen.shows_statistics()
+        && config.settings.count != 0
+        && config.settings.warmup >= config.settings.count
+    {
         // In its old place: after the interval's, before the rest.
         let at = warnings
             .iter()
             .take_while(|w| matches!(w, SettingWarning::IntervalRaised { .. }))
             .count();
         let w = SettingWarning::WarmupCoversEveryRound {
-            warmup: config.warmup,
-            count: config.count,
+            warmup: config.settings.warmup,
+            count: config.settings.count,
         };
         warnings.insert(at, w);
     }
@@ -378,14 +381,14 @@ fn measurement(
     config: &mut Config,
     warnings: &mut Vec<SettingWarning>,
 ) -> Result<(), UsageError> {
-    config.count = args.count;
-    config.interval = args.interval;
-    if config.interval < INTERVAL_FLOOR {
+    config.settings.count = args.count;
+    config.settings.interval = args.interval;
+    if config.settings.interval < INTERVAL_FLOOR {
         warnings.push(SettingWarning::IntervalRaised {
             asked: args.interval,
             floor: INTERVAL_FLOOR,
         });
-        config.interval = INTERVAL_FLOOR;
+        config.settings.interval = INTERVAL_FLOOR;
     }
     // libcurl counts in milliseconds, and 0 would mean "no timeout at all".
     if args.timeout < Duration::from_millis(1) {
@@ -394,19 +397,19 @@ fn measurement(
     if args.timeout > MAX_TIMEOUT {
         return Err(UsageError("the timeout can be at most 1h".into()));
     }
-    config.timeout = args.timeout;
-    config.mode = match args.mode {
+    config.settings.timeout = args.timeout;
+    config.settings.mode = match args.mode {
         ModeArg::Both => ModeChoice::Both,
         ModeArg::Cold => ModeChoice::Cold,
         ModeArg::Warm => ModeChoice::Warm,
     };
-    config.order = match args.order {
+    config.settings.order = match args.order {
         OrderArg::Alternate => Order::Alternate,
         OrderArg::ColdFirst => Order::ColdFirst,
         OrderArg::WarmFirst => Order::WarmFirst,
     };
-    config.warmup = args.warmup;
-    config.calibrate = args.calibrate;
+    config.settings.warmup = args.warmup;
+    config.settings.calibrate = args.calibrate;
     Ok(())
 }
 
@@ -434,7 +437,7 @@ fn request(args: &Args, config: &mut Config) -> Result<(), UsageError> {
         .map(|h| parse_header(h))
         .collect::<Result<_, _>>()
         .map_err(UsageError)?;
-    config.resume = args.resume != Some(Switch::Off);
+    config.settings.resume = args.resume != Some(Switch::Off);
     config.ca_file = args.cacert.clone();
     Ok(())
 }

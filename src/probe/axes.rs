@@ -160,7 +160,7 @@ pub static AXES: [AxisSpec; 8] = [
                     IpAddr::V4(v4) => v4.to_string(),
                 };
                 let entry = format!("{}:{}:{ip}", c.target.url_host(), c.target.port);
-                c.resolve.push(entry);
+                c.settings.resolve.push(entry);
             }
         },
         fixed_by: FixedBy {
@@ -180,7 +180,7 @@ pub static AXES: [AxisSpec; 8] = [
         labels: Labels::Each(|v| format!("TLS{v}")),
         apply: |c, v| {
             if let AxisValue::Tls(max) = v {
-                c.tls_max = Some(*max);
+                c.settings.tls_max = Some(*max);
             }
         },
         fixed_by: FixedBy {
@@ -197,7 +197,7 @@ pub static AXES: [AxisSpec; 8] = [
         labels: Labels::Each(str::to_string),
         apply: |c, v| {
             if let AxisValue::Group(name) = v {
-                c.curves = Some(name.clone());
+                c.settings.curves = Some(name.clone());
             }
         },
         fixed_by: FixedBy {
@@ -234,7 +234,7 @@ pub static AXES: [AxisSpec; 8] = [
         labels: Labels::Each(|v| format!("resume={v}")),
         apply: |c, v| {
             if let AxisValue::Switch(on) = v {
-                c.resume = *on;
+                c.settings.resume = *on;
             }
         },
         fixed_by: FixedBy {
@@ -251,7 +251,7 @@ pub static AXES: [AxisSpec; 8] = [
         labels: Labels::Each(|v| format!("early-data={v}")),
         apply: |c, v| {
             if let AxisValue::Switch(on) = v {
-                c.early_data = *on;
+                c.settings.early_data = *on;
             }
         },
         fixed_by: FixedBy {

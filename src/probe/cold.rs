@@ -68,7 +68,7 @@ impl ColdRunner {
         }
 
         let start = Instant::now();
-        let deadline = start + self.cfg.timeout;
+        let deadline = start + self.cfg.settings.timeout;
         let mut own_dns = None;
         if let Some(resolver) = &mut self.resolver {
             // Pinned: libcurl never resolves, so the DNS stage is our own lookup.

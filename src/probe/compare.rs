@@ -208,8 +208,8 @@ mod tests {
             &[],
         );
         assert_eq!(tls[0].label, "TLS1.2");
-        assert_eq!(tls[0].config.tls_max, Some(TlsMax::V1_2));
-        assert_eq!(tls[1].config.tls_max, Some(TlsMax::V1_3));
+        assert_eq!(tls[0].config.settings.tls_max, Some(TlsMax::V1_2));
+        assert_eq!(tls[1].config.settings.tls_max, Some(TlsMax::V1_3));
         assert_eq!(tls[1].config.target, cfg.target);
         let addr = variants(
             &cfg,
@@ -219,8 +219,11 @@ mod tests {
             },
             &["127.0.0.2".parse().unwrap(), "::1".parse().unwrap()],
         );
-        assert_eq!(addr[0].config.resolve, ["example.test:8443:127.0.0.2"]);
-        assert_eq!(addr[1].config.resolve, ["example.test:8443:[::1]"]);
+        assert_eq!(
+            addr[0].config.settings.resolve,
+            ["example.test:8443:127.0.0.2"]
+        );
+        assert_eq!(addr[1].config.settings.resolve, ["example.test:8443:[::1]"]);
         assert_eq!(addr[1].label, "::1");
     }
 }

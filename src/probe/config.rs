@@ -144,7 +144,7 @@ pub enum SettingWarning {
 /// a size limit before the run: libcurl gets the bytes, so no handshake
 /// reads the file again (no file I/O inside a `tls` stage) and what is used
 /// is what was checked.
-#[derive(Clone)]
+#[derive(Clone, PartialEq)]
 pub struct PemFile {
     pub path: std::path::PathBuf,
     pub pem: std::sync::Arc<[u8]>,
@@ -159,13 +159,9 @@ impl std::fmt::Debug for PemFile {
 #[derive(Clone, Debug)]
 pub struct Config {
     pub target: Target,
-    /// Rounds to run; 0 means until interrupted.
-    pub count: u32,
-    pub interval: Duration,
-    pub timeout: Duration,
-    pub mode: ModeChoice,
-    pub order: Order,
-    pub warmup: u32,
+    /// What the run reports it was asked for (`run.*` in JSON, the header),
+    /// one type that `RunInfo` carries whole.
+    pub settings: RunSettings,
     /// `None` = HEAD with the ranged-GET fallback settled by the preflight.
     pub method: Option<String>,
     pub http_version: HttpVersion,
@@ -175,26 +171,11 @@ pub struct Config {
     pub insecure: bool,
     /// Extra request headers, each already checked to be `Name: value`.
     pub headers: Vec<String>,
-    /// Share TLS sessions across cold probes (resumption from round 2).
-    pub resume: bool,
     /// Trust anchors from this PEM file instead of the system's.
     pub ca_file: Option<std::path::PathBuf>,
-    /// `--calibrate`: measure tlsping's own in-process server on 127.0.0.1.
-    pub calibrate: bool,
-    /// `--tls-max`: `None` offers what the TLS library offers (1.3).
-    pub tls_max: Option<TlsMax>,
-    /// `--curves`: the key-exchange groups offered, OpenSSL names joined by
-    /// `:`; the first gets a key share in the ClientHello.
-    pub curves: Option<String>,
-    /// `--resolve` entries (`HOST:PORT:ADDR[,ADDR]`, curl's syntax).
-    pub resolve: Vec<String>,
-    /// `--connect-to` entries (`HOST:PORT:CONNECT-HOST:CONNECT-PORT`).
-    pub connect_to: Vec<String>,
-    /// `--cert` / `--key`: a client certificate (PEM) and its key.
-    pub client_cert: Option<PemFile>,
+    /// `--key`: the private key of `settings.client_cert` when it is not
+    /// in the certificate's file.
     pub client_key: Option<PemFile>,
-    /// `--early-data`: resumed cold probes send the request as TLS 1.3 early data.
-    pub early_data: bool,
     /// What the output reads of each transfer beyond the sample (`--write-out`).
     pub capture: super::transfer::Capture,
 }
@@ -215,8 +196,61 @@ impl Config {
                 host_ok && ((any_ok && p.is_empty()) || p == port)
             })
         };
-        self.resolve.iter().any(|e| for_target(e, false))
-            || self.connect_to.iter().any(|e| for_target(e, true))
+        self.settings.resolve.iter().any(|e| for_target(e, false))
+            || self.settings.connect_to.iter().any(|e| for_target(e, true))
+    }
+}
+
+/// The settings a run reports as given: what `Config` holds of them and
+/// `RunInfo` carries whole (`run.*` in JSON, `render::run_fields`), so a
+/// new one is a field here, a row there, and its flag.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunSettings {
+    /// Rounds to run; 0 means until interrupted.
+    pub count: u32,
+    pub interval: Duration,
+    pub timeout: Duration,
+    pub mode: ModeChoice,
+    pub order: Order,
+    pub warmup: u32,
+    /// Share TLS sessions across cold probes (resumption from round 2).
+    pub resume: bool,
+    /// `--calibrate`: measure tlsping's own in-process server on 127.0.0.1.
+    pub calibrate: bool,
+    /// `--tls-max`: `None` offers what the TLS library offers (1.3).
+    pub tls_max: Option<TlsMax>,
+    /// `--curves`: the key-exchange groups offered, OpenSSL names joined by
+    /// `:`; the first gets a key share in the ClientHello.
+    pub curves: Option<String>,
+    /// `--resolve` entries (`HOST:PORT:ADDR[,ADDR]`, curl's syntax).
+    pub resolve: Vec<String>,
+    /// `--connect-to` entries (`HOST:PORT:CONNECT-HOST:CONNECT-PORT`).
+    pub connect_to: Vec<String>,
+    /// `--cert`: a client certificate (PEM), with its key unless `--key`.
+    pub client_cert: Option<PemFile>,
+    /// `--early-data`: resumed cold probes send the request as TLS 1.3 early data.
+    pub early_data: bool,
+}
+
+impl Default for RunSettings {
+    /// The documented defaults.
+    fn default() -> RunSettings {
+        RunSettings {
+            count: 10,
+            interval: Duration::from_secs(1),
+            timeout: Duration::from_secs(5),
+            mode: ModeChoice::Both,
+            order: Order::Alternate,
+            warmup: 1,
+            resume: true,
+            calibrate: false,
+            tls_max: None,
+            curves: None,
+            resolve: Vec::new(),
+            connect_to: Vec::new(),
+            client_cert: None,
+            early_data: false,
+        }
     }
 }
 
@@ -239,12 +273,7 @@ impl Config {
     pub fn new(target: Target) -> Config {
         Config {
             target,
-            count: 10,
-            interval: Duration::from_secs(1),
-            timeout: Duration::from_secs(5),
-            mode: ModeChoice::Both,
-            order: Order::Alternate,
-            warmup: 1,
+            settings: RunSettings::default(),
             method: None,
             http_version: HttpVersion::Auto,
             cache_bust: false,
@@ -252,16 +281,8 @@ impl Config {
             ip_version: IpVersion::Any,
             insecure: false,
             headers: Vec::new(),
-            resume: true,
             ca_file: None,
-            calibrate: false,
-            tls_max: None,
-            curves: None,
-            resolve: Vec::new(),
-            connect_to: Vec::new(),
-            client_cert: None,
             client_key: None,
-            early_data: false,
             capture: super::transfer::Capture::default(),
         }
     }
@@ -293,16 +314,16 @@ mod tests {
     fn only_entries_for_the_target_replace_our_lookup() {
         let mut c = Config::new(Target::parse("https://example.test:8443/").unwrap());
         assert!(!c.dns_overridden());
-        c.resolve = vec!["other.test:8443:127.0.0.1".into()];
+        c.settings.resolve = vec!["other.test:8443:127.0.0.1".into()];
         assert!(!c.dns_overridden());
-        c.resolve = vec!["example.test:443:127.0.0.1".into()];
+        c.settings.resolve = vec!["example.test:443:127.0.0.1".into()];
         assert!(!c.dns_overridden());
-        c.resolve = vec!["+EXAMPLE.test:8443:127.0.0.1".into()];
+        c.settings.resolve = vec!["+EXAMPLE.test:8443:127.0.0.1".into()];
         assert!(c.dns_overridden());
-        c.resolve.clear();
-        c.connect_to = vec!["::127.0.0.1:9000".into()];
+        c.settings.resolve.clear();
+        c.settings.connect_to = vec!["::127.0.0.1:9000".into()];
         assert!(c.dns_overridden(), "an empty host and port match any");
-        c.connect_to = vec!["other.test::127.0.0.1:9000".into()];
+        c.settings.connect_to = vec!["other.test::127.0.0.1:9000".into()];
         assert!(!c.dns_overridden());
     }
 }

@@ -70,7 +70,7 @@ impl ProbeHandle {
         h.easy.forbid_reuse(true)?;
         h.easy.fresh_connect(true)?;
         h.easy.dns_cache_timeout(Duration::ZERO)?;
-        h.easy.ssl_sessionid_cache(cfg.resume)?;
+        h.easy.ssl_sessionid_cache(cfg.settings.resume)?;
         Ok(h)
     }
 
@@ -112,14 +112,14 @@ impl ProbeHandle {
             easy.verbose(true)?;
         }
         easy.progress(true)?;
-        easy.timeout(cfg.timeout)?;
+        easy.timeout(cfg.settings.timeout)?;
         set_tls(&mut easy, cfg)?;
         set_request(&mut easy, cfg, method)?;
         set_addressing(&mut easy, cfg, dial)?;
         Ok(ProbeHandle {
             easy,
             _counter: counter,
-            early_data: cfg.early_data,
+            early_data: cfg.settings.early_data,
             capture: cfg.capture.clone(),
             url: url.to_string(),
             _close_watch: close_watch,
@@ -209,21 +209,21 @@ fn set_tls(easy: &mut Easy2<Collector>, cfg: &Config) -> Result<(), curl::Error>
         IpVersion::V6 => IpResolve::V6,
     })?;
     // TLS 1.2 is the floor whatever is asked; `--tls-max` sets the ceiling.
-    let max = match cfg.tls_max {
+    let max = match cfg.settings.tls_max {
         Some(TlsMax::V1_2) => SslVersion::Tlsv12,
         Some(TlsMax::V1_3) => SslVersion::Tlsv13,
         None => SslVersion::Default,
     };
     easy.ssl_min_max_version(SslVersion::Tlsv12, max)?;
-    if let Some(curves) = &cfg.curves {
+    if let Some(curves) = &cfg.settings.curves {
         curl_ffi::set_curves(easy, curves)?;
     }
-    if cfg.early_data {
+    if cfg.settings.early_data {
         curl_ffi::allow_early_data(easy)?;
     }
     // The bytes read before the run, which libcurl copies: without a
     // key of its own, libcurl takes the key from the certificate's PEM.
-    if let Some(cert) = &cfg.client_cert {
+    if let Some(cert) = &cfg.settings.client_cert {
         easy.ssl_cert_blob(&cert.pem)?;
     }
     if let Some(key) = &cfg.client_key {
@@ -274,9 +274,9 @@ fn set_addressing(
     cfg: &Config,
     dial: Option<SocketAddr>,
 ) -> Result<(), curl::Error> {
-    if !cfg.connect_to.is_empty() {
+    if !cfg.settings.connect_to.is_empty() {
         let mut list = List::new();
-        for entry in &cfg.connect_to {
+        for entry in &cfg.settings.connect_to {
             list.append(entry)?;
         }
         easy.connect_to(list)?;
@@ -284,7 +284,7 @@ fn set_addressing(
     let mut resolve = List::new();
     // The user's entries first: libcurl loads them in order and a later
     // entry for the same host and port replaces an earlier one.
-    for entry in &cfg.resolve {
+    for entry in &cfg.settings.resolve {
         resolve.append(entry)?;
     }
     if let Some(addr) = dial {
@@ -303,7 +303,7 @@ fn set_addressing(
             ip
         ))?;
     }
-    if dial.is_some() || !cfg.resolve.is_empty() {
+    if dial.is_some() || !cfg.settings.resolve.is_empty() {
         easy.resolve(resolve)?;
     }
     if cfg.pin_ip {

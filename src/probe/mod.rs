@@ -49,7 +49,7 @@ pub use compare::{
 };
 pub use config::{
     entry_head, Config, EarlyData, HttpVersion, IpVersion, Method, ModeChoice, Order, PemFile,
-    SettingWarning, TlsMax,
+    RunSettings, SettingWarning, TlsMax,
 };
 pub use curl_ffi::{curl_version, library_versions, UrlPart, UrlParts};
 pub use env::ProbeEnv;
@@ -110,27 +110,11 @@ fn settled_by(cfg: &Config) -> RunInfo {
         dns_first: None,
         preflight_status: 0,
         preflight_bytes: 0,
-        count: cfg.count,
-        interval: cfg.interval,
-        timeout: cfg.timeout,
-        order: cfg.order,
-        mode: cfg.mode,
-        warmup: cfg.warmup,
-        resume: cfg.resume,
+        settings: cfg.settings.clone(),
         libcurl_version,
         tls_library,
-        calibration: cfg.calibrate,
         cpu_wakeup_pinned: false,
         cpu_wakeup_why_not: None,
-        tls_max: cfg.tls_max,
-        curves: cfg.curves.clone(),
-        resolve: cfg.resolve.clone(),
-        connect_to: cfg.connect_to.clone(),
-        client_cert: cfg
-            .client_cert
-            .as_ref()
-            .map(|c| c.path.display().to_string()),
-        early_data: cfg.early_data,
         compare: None,
         started_at: None,
         preflight_error: None,

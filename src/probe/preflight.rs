@@ -56,7 +56,7 @@ pub fn run(cfg: &Config, env: &ProbeEnv) -> Result<Preflight, ProbeError> {
     let dns_first = if cfg.pin_ip && !cfg.dns_overridden() {
         let mut resolver =
             Resolver::new(&cfg.target.host, cfg.target.port, Some(env.cancel.clone()));
-        Some(resolver.lookup(Instant::now() + cfg.timeout)?)
+        Some(resolver.lookup(Instant::now() + cfg.settings.timeout)?)
     } else {
         None
     };

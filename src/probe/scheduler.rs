@@ -179,9 +179,9 @@ fn runners_of(base: &Config, variants: &[VariantSetup], env: &ProbeEnv) -> Vec<V
         .iter()
         .map(|setup| VariantRunners {
             variant: setup.variant,
-            cold: (base.mode != ModeChoice::Warm)
+            cold: (base.settings.mode != ModeChoice::Warm)
                 .then(|| ColdRunner::new(&setup.config, env, setup.method.clone(), setup.dial)),
-            warm: (base.mode != ModeChoice::Cold)
+            warm: (base.settings.mode != ModeChoice::Cold)
                 .then(|| WarmRunner::new(&setup.config, env, setup.method.clone(), setup.dial)),
             consecutive_failures: 0,
             stopped: false,
@@ -221,7 +221,7 @@ impl Rounding<'_> {
             (Mode::Warm, _, Some(w)) => w.probe(round, url.as_deref()),
             _ => unreachable!("round_modes yields only the modes of base.mode"),
         };
-        sample.warmup = round <= self.base.warmup;
+        sample.warmup = round <= self.base.settings.warmup;
         sample.variant = runners.variant;
         sample.t = Some(t);
         sample.at = Some(at);
@@ -298,14 +298,18 @@ impl Rounding<'_> {
         let variant_count = self.running.len() as u32;
         let modes_round = (round - 1) / variant_count.max(1) + 1;
         for index in super::compare::variant_order(self.running.len(), round) {
-            for mode in round_modes(self.base.mode, self.base.order, modes_round) {
+            for mode in round_modes(
+                self.base.settings.mode,
+                self.base.settings.order,
+                modes_round,
+            ) {
                 if self.running[index].stopped {
                     break;
                 }
                 // Each probe starts a quarter interval after the previous one
                 // ended (not after our output of it).
                 if let Some(ended) = probe_ended {
-                    let next = ended + self.base.interval / 4;
+                    let next = ended + self.base.settings.interval / 4;
                     if !wait_until(&self.running, next, &self.env.cancel) {
                         return Some(EarlyStop::Interrupted);
                     }
@@ -357,8 +361,8 @@ pub fn run_variants(
     let mut samples = Vec::new();
     let mut stop = None;
     let mut round: u32 = 1;
-    let mut ticks = Ticks::new(started.mono, base.interval);
-    while base.count == 0 || round <= base.count {
+    let mut ticks = Ticks::new(started.mono, base.settings.interval);
+    while base.settings.count == 0 || round <= base.settings.count {
         let anchor = ticks.next(Instant::now());
         if !wait_until(&rounding.running, anchor, &env.cancel) {
             stop = Some(EarlyStop::Interrupted);

@@ -477,30 +477,15 @@ pub struct RunInfo {
     pub dns_first: Option<Duration>,
     pub preflight_status: u16,
     pub preflight_bytes: u32,
-    pub count: u32,
-    pub interval: Duration,
-    pub timeout: Duration,
-    pub order: crate::probe::Order,
-    pub mode: crate::probe::ModeChoice,
-    pub warmup: u32,
-    /// Cold probes share TLS sessions (`--resume on`).
-    pub resume: bool,
+    /// The settings as given (`--calibrate` among them: the server is
+    /// tlsping's own, in this process, on 127.0.0.1).
+    pub settings: super::config::RunSettings,
     pub libcurl_version: String,
     pub tls_library: String,
-    /// `--calibrate`: the server is tlsping's own, in this process, on 127.0.0.1.
-    pub calibration: bool,
     /// The CPU's wake-up latency was held at 0 µs for the rounds
     /// (`WakeupPin`); when it was not, why not.
     pub cpu_wakeup_pinned: bool,
     pub cpu_wakeup_why_not: Option<String>,
-    /// `--tls-max`, `--curves`, `--resolve`, `--connect-to`, `--cert` and
-    /// `--early-data` as given (the curves normalised to one OpenSSL list).
-    pub tls_max: Option<super::config::TlsMax>,
-    pub curves: Option<String>,
-    pub resolve: Vec<String>,
-    pub connect_to: Vec<String>,
-    pub client_cert: Option<String>,
-    pub early_data: bool,
     /// When the rounds started, on the wall clock (`run.started_at`); the
     /// zero point of every sample's `t`. `None` when no round ran.
     pub started_at: Option<std::time::SystemTime>,

@@ -29,7 +29,9 @@ impl WarmRunner {
         let handle = ProbeHandle::new(cfg, env, &method, &url, dial).and_then(|mut h| {
             // Keep the idle connection for at least two intervals, so a long
             // --interval still measures reuse instead of libcurl's idle reaper.
-            h.keep_idle((cfg.interval * 2 + cfg.timeout).max(LIBCURL_DEFAULT_MAXAGE))?;
+            h.keep_idle(
+                (cfg.settings.interval * 2 + cfg.settings.timeout).max(LIBCURL_DEFAULT_MAXAGE),
+            )?;
             Ok(h)
         });
         WarmRunner {

@@ -234,7 +234,7 @@ pub fn variant_title(info: &RunInfo, label: &str) -> String {
     if own_targets {
         // The label names the target; the run's host is only the first one.
         format!("--- {label} statistics ---")
-    } else if info.calibration {
+    } else if info.settings.calibrate {
         format!(
             "--- {} statistics: {label} (calibration: the client floor) ---",
             info.host

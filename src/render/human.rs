@@ -117,18 +117,19 @@ impl<W: Write> Human<W> {
         if self.style.quiet || self.style.layout == Layout::Blocks {
             return vec![Vec::new(); blocks.len()];
         }
-        let rows: Vec<Option<Vec<(&str, Figures)>>> =
-            blocks
-                .iter()
-                .map(|summary| {
-                    distribution::rows(super::summary::shown_modes(info.mode).into_iter().map(
-                        |mode| {
+        let rows: Vec<Option<Vec<(&str, Figures)>>> = blocks
+            .iter()
+            .map(|summary| {
+                distribution::rows(
+                    super::summary::shown_modes(info.settings.mode)
+                        .into_iter()
+                        .map(|mode| {
                             let timing = &super::summary::mode_summary(summary, mode).timing;
                             (mode.as_str(), timing)
-                        },
-                    ))
-                })
-                .collect();
+                        }),
+                )
+            })
+            .collect();
         distribution::pictures(&rows, self.style.width, self.style.unicode)
     }
 

@@ -242,7 +242,7 @@ fn unreached(info: &RunInfo) -> Vec<Labels> {
 
 /// The modes a run was asked to measure.
 fn modes_asked(info: &RunInfo) -> &'static [&'static str] {
-    match info.mode {
+    match info.settings.mode {
         ModeChoice::Both => &["cold", "warm"],
         ModeChoice::Cold => &["cold"],
         ModeChoice::Warm => &["warm"],

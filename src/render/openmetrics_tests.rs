@@ -170,7 +170,7 @@ fn a_run_that_reached_nothing_is_a_total_loss_in_every_mode_it_asked_for() {
     assert!(
         text.contains("tlsping_probes_sent{target=\"https://example.test/\",mode=\"cold\"} 0.0\n")
     );
-    info.mode = crate::probe::ModeChoice::Warm;
+    info.settings.mode = crate::probe::ModeChoice::Warm;
     assert_eq!(losses(&ended_at_preflight(&info)), ["mode=\"warm\"} 1.0"]);
 }
 
@@ -188,7 +188,7 @@ fn a_preflight_cut_short_by_ctrl_c_is_no_loss() {
 #[test]
 fn a_compare_variant_that_could_not_run_is_a_total_loss_beside_the_others() {
     let mut info = synthetic::run_info();
-    info.mode = crate::probe::ModeChoice::Cold;
+    info.settings.mode = crate::probe::ModeChoice::Cold;
     let mut down = crate::probe::VariantInfo::new("b", "https://b.test/");
     down.unavailable = Some(refused());
     info.compare = Some(crate::probe::CompareInfo {

@@ -49,7 +49,7 @@ fn row(label: &str, cols: &[String]) -> String {
 /// The statistics block; `picture` (the distribution rows, possibly none)
 /// goes under the per-mode figures.
 pub fn statistics(info: &RunInfo, summary: &Summary, picture: &[String]) -> Vec<String> {
-    let title = if info.calibration {
+    let title = if info.settings.calibrate {
         format!(
             "--- {} statistics (calibration: the client floor) ---",
             info.host
@@ -78,7 +78,7 @@ pub fn titled_statistics(
         summary.rounds,
         secs(summary.elapsed)
     ));
-    let modes: Vec<(&str, &ModeSummary)> = shown_modes(info.mode)
+    let modes: Vec<(&str, &ModeSummary)> = shown_modes(info.settings.mode)
         .into_iter()
         .map(|mode| (mode.as_str(), mode_summary(summary, mode)))
         .collect();
@@ -110,7 +110,7 @@ pub fn titled_statistics(
         out.push(format!("  (p95 needs n >= {P95_MIN_N})"));
     }
     out.extend_from_slice(picture);
-    if info.mode != ModeChoice::Warm {
+    if info.settings.mode != ModeChoice::Warm {
         let h = &summary.handshake;
         let stages = if info.https { "dns+tcp+tls" } else { "dns+tcp" };
         out.push(format!(
@@ -130,7 +130,7 @@ pub fn titled_statistics(
         out.extend(tls_split(summary));
     }
     out.extend(path_and_server(summary));
-    if info.mode == ModeChoice::Both {
+    if info.settings.mode == ModeChoice::Both {
         out.push(format!(
             "keep-alive gain    = {}  median cold - median warm [reference]",
             gain(summary.keepalive_gain)
@@ -227,7 +227,7 @@ pub fn verbose_extras(info: &RunInfo, summary: &Summary) -> Vec<String> {
 pub fn summary_extras(info: &RunInfo, summary: &Summary) -> Vec<String> {
     let mut out = Vec::new();
     let no_ci = format!("no 95% CI below n = {}", crate::stats::ci::min_n());
-    if info.mode == ModeChoice::Both {
+    if info.settings.mode == ModeChoice::Both {
         out.push(format!(
             "paired gain        = {}  median of per-round cold - warm, {} rounds",
             gain(summary.paired_gain),
@@ -243,7 +243,7 @@ pub fn summary_extras(info: &RunInfo, summary: &Summary) -> Vec<String> {
             None => format!("  ({no_ci}; n = {})", summary.paired_rounds),
         });
     }
-    if info.mode != ModeChoice::Warm {
+    if info.settings.mode != ModeChoice::Warm {
         let n = summary.handshake.n;
         out.push(match summary.handshake_overhead_ci {
             Some((lo, hi)) => format!(
@@ -254,19 +254,19 @@ pub fn summary_extras(info: &RunInfo, summary: &Summary) -> Vec<String> {
             None => format!("overhead 95% CI    = -  ({no_ci}; n = {n})"),
         });
     }
-    if info.mode != ModeChoice::Cold {
+    if info.settings.mode != ModeChoice::Cold {
         out.push(format!(
             "new conn           = {} of {} warm probes opened a connection",
             summary.new_conn, summary.warm.sent
         ));
     }
-    if info.mode != ModeChoice::Warm && info.https {
+    if info.settings.mode != ModeChoice::Warm && info.https {
         out.push(format!(
             "tls resumed        = {}/{} cold handshakes (a resumed one skips the certificates)",
             summary.tls_resumed, summary.cold_handshakes
         ));
     }
-    if info.mode != ModeChoice::Warm {
+    if info.settings.mode != ModeChoice::Warm {
         out.push(format!(
             "overhead excluded  = {} cold samples (a stage not measured)",
             summary.handshake.excluded
@@ -322,7 +322,7 @@ fn preflight_extras(info: &RunInfo) -> Vec<String> {
             why.as_deref().unwrap_or("not asked")
         ),
     });
-    if info.proto == Some(Proto::H2) && info.mode != ModeChoice::Cold {
+    if info.proto == Some(Proto::H2) && info.settings.mode != ModeChoice::Cold {
         out.push("note: on h2 a reused warm probe is a new stream on the kept connection".into());
     }
     out

@@ -268,7 +268,7 @@ fn environment(
     opts: &mut Options,
     cancel: &Cancel,
 ) -> Result<(Option<FloorServer>, probe::ProbeEnv), Exit> {
-    if opts.config.calibrate {
+    if opts.config.settings.calibrate {
         return match calibration(&mut opts.config, cancel) {
             Ok((server, env)) => Ok((Some(server), env)),
             Err(e) => Err(Exit::BeforeRounds(Some(format!(

@@ -104,7 +104,8 @@ fn plan_one(opts: &Options, env: &ProbeEnv, warnings: &mut Warnings) -> Result<R
         Ok(_) | Err(_) if env.cancel.is_canceled() => return Err(interrupted(cfg, None)),
         Ok(pre) => pre,
         Err(e) => {
-            let why = render::warnings::preflight_failed(&cfg.target.url(), &e, cfg.timeout);
+            let why =
+                render::warnings::preflight_failed(&cfg.target.url(), &e, cfg.settings.timeout);
             return Err(NoRounds::new(probe::run_info_failed(cfg, e), Some(why)));
         }
     };
@@ -162,9 +163,9 @@ fn check_variant(axis: probe::Axis, v: &probe::Variant, env: &ProbeEnv) -> Varia
             let why = if axis == probe::Axis::Target {
                 // A target of its own: the words of a single run's failure, with its URL.
                 let url = v.config.target.url();
-                render::warnings::preflight_failed(&url, &e, v.config.timeout)
+                render::warnings::preflight_failed(&url, &e, v.config.settings.timeout)
             } else {
-                render::warnings::variant_preflight_failed(&e, v.config.timeout)
+                render::warnings::variant_preflight_failed(&e, v.config.settings.timeout)
             };
             return VariantCheck::CannotRun(why, e);
         }
@@ -183,7 +184,7 @@ fn check_variant(axis: probe::Axis, v: &probe::Variant, env: &ProbeEnv) -> Varia
     }
     let http = version_mismatch(v.config.http_version, pre.proto)
         .map(|_| render::warnings::variant_answered_over(pre.proto));
-    let tls = match (v.config.tls_max, pre.tls) {
+    let tls = match (v.config.settings.tls_max, pre.tls) {
         (Some(max), Some(tls)) if tls.version != max.openssl_name() => {
             Some(render::warnings::variant_negotiated(&tls))
         }
@@ -220,18 +221,19 @@ fn run_config<'a>(
 /// or the run ends here.
 fn compared_addresses(cfg: &probe::Config, env: &ProbeEnv) -> Result<Vec<IpAddr>, NoRounds> {
     let host = &cfg.target.host;
-    let (kind, text) = match probe::addresses_of(host, cfg.target.port, cfg.timeout, &env.cancel) {
-        Ok(found) if found.len() >= 2 => return Ok(found),
-        Ok(found) => (
-            probe::ErrorKind::Error,
-            render::warnings::one_address(host, found[0]),
-        ),
-        Err(probe::AddressLookupError::Interrupted) => return Err(interrupted(cfg, None)),
-        Err(e) => (
-            probe::ErrorKind::DnsFail,
-            render::warnings::address_lookup_failed(host, &e),
-        ),
-    };
+    let (kind, text) =
+        match probe::addresses_of(host, cfg.target.port, cfg.settings.timeout, &env.cancel) {
+            Ok(found) if found.len() >= 2 => return Ok(found),
+            Ok(found) => (
+                probe::ErrorKind::Error,
+                render::warnings::one_address(host, found[0]),
+            ),
+            Err(probe::AddressLookupError::Interrupted) => return Err(interrupted(cfg, None)),
+            Err(e) => (
+                probe::ErrorKind::DnsFail,
+                render::warnings::address_lookup_failed(host, &e),
+            ),
+        };
     let why = text.clone();
     let info = probe::run_info_failed(cfg, ProbeError { kind, text });
     Err(NoRounds::new(info, Some(why)))
@@ -360,7 +362,7 @@ fn settle(
         first,
         first_error,
     } = planned;
-    let modes = if cfg.mode == probe::ModeChoice::Both {
+    let modes = if cfg.settings.mode == probe::ModeChoice::Both {
         2
     } else {
         1

@@ -159,10 +159,10 @@ pub fn engine_config(
 ) -> tlsping::probe::Config {
     let target = tlsping::probe::Target::parse(url).unwrap();
     let mut cfg = tlsping::probe::Config::new(target);
-    cfg.count = count;
-    cfg.interval = std::time::Duration::from_millis(20);
-    cfg.timeout = std::time::Duration::from_secs(5);
-    cfg.mode = mode;
+    cfg.settings.count = count;
+    cfg.settings.interval = std::time::Duration::from_millis(20);
+    cfg.settings.timeout = std::time::Duration::from_secs(5);
+    cfg.settings.mode = mode;
     cfg.ca_file = Some(ca().pem_path.clone());
     cfg
 }

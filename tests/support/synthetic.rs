@@ -9,8 +9,8 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use tlsping::probe::{
-    CurlTimers, ErrorKind, Mode, ModeChoice, OcspStaple, Order, ProbeError, Proto, RunInfo, Sample,
-    TcpFacts, TlsFacts,
+    CurlTimers, ErrorKind, Mode, ModeChoice, OcspStaple, Order, ProbeError, Proto, RunInfo,
+    RunSettings, Sample, TcpFacts, TlsFacts,
 };
 
 fn base(round: u32, mode: Mode) -> Sample {
@@ -139,12 +139,6 @@ pub fn failed(round: u32, mode: Mode, kind: ErrorKind, elapsed_us: u32) -> Sampl
 /// 4 rounds, 1 s apart, both modes, one warmup round.
 pub fn run_info() -> RunInfo {
     RunInfo {
-        tls_max: None,
-        curves: None,
-        resolve: Vec::new(),
-        connect_to: Vec::new(),
-        client_cert: None,
-        early_data: false,
         compare: None,
         started_at: None,
         url: "https://example.test/".into(),
@@ -158,16 +152,24 @@ pub fn run_info() -> RunInfo {
         dns_first: Some(Duration::from_millis(3)),
         preflight_status: 200,
         preflight_bytes: 0,
-        count: 4,
-        interval: Duration::from_secs(1),
-        timeout: Duration::from_secs(5),
-        order: Order::Alternate,
-        mode: ModeChoice::Both,
-        warmup: 1,
-        resume: true,
+        settings: RunSettings {
+            count: 4,
+            interval: Duration::from_secs(1),
+            timeout: Duration::from_secs(5),
+            order: Order::Alternate,
+            mode: ModeChoice::Both,
+            warmup: 1,
+            resume: true,
+            calibrate: false,
+            tls_max: None,
+            curves: None,
+            resolve: Vec::new(),
+            connect_to: Vec::new(),
+            client_cert: None,
+            early_data: false,
+        },
         libcurl_version: "8.22.0".into(),
         tls_library: "OpenSSL/3.6.3".into(),
-        calibration: false,
         cpu_wakeup_pinned: false,
         cpu_wakeup_why_not: None,
         preflight_error: None,

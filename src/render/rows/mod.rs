@@ -153,8 +153,8 @@ impl RowFormat {
     pub fn new(info: &RunInfo, style: Style) -> RowFormat {
         let mut rows = RowFormat {
             style,
-            mode: info.mode,
-            timeout: info.timeout,
+            mode: info.settings.mode,
+            timeout: info.settings.timeout,
             tags: Tags::default(),
         };
         if let Some(cmp) = &info.compare {
@@ -221,16 +221,20 @@ impl RowFormat {
             first.push_str(&format!(" · {}", t.version_label()));
         }
         first.push_str(&format!(" · {} bytes", info.preflight_bytes));
-        let rounds = if info.count == 0 {
+        let rounds = if info.settings.count == 0 {
             "until Ctrl+C".to_string()
         } else {
-            format!("{} rounds", info.count)
+            format!("{} rounds", info.settings.count)
         };
-        let resume = if info.resume { "" } else { ", resume=off" };
+        let resume = if info.settings.resume {
+            ""
+        } else {
+            ", resume=off"
+        };
         let second = format!(
             "{rounds}, {} interval, order={}{resume}; all times in ms, \"-\" = not measured",
-            format_duration(info.interval),
-            info.order.as_str()
+            format_duration(info.settings.interval),
+            info.settings.order.as_str()
         );
         let mut lines = vec![Line::plain(first), Line::plain(second)];
         if let Some(cmp) = &info.compare {
@@ -254,7 +258,7 @@ impl RowFormat {
             legend.push("* = the probe that ran first in its round", Paint::Dim);
             lines.push(legend);
         }
-        if info.calibration {
+        if info.settings.calibrate {
             let mut l = Line::new();
             l.push(
                 "calibration: tlsping's own server on 127.0.0.1 - this machine's floor",
@@ -294,22 +298,22 @@ impl RowFormat {
 /// between items (an item longer than a line is cut with the line).
 fn connection_flags(info: &RunInfo, width: usize) -> Vec<String> {
     let mut parts = Vec::new();
-    if let Some(max) = info.tls_max {
+    if let Some(max) = info.settings.tls_max {
         parts.push(format!("tls-max={}", max.as_str()));
     }
-    if let Some(curves) = &info.curves {
+    if let Some(curves) = &info.settings.curves {
         parts.push(format!("curves={curves}"));
     }
-    for entry in &info.resolve {
+    for entry in &info.settings.resolve {
         parts.push(format!("resolve={entry}"));
     }
-    for entry in &info.connect_to {
+    for entry in &info.settings.connect_to {
         parts.push(format!("connect-to={entry}"));
     }
-    if info.client_cert.is_some() {
+    if info.settings.client_cert.is_some() {
         parts.push("client certificate".into());
     }
-    if info.early_data {
+    if info.settings.early_data {
         parts.push("early data".into());
     }
     let items: Vec<String> = parts

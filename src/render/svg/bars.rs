@@ -126,12 +126,12 @@ pub(super) fn bar_title(info: &RunInfo, s: &Sample) -> String {
             let _ = write!(
                 t,
                 " · {} after {} ms",
-                format::reason(e.kind, info.timeout),
+                format::reason(e.kind, info.settings.timeout),
                 format::ms(total)
             );
         }
         (Some(e), None) => {
-            let _ = write!(t, " · {}", format::reason(e.kind, info.timeout));
+            let _ = write!(t, " · {}", format::reason(e.kind, info.settings.timeout));
         }
         (None, Some(total)) => {
             let _ = write!(t, " · total {} ms · {}", format::ms(total), s.status);
@@ -189,7 +189,7 @@ pub(super) fn draw_bar(
         FAILED.mix(alpha).stroke_width(2),
     ))?;
     let reason = match &s.error {
-        Some(e) => format::reason(e.kind, info.timeout),
+        Some(e) => format::reason(e.kind, info.settings.timeout),
         None => "no response".to_string(),
     };
     // Rotated text needs about 13 px across; thinner bars keep the cross only.
