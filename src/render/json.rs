@@ -2,10 +2,10 @@
 //! and meanings of the Go tool's fields (its README; interface.md pins them
 //! down) are kept; ours are added after them.
 
-use std::time::Duration;
-
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
+
+pub use super::json_numbers::{json_ms, AsMillis};
 
 use super::fields::{self, Field, FieldValue, JsonKey, Shown, Unit};
 use super::output::{Finished, Output};
@@ -13,30 +13,6 @@ use crate::probe::{CompareInfo, RunInfo, Sample, ServerTiming};
 use crate::stats::{Comparison, Difference, ModeSummary, Summary};
 
 pub const SCHEMA: u32 = 1;
-
-/// A figure that can be told in milliseconds: a duration, or a figure the
-/// statistics already hand out in milliseconds.
-pub trait AsMillis: Copy {
-    fn as_millis_f64(self) -> f64;
-}
-
-impl AsMillis for Duration {
-    fn as_millis_f64(self) -> f64 {
-        crate::text::millis(self)
-    }
-}
-
-impl AsMillis for crate::stats::Delta {
-    fn as_millis_f64(self) -> f64 {
-        crate::stats::Delta::as_millis_f64(self)
-    }
-}
-
-/// Every `_ms` number of the JSON, sample or summary: milliseconds to the
-/// microsecond, the resolution libcurl gives; keep exactly that.
-pub fn json_ms(v: impl AsMillis) -> f64 {
-    (v.as_millis_f64() * 1000.0).round() / 1000.0
-}
 
 /// A confidence interval, low then high.
 fn json_ms_pair<T: AsMillis>((lo, hi): (T, T)) -> [f64; 2] {
@@ -47,79 +23,10 @@ fn json_ms_pair<T: AsMillis>((lo, hi): (T, T)) -> [f64; 2] {
 pub struct Document<'a> {
     pub schema: u32,
     pub tlsping_version: &'a str,
-    pub run: RunJson,
+    pub run: super::run_fields::RunJson<'a>,
     pub samples: SamplesJson<'a>,
     pub summary: SummaryJson<'a>,
     pub warnings: &'a [String],
-}
-
-#[derive(Serialize)]
-pub struct RunJson {
-    url: String,
-    /// When the rounds started (RFC 3339, UTC, ms): the zero of every `t_ms`.
-    started_at: Option<String>,
-    host: String,
-    method: String,
-    addr: Option<String>,
-    proto: Option<&'static str>,
-    tls_version: Option<String>,
-    alpn: Option<&'static str>,
-    ip_pinned: bool,
-    dns_first_ms: Option<f64>,
-    count: u32,
-    interval_ms: f64,
-    timeout_ms: f64,
-    order: &'static str,
-    mode: &'static str,
-    warmup: u32,
-    // Additions: what this binary links and how TLS sessions were handled.
-    resume: bool,
-    tls_cipher: Option<&'static str>,
-    tls_group: Option<&'static str>,
-    cert_days_left: Option<i32>,
-    libcurl_version: String,
-    tls_library: String,
-    /// `--calibrate`: the target was tlsping's own in-process server.
-    calibration: bool,
-    /// The CPU's wake-up latency was held at 0 µs while the rounds ran.
-    cpu_wakeup_pinned: bool,
-    /// The preflight's HTTP status (0 = no response).
-    preflight_status: u16,
-    /// The connection flags (`--tls-max`, `--curves`, `--resolve`,
-    /// `--connect-to`, `--cert`, `--early-data`) as the run used them.
-    tls_max: Option<&'static str>,
-    curves: Option<String>,
-    resolve: Vec<String>,
-    connect_to: Vec<String>,
-    client_cert: Option<String>,
-    early_data: bool,
-    /// Set when the run ended before round 1 (and then there are no samples).
-    preflight_error_kind: Option<&'static str>,
-    preflight_error: Option<String>,
-    /// `--compare` only: the axis and every variant asked for.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    compare: Option<CompareJson>,
-    /// What the server stapled to the preflight's handshake (see the samples).
-    ocsp_stapled: Option<bool>,
-    ocsp_status: Option<&'static str>,
-}
-
-#[derive(Serialize)]
-pub struct CompareJson {
-    axis: &'static str,
-    probes_per_round: usize,
-    variants: Vec<VariantJson>,
-}
-
-#[derive(Serialize)]
-pub struct VariantJson {
-    label: String,
-    value: String,
-    /// False when the variant could not run at all (then `error` says why).
-    available: bool,
-    addr: Option<String>,
-    error_kind: Option<&'static str>,
-    error: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -202,68 +109,9 @@ pub struct DifferenceJson<'a> {
     rounds: usize,
 }
 
-pub fn run_json(info: &RunInfo) -> RunJson {
-    RunJson {
-        url: info.url.clone(),
-        started_at: info.started_at.map(crate::text::rfc3339_millis),
-        host: info.host.clone(),
-        method: info.method.clone(),
-        addr: info.addr.map(|a| a.to_string()),
-        proto: info.proto.map(|p| p.as_str()),
-        tls_version: info.tls.map(|t| t.version_label()),
-        alpn: info.tls.and_then(|t| t.alpn).map(|p| p.as_str()),
-        ip_pinned: info.ip_pinned,
-        dns_first_ms: info.dns_first.map(json_ms),
-        count: info.settings.count,
-        interval_ms: json_ms(info.settings.interval),
-        timeout_ms: json_ms(info.settings.timeout),
-        order: info.settings.order.as_str(),
-        mode: info.settings.mode.as_str(),
-        warmup: info.settings.warmup,
-        resume: info.settings.resume,
-        tls_cipher: info.tls.map(|t| t.cipher),
-        tls_group: info.tls.and_then(|t| t.group),
-        cert_days_left: info.tls.and_then(|t| t.cert_days_left),
-        libcurl_version: info.libcurl_version.clone(),
-        tls_library: info.tls_library.clone(),
-        calibration: info.settings.calibrate,
-        cpu_wakeup_pinned: info.cpu_wakeup_pinned,
-        preflight_status: info.preflight_status,
-        tls_max: info.settings.tls_max.map(|t| t.as_str()),
-        curves: info.settings.curves.clone(),
-        resolve: info.settings.resolve.clone(),
-        connect_to: info.settings.connect_to.clone(),
-        client_cert: info
-            .settings
-            .client_cert
-            .as_ref()
-            .map(|c| c.path.display().to_string()),
-        early_data: info.settings.early_data,
-        preflight_error_kind: info.preflight_error.as_ref().map(|e| e.kind.slug()),
-        preflight_error: info.preflight_error.as_ref().map(|e| e.text.clone()),
-        compare: info.compare.as_ref().map(compare_json),
-        ocsp_stapled: info.tls.and_then(|t| t.ocsp).map(|o| o.stapled()),
-        ocsp_status: info.tls.and_then(|t| t.ocsp).and_then(|o| o.status()),
-    }
-}
-
-fn compare_json(cmp: &CompareInfo) -> CompareJson {
-    CompareJson {
-        axis: cmp.axis.as_str(),
-        probes_per_round: cmp.probes_per_round,
-        variants: cmp
-            .variants
-            .iter()
-            .map(|v| VariantJson {
-                label: v.label.clone(),
-                value: v.value.clone(),
-                available: v.unavailable.is_none(),
-                addr: v.addr.map(|a| a.to_string()),
-                error_kind: v.unavailable.as_ref().map(|e| e.kind.slug()),
-                error: v.unavailable.as_ref().map(|e| e.text.clone()),
-            })
-            .collect(),
-    }
+/// `run` in JSON: the run's facts, written from `run_fields::RUN_FIELDS`.
+pub fn run_json(info: &RunInfo) -> super::run_fields::RunJson<'_> {
+    super::run_fields::RunJson(info)
 }
 
 fn mode_json(m: &ModeSummary) -> ModeJson {
