@@ -5,19 +5,15 @@
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
-pub use super::json_numbers::{json_ms, AsMillis};
+pub use super::json_numbers::{json_ms, json_ms_pair, AsMillis};
 
 use super::fields::{self, Field, FieldValue, JsonKey, Shown, Unit};
 use super::output::{Finished, Output};
+use super::summary_fields::FiguresJson;
 use crate::probe::{CompareInfo, RunInfo, Sample, ServerTiming};
-use crate::stats::{Comparison, Difference, ModeSummary, Summary};
+use crate::stats::{Comparison, Difference, Summary};
 
 pub const SCHEMA: u32 = 1;
-
-/// A confidence interval, low then high.
-fn json_ms_pair<T: AsMillis>((lo, hi): (T, T)) -> [f64; 2] {
-    [json_ms(lo), json_ms(hi)]
-}
 
 #[derive(Serialize)]
 pub struct Document<'a> {
@@ -30,59 +26,10 @@ pub struct Document<'a> {
 }
 
 #[derive(Serialize)]
-pub struct ServerMetricJson<'a> {
-    name: &'a str,
-    median_ms: f64,
-    n: usize,
-}
-
-#[derive(Serialize)]
-pub struct ModeJson {
-    n: usize,
-    sent: usize,
-    ok: usize,
-    loss: Option<f64>,
-    min_ms: Option<f64>,
-    mean_ms: Option<f64>,
-    median_ms: Option<f64>,
-    max_ms: Option<f64>,
-    mdev_ms: Option<f64>,
-    p95_ms: Option<f64>,
-}
-
-#[derive(Serialize)]
 pub struct SummaryJson<'a> {
-    cold: ModeJson,
-    warm: ModeJson,
-    new_conn: usize,
-    handshake_overhead_ms: Option<f64>,
-    handshake_dns_ms: Option<f64>,
-    handshake_tcp_ms: Option<f64>,
-    handshake_tls_ms: Option<f64>,
-    handshake_excluded: usize,
-    keepalive_gain_ms: Option<f64>,
-    paired_gain_ms: Option<f64>,
-    // Additions: 95% confidence intervals for the two medians, and the n they rest on.
-    paired_gain_ci_ms: Option<[f64; 2]>,
-    paired_gain_n: usize,
-    handshake_overhead_ci_ms: Option<[f64; 2]>,
-    handshake_overhead_n: usize,
-    tls_resumed: usize,
-    cold_samples: usize,
-    elapsed_ms: f64,
-    // Additions: medians of where the time went (see the sample fields).
-    tls_setup_ms: Option<f64>,
-    tls_after_setup_ms: Option<f64>,
-    tls_finish_ms: Option<f64>,
-    tls_network_server_ms: Option<f64>,
-    tls_setup_n: usize,
-    tcp_rtt_ms: Option<f64>,
-    tcp_min_rtt_ms: Option<f64>,
-    tcp_rtt_n: usize,
-    server_time_ms: Option<f64>,
-    server_time_n: usize,
-    retrans_probes: usize,
-    server_timing: Vec<ServerMetricJson<'a>>,
+    /// The figures (`summary_fields::SUMMARY_FIELDS`), in their order.
+    #[serde(flatten)]
+    figures: FiguresJson<'a>,
     /// `--compare` only: the same figures for each variant that has samples.
     #[serde(skip_serializing_if = "Option::is_none")]
     variants: Option<Vec<VariantSummaryJson<'a>>>,
@@ -95,7 +42,7 @@ pub struct SummaryJson<'a> {
 pub struct VariantSummaryJson<'a> {
     label: &'a str,
     #[serde(flatten)]
-    figures: SummaryJson<'a>,
+    figures: FiguresJson<'a>,
 }
 
 #[derive(Serialize)]
@@ -114,22 +61,6 @@ pub fn run_json(info: &RunInfo) -> super::run_fields::RunJson<'_> {
     super::run_fields::RunJson(info)
 }
 
-fn mode_json(m: &ModeSummary) -> ModeJson {
-    let d = &m.timing;
-    ModeJson {
-        n: d.n,
-        sent: m.sent,
-        ok: m.ok,
-        loss: m.loss,
-        min_ms: d.min.map(json_ms),
-        mean_ms: d.mean.map(json_ms),
-        median_ms: d.median.map(json_ms),
-        max_ms: d.max.map(json_ms),
-        mdev_ms: d.mdev.map(json_ms),
-        p95_ms: d.p95.map(json_ms),
-    }
-}
-
 /// The summary of a run that may be a `--compare` run: then with the
 /// variants' own figures and the differences (empty lists when the
 /// statistics hold no comparison, e.g. a run that ended before round 1).
@@ -138,7 +69,11 @@ pub fn summary_json<'a>(
     comparison: Option<&'a Comparison>,
     compare: Option<&'a CompareInfo>,
 ) -> SummaryJson<'a> {
-    let mut json = figures_json(s);
+    let mut json = SummaryJson {
+        figures: FiguresJson(s),
+        variants: None,
+        differences: None,
+    };
     if let Some(cmp) = compare {
         json.variants = Some(
             comparison
@@ -147,7 +82,7 @@ pub fn summary_json<'a>(
                 .iter()
                 .map(|(v, summary)| VariantSummaryJson {
                     label: cmp.label(*v),
-                    figures: figures_json(summary),
+                    figures: FiguresJson(summary),
                 })
                 .collect(),
         );
@@ -175,51 +110,6 @@ fn difference_json<'a>(d: &Difference, cmp: &'a CompareInfo) -> DifferenceJson<'
     }
 }
 
-/// The figures of one summary, without the comparison.
-fn figures_json(s: &Summary) -> SummaryJson<'_> {
-    let a = &s.attribution;
-    SummaryJson {
-        cold: mode_json(&s.cold),
-        warm: mode_json(&s.warm),
-        new_conn: s.new_conn,
-        handshake_overhead_ms: s.handshake.overhead.map(json_ms),
-        handshake_dns_ms: s.handshake.dns.map(json_ms),
-        handshake_tcp_ms: s.handshake.tcp.map(json_ms),
-        handshake_tls_ms: s.handshake.tls.map(json_ms),
-        handshake_excluded: s.handshake.excluded,
-        keepalive_gain_ms: s.keepalive_gain.map(json_ms),
-        paired_gain_ms: s.paired_gain.map(json_ms),
-        paired_gain_ci_ms: s.paired_gain_ci.map(json_ms_pair),
-        paired_gain_n: s.paired_rounds,
-        handshake_overhead_ci_ms: s.handshake_overhead_ci.map(json_ms_pair),
-        handshake_overhead_n: s.handshake.n,
-        tls_resumed: s.tls_resumed,
-        cold_samples: s.cold_handshakes,
-        elapsed_ms: json_ms(s.elapsed),
-        tls_setup_ms: a.tls_setup.map(json_ms),
-        tls_after_setup_ms: a.tls_after_setup.map(json_ms),
-        tls_finish_ms: a.tls_finish.map(json_ms),
-        tls_network_server_ms: a.tls_network_server.map(json_ms),
-        tls_setup_n: a.tls_setup_n,
-        tcp_rtt_ms: a.rtt.map(json_ms),
-        tcp_min_rtt_ms: a.min_rtt.map(json_ms),
-        tcp_rtt_n: a.rtt_n,
-        server_time_ms: a.server_time.map(json_ms),
-        server_time_n: a.server_time_n,
-        retrans_probes: a.retransmitted,
-        server_timing: a
-            .server_timing
-            .iter()
-            .map(|m| ServerMetricJson {
-                name: &m.name,
-                median_ms: json_ms(m.median),
-                n: m.n,
-            })
-            .collect(),
-        variants: None,
-        differences: None,
-    }
-}
 
 /// The samples, converted one at a time while they are written, so a long
 /// run is never held twice in memory; with `--compare`, the run's variants.

@@ -26,3 +26,8 @@ impl AsMillis for crate::stats::Delta {
 pub fn json_ms(v: impl AsMillis) -> f64 {
     (v.as_millis_f64() * 1000.0).round() / 1000.0
 }
+
+/// A confidence interval, low then high.
+pub fn json_ms_pair<T: AsMillis>((lo, hi): (T, T)) -> [f64; 2] {
+    [json_ms(lo), json_ms(hi)]
+}

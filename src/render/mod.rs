@@ -21,6 +21,7 @@ pub mod paint;
 pub mod rows;
 pub mod run_fields;
 pub mod summary;
+pub mod summary_fields;
 pub mod svg;
 pub mod svg_file;
 pub mod warnings;

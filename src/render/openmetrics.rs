@@ -27,6 +27,7 @@ use crate::stats::{Delta, Summary};
 
 use super::openmetrics_scope::{variant_labels, Scope};
 use super::openmetrics_summary::stage_summaries;
+use super::summary_fields::SUMMARY_FIELDS;
 
 pub use super::openmetrics_scope::Labels;
 use super::output::{Finished, Output};
@@ -305,7 +306,6 @@ fn counts_and_loss(f: &mut Families, scopes: &[Scope], info: &RunInfo) {
 
 /// What a kept connection saves, and what a new one's handshake costs.
 fn gains(f: &mut Families, scopes: &[Scope]) {
-    let seconds = Some(Unit::Seconds);
     with_interval(
         f,
         scopes,
@@ -316,12 +316,6 @@ fn gains(f: &mut Families, scopes: &[Scope]) {
         "the paired gain",
         |s| Some((s.paired_gain?, s.paired_gain_ci)),
         delta_secs,
-    );
-    f.gauge(
-        "keepalive_gain",
-        "Median cold total minus median warm total",
-        seconds.clone(),
-        each(scopes, |s| s.keepalive_gain.map(delta_secs)),
     );
     with_interval(
         f,
@@ -336,9 +330,9 @@ fn gains(f: &mut Families, scopes: &[Scope]) {
     );
 }
 
-/// Resumption, the kernel's round trips and the server's own time.
+/// Resumption, then the summary's figures that are gauges too: the
+/// keep-alive gain, the kernel's round trips, the server's own time.
 fn kernel_and_server(f: &mut Families, scopes: &[Scope]) {
-    let seconds = Some(Unit::Seconds);
     f.gauge(
         "tls_resumed_ratio",
         "Share of the cold handshakes that resumed a TLS session",
@@ -347,24 +341,11 @@ fn kernel_and_server(f: &mut Families, scopes: &[Scope]) {
             (s.cold_handshakes > 0).then(|| s.tls_resumed as f64 / s.cold_handshakes as f64)
         }),
     );
-    f.gauge(
-        "rtt",
-        "Median smoothed round trip the kernel measured (TCP_INFO)",
-        seconds.clone(),
-        each(scopes, |s| s.attribution.rtt.map(secs)),
-    );
-    f.gauge(
-        "min_rtt",
-        "Median minimum round trip the kernel measured (TCP_INFO)",
-        seconds.clone(),
-        each(scopes, |s| s.attribution.min_rtt.map(secs)),
-    );
-    f.gauge(
-        "server_time",
-        "Median of srv minus the minimum round trip: the server's own time",
-        seconds.clone(),
-        each(scopes, |s| s.attribution.server_time.map(delta_secs)),
-    );
+    // The summary's figures that are gauges too, from its table.
+    for metric in SUMMARY_FIELDS.iter().filter_map(|f| f.metric.as_ref()) {
+        let unit = metric.seconds.then_some(Unit::Seconds);
+        f.gauge(metric.name, metric.help, unit, each(scopes, metric.value));
+    }
 }
 
 /// The server's own `Server-Timing` figures, at most 20 names of them.

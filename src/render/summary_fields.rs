@@ -1,0 +1,211 @@
+//! The one table of a summary's figures: `summary` in `--json` (and the
+//! summary line of `--jsonl`, each `--compare` variant's figures too) is
+//! written from it in its order, and the figures that are also gauges of
+//! the exposition (`--openmetrics`, `--push`) carry their metric here, so
+//! a new figure is one row. (The statistics block on the terminal words
+//! them in sentences of its own.)
+
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::{json, Value};
+
+use super::json_numbers::{json_ms, json_ms_pair};
+use crate::stats::{Delta, ModeSummary, Summary};
+
+/// One figure of a summary.
+pub struct SummaryField {
+    pub name: &'static str,
+    pub value: fn(&Summary) -> Figure,
+    /// The gauge it also is, if any.
+    pub metric: Option<Metric>,
+}
+
+/// A figure as a gauge: `tlsping_<name>_seconds` (or without the unit),
+/// its help, and its value in seconds (or as it is).
+pub struct Metric {
+    pub name: &'static str,
+    pub help: &'static str,
+    pub seconds: bool,
+    pub value: fn(&Summary) -> Option<f64>,
+}
+
+/// A figure as JSON writes it: a plain value, or an object whose fields
+/// keep their order (`serde_json`'s own map would sort them).
+pub enum Figure {
+    Value(Value),
+    Mode(ModeJson),
+    Metrics(Vec<ServerMetricJson>),
+}
+
+impl Serialize for Figure {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Figure::Value(v) => v.serialize(serializer),
+            Figure::Mode(m) => m.serialize(serializer),
+            Figure::Metrics(m) => m.serialize(serializer),
+        }
+    }
+}
+
+/// `summary.cold`, `summary.warm`.
+#[derive(serde::Serialize)]
+pub struct ModeJson {
+    n: usize,
+    sent: usize,
+    ok: usize,
+    loss: Option<f64>,
+    min_ms: Option<f64>,
+    mean_ms: Option<f64>,
+    median_ms: Option<f64>,
+    max_ms: Option<f64>,
+    mdev_ms: Option<f64>,
+    p95_ms: Option<f64>,
+}
+
+/// One `Server-Timing` name's median.
+#[derive(serde::Serialize)]
+pub struct ServerMetricJson {
+    name: String,
+    median_ms: f64,
+    n: usize,
+}
+
+const fn figure(name: &'static str, value: fn(&Summary) -> Figure) -> SummaryField {
+    SummaryField {
+        name,
+        value,
+        metric: None,
+    }
+}
+
+fn delta_secs(d: Delta) -> f64 {
+    d.as_nanos() as f64 / 1e9
+}
+
+/// One mode's figures (`summary.cold`, `summary.warm`).
+fn mode_json(m: &ModeSummary) -> Figure {
+    let d = &m.timing;
+    Figure::Mode(ModeJson {
+        n: d.n,
+        sent: m.sent,
+        ok: m.ok,
+        loss: m.loss,
+        min_ms: d.min.map(json_ms),
+        mean_ms: d.mean.map(json_ms),
+        median_ms: d.median.map(json_ms),
+        max_ms: d.max.map(json_ms),
+        mdev_ms: d.mdev.map(json_ms),
+        p95_ms: d.p95.map(json_ms),
+    })
+}
+
+/// A plain value.
+fn v(value: Value) -> Figure {
+    Figure::Value(value)
+}
+
+/// Every figure of a summary, in the order JSON writes them.
+pub static SUMMARY_FIELDS: &[SummaryField] = &[
+    figure("cold", |s| mode_json(&s.cold)),
+    figure("warm", |s| mode_json(&s.warm)),
+    figure("new_conn", |s| v(json!(s.new_conn))),
+    figure("handshake_overhead_ms", |s| ms(s.handshake.overhead)),
+    figure("handshake_dns_ms", |s| ms(s.handshake.dns)),
+    figure("handshake_tcp_ms", |s| ms(s.handshake.tcp)),
+    figure("handshake_tls_ms", |s| ms(s.handshake.tls)),
+    figure("handshake_excluded", |s| v(json!(s.handshake.excluded))),
+    SummaryField {
+        name: "keepalive_gain_ms",
+        value: |s| v(json!(s.keepalive_gain.map(json_ms))),
+        metric: Some(Metric {
+            name: "keepalive_gain",
+            help: "Median cold total minus median warm total",
+            seconds: true,
+            value: |s| s.keepalive_gain.map(delta_secs),
+        }),
+    },
+    figure("paired_gain_ms", |s| v(json!(s.paired_gain.map(json_ms)))),
+    // Additions: 95% confidence intervals for the two medians, and the n they rest on.
+    figure("paired_gain_ci_ms", |s| {
+        v(json!(s.paired_gain_ci.map(json_ms_pair)))
+    }),
+    figure("paired_gain_n", |s| v(json!(s.paired_rounds))),
+    figure("handshake_overhead_ci_ms", |s| {
+        v(json!(s.handshake_overhead_ci.map(json_ms_pair)))
+    }),
+    figure("handshake_overhead_n", |s| v(json!(s.handshake.n))),
+    figure("tls_resumed", |s| v(json!(s.tls_resumed))),
+    figure("cold_samples", |s| v(json!(s.cold_handshakes))),
+    figure("elapsed_ms", |s| v(json!(json_ms(s.elapsed)))),
+    // Additions: medians of where the time went (see the sample fields).
+    figure("tls_setup_ms", |s| ms(s.attribution.tls_setup)),
+    figure("tls_after_setup_ms", |s| ms(s.attribution.tls_after_setup)),
+    figure("tls_finish_ms", |s| ms(s.attribution.tls_finish)),
+    figure("tls_network_server_ms", |s| {
+        ms(s.attribution.tls_network_server)
+    }),
+    figure("tls_setup_n", |s| v(json!(s.attribution.tls_setup_n))),
+    SummaryField {
+        name: "tcp_rtt_ms",
+        value: |s| ms(s.attribution.rtt),
+        metric: Some(Metric {
+            name: "rtt",
+            help: "Median smoothed round trip the kernel measured (TCP_INFO)",
+            seconds: true,
+            value: |s| s.attribution.rtt.map(|d| d.as_secs_f64()),
+        }),
+    },
+    SummaryField {
+        name: "tcp_min_rtt_ms",
+        value: |s| ms(s.attribution.min_rtt),
+        metric: Some(Metric {
+            name: "min_rtt",
+            help: "Median minimum round trip the kernel measured (TCP_INFO)",
+            seconds: true,
+            value: |s| s.attribution.min_rtt.map(|d| d.as_secs_f64()),
+        }),
+    },
+    figure("tcp_rtt_n", |s| v(json!(s.attribution.rtt_n))),
+    SummaryField {
+        name: "server_time_ms",
+        value: |s| v(json!(s.attribution.server_time.map(json_ms))),
+        metric: Some(Metric {
+            name: "server_time",
+            help: "Median of srv minus the minimum round trip: the server's own time",
+            seconds: true,
+            value: |s| s.attribution.server_time.map(delta_secs),
+        }),
+    },
+    figure("server_time_n", |s| v(json!(s.attribution.server_time_n))),
+    figure("retrans_probes", |s| v(json!(s.attribution.retransmitted))),
+    figure("server_timing", |s| {
+        Figure::Metrics(
+            s.attribution
+                .server_timing
+                .iter()
+                .map(|m| ServerMetricJson {
+                    name: m.name.clone(),
+                    median_ms: json_ms(m.median),
+                    n: m.n,
+                })
+                .collect(),
+        )
+    }),
+];
+
+/// A duration in milliseconds, or `null`.
+fn ms(d: Option<std::time::Duration>) -> Figure {
+    v(json!(d.map(json_ms)))
+}
+
+/// A summary's figures as JSON writes them: `SUMMARY_FIELDS` in order.
+pub struct FiguresJson<'a>(pub &'a Summary);
+
+impl Serialize for FiguresJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        for field in SUMMARY_FIELDS {
+            map.serialize_entry(field.name, &(field.value)(self.0))?;
+        }
+        map.end()
+    }
+}
