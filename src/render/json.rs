@@ -110,7 +110,6 @@ fn difference_json<'a>(d: &Difference, cmp: &'a CompareInfo) -> DifferenceJson<'
     }
 }
 
-
 /// The samples, converted one at a time while they are written, so a long
 /// run is never held twice in memory; with `--compare`, the run's variants.
 pub struct SamplesJson<'a>(pub &'a [Sample], pub Option<&'a CompareInfo>);
