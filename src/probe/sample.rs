@@ -36,26 +36,9 @@ pub(super) fn build(
     done: Outcome,
 ) -> Sample {
     let timers = answers::timers(easy);
-    // The response ends at its last byte as delivered to our callbacks: the
-    // blank line after the headers of a HEAD answer, the last body chunk of a
-    // GET. libcurl's own wrap-up after that (its "done" handling, closing a
-    // cold connection) is not the server's time. A chunked terminator or an
-    // HTTP/2 END_STREAM that arrives in a frame of its own is not seen here;
-    // servers send it with the last data in practice.
-    let end = match (&done.result, easy.get_ref().last_byte) {
-        (Ok(()), Some(last)) => last,
-        (Err(e), Some(last)) if e.is_write_error() && easy.get_ref().body_overflow => last,
-        _ => done.returned,
-    };
-    let wall_total = end.saturating_duration_since(done.start);
+    let wall_total = response_end(easy, &done).saturating_duration_since(done.start);
     let status = easy.response_code().unwrap_or(0) as u16;
-    let addr = match (easy.primary_ip(), easy.primary_port()) {
-        (Ok(Some(ip)), Ok(port)) if !ip.is_empty() => ip
-            .parse::<IpAddr>()
-            .ok()
-            .map(|ip| SocketAddr::new(ip, port)),
-        _ => None,
-    };
+    let addr = peer_of(easy);
     let proto = if status > 0 {
         answers::http_version(easy)
     } else {
@@ -71,14 +54,7 @@ pub(super) fn build(
         (Some(start), Some((opened, _))) => opened.checked_sub(start).map(Duration::from_micros),
         _ => None,
     };
-    let mut server_timing = Vec::new();
-    for line in easy
-        .get_ref()
-        .server_timing_raw
-        .split_inclusive(|&b| b == b'\n')
-    {
-        super::server_timing::parse_line(line, &mut server_timing);
-    }
+    let server_timing = server_timing_of(easy.get_ref());
     let collector = easy.get_ref();
     let body_overflow = collector.body_overflow;
     let error = match &done.result {
@@ -88,21 +64,9 @@ pub(super) fn build(
         Err(e) => Some(Box::new(classify(e, easy, status, timers.connect_us > 0))),
     };
     // TLS facts belong only to probes that made a handshake.
-    let tls = if timers.num_connects > 0 {
-        collector.tls.map(|mut facts| {
-            if let Some((days, expired)) = collector.leaf.as_ref().and_then(time_left) {
-                facts.cert_days_left = Some(days);
-                facts.cert_expired = expired;
-            }
-            facts.cert_not_after = collector.leaf.as_ref().and_then(not_after_unix);
-            facts.ocsp = collector
-                .staple
-                .judge(collector.leaf.as_deref(), collector.anchors());
-            facts
-        })
-    } else {
-        None
-    };
+    let tls = (timers.num_connects > 0)
+        .then(|| tls_facts_of(collector))
+        .flatten();
     Sample {
         own_dns: done.own_dns,
         wall_total: Some(wall_total),
@@ -130,6 +94,56 @@ pub(super) fn build(
         early_data: early_data_asked.then(|| answers::early_data(easy)),
         ..Sample::new(round, mode, https)
     }
+}
+
+/// When the response ended: at its last byte as delivered to our
+/// callbacks (the blank line after the headers of a HEAD answer, the last
+/// body chunk of a GET). libcurl's own wrap-up after that (its "done"
+/// handling, closing a cold connection) is not the server's time. A chunked
+/// terminator or an HTTP/2 END_STREAM that arrives in a frame of its own is
+/// not seen here; servers send it with the last data in practice.
+fn response_end(easy: &Easy2<Collector>, done: &Outcome) -> std::time::Instant {
+    match (&done.result, easy.get_ref().last_byte) {
+        (Ok(()), Some(last)) => last,
+        (Err(e), Some(last)) if e.is_write_error() && easy.get_ref().body_overflow => last,
+        _ => done.returned,
+    }
+}
+
+/// The address and port the transfer talked to.
+fn peer_of(easy: &Easy2<Collector>) -> Option<SocketAddr> {
+    match (easy.primary_ip(), easy.primary_port()) {
+        (Ok(Some(ip)), Ok(port)) if !ip.is_empty() => ip
+            .parse::<IpAddr>()
+            .ok()
+            .map(|ip| SocketAddr::new(ip, port)),
+        _ => None,
+    }
+}
+
+/// The `Server-Timing` metrics of the response, from its raw headers.
+fn server_timing_of(collector: &Collector) -> Vec<super::types::ServerTiming> {
+    let mut server_timing = Vec::new();
+    for line in collector.server_timing_raw.split_inclusive(|&b| b == b'\n') {
+        super::server_timing::parse_line(line, &mut server_timing);
+    }
+    server_timing
+}
+
+/// The TLS facts of the handshake the transfer made, with what the leaf
+/// certificate and the staple say.
+fn tls_facts_of(collector: &Collector) -> Option<super::types::TlsFacts> {
+    collector.tls.map(|mut facts| {
+        if let Some((days, expired)) = collector.leaf.as_ref().and_then(time_left) {
+            facts.cert_days_left = Some(days);
+            facts.cert_expired = expired;
+        }
+        facts.cert_not_after = collector.leaf.as_ref().and_then(not_after_unix);
+        facts.ocsp = collector
+            .staple
+            .judge(collector.leaf.as_deref(), collector.anchors());
+        facts
+    })
 }
 
 /// Where libcurl's time line for this transfer starts, on CLOCK_MONOTONIC

@@ -210,32 +210,7 @@ impl RowFormat {
 
     /// The two lines the preflight settles, then the column heads of the layout.
     pub fn header(&self, info: &RunInfo) -> Vec<Line> {
-        let mut first = format!("{} {}", info.method, info.url);
-        if let Some(addr) = info.addr {
-            first.push_str(&format!(" -> {addr}"));
-        }
-        if let Some(p) = info.proto {
-            first.push_str(&format!(" {}", p.as_str()));
-        }
-        if let Some(t) = &info.tls {
-            first.push_str(&format!(" · {}", t.version_label()));
-        }
-        first.push_str(&format!(" · {} bytes", info.preflight_bytes));
-        let rounds = if info.settings.count == 0 {
-            "until Ctrl+C".to_string()
-        } else {
-            format!("{} rounds", info.settings.count)
-        };
-        let resume = if info.settings.resume {
-            ""
-        } else {
-            ", resume=off"
-        };
-        let second = format!(
-            "{rounds}, {} interval, order={}{resume}; all times in ms, \"-\" = not measured",
-            format_duration(info.settings.interval),
-            info.settings.order.as_str()
-        );
+        let (first, second) = settled_lines(info);
         let mut lines = vec![Line::plain(first), Line::plain(second)];
         if let Some(cmp) = &info.compare {
             let lead = format!("compare {}:", cmp.axis.as_str());
@@ -291,6 +266,38 @@ impl RowFormat {
         }
         lines
     }
+}
+
+/// The header's first two lines: the request and the connection the
+/// preflight settled on, then the rounds, their interval and order.
+fn settled_lines(info: &RunInfo) -> (String, String) {
+    let mut first = format!("{} {}", info.method, info.url);
+    if let Some(addr) = info.addr {
+        first.push_str(&format!(" -> {addr}"));
+    }
+    if let Some(p) = info.proto {
+        first.push_str(&format!(" {}", p.as_str()));
+    }
+    if let Some(t) = &info.tls {
+        first.push_str(&format!(" · {}", t.version_label()));
+    }
+    first.push_str(&format!(" · {} bytes", info.preflight_bytes));
+    let rounds = if info.settings.count == 0 {
+        "until Ctrl+C".to_string()
+    } else {
+        format!("{} rounds", info.settings.count)
+    };
+    let resume = if info.settings.resume {
+        ""
+    } else {
+        ", resume=off"
+    };
+    let second = format!(
+        "{rounds}, {} interval, order={}{resume}; all times in ms, \"-\" = not measured",
+        format_duration(info.settings.interval),
+        info.settings.order.as_str()
+    );
+    (first, second)
 }
 
 /// The header lines of the connection flags, when any was given: what
