@@ -85,7 +85,9 @@ fn a_503_with_retry_after_stops_the_run() {
 
 #[test]
 fn a_503_with_retry_after_zero_or_a_date_stops_the_run_too() {
-    // libcurl reports both as 0 seconds; the header's presence is what counts.
+    // Our own reader (`probe::retry_after`) takes "0" as a wait of none and
+    // a date in the past as one that is over: either way the server asked
+    // clients to back off, and the header's presence is what stops the run.
     for value in ["0", "Wed, 21 Oct 2015 07:28:00 GMT"] {
         let (doc, out) = valve_run(503, vec![("retry-after".into(), value.into())]);
         assert_eq!(out.status.code(), Some(0), "{}", show(&out));
