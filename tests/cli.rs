@@ -484,22 +484,29 @@ fn warmup_covering_every_round_is_not_said_where_no_statistics_are_shown() {
 }
 
 #[test]
-fn a_warning_on_a_closed_stderr_costs_the_warning_not_the_run() {
-    // `-i 100ms` is raised to the floor with a warning, written to a
-    // stderr that is closed (`2>&-`): the run must still end as it earned.
+fn a_warning_on_a_full_or_closed_stderr_costs_the_warning_not_the_run() {
+    // `-i 100ms` is raised to the floor with a warning, written to a stderr
+    // that cannot take it: a full device (ENOSPC) or a closed descriptor
+    // (EBADF). `eprintln!` would panic on the first (and the release build
+    // aborts on a panic); the run must still end as it earned.
     let server = start(ServerOpts::default());
-    let line = format!(
-        "exec {} -n 1 -i 100ms --cacert {} {} 2>&-",
-        support::bin(),
-        support::cacert(),
-        server.url()
-    );
-    let out = std::process::Command::new("bash")
-        .args(["-c", &line])
-        .env("NO_COLOR", "1")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("running bash");
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("cold"));
+    for stderr in ["2>/dev/full", "2>&-"] {
+        let line = format!(
+            "exec {} -n 1 -i 100ms --cacert {} {} {stderr}",
+            support::bin(),
+            support::cacert(),
+            server.url()
+        );
+        let out = std::process::Command::new("bash")
+            .args(["-c", &line])
+            .env("NO_COLOR", "1")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("running bash");
+        assert_eq!(out.status.code(), Some(0), "{stderr}: {out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("cold"),
+            "{stderr}"
+        );
+    }
 }
