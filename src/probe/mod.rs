@@ -3,9 +3,9 @@
 
 // Bottom-up, no file importing one above it: curl_ffi (every raw call into
 // libcurl and OpenSSL; imports nothing of probe) <- target, transfer, ocsp,
-// retry_after, server_timing, handshake_stamps, cancel, trust, cert_text,
-// push, wakeup <- config <- axes, valve <- types <- answers, live_tls <-
-// collector, env, errors <- sample <- handle <- cold_driver, resolver <- cold,
+// retry_after, server_timing, handshake_messages (pure, no FFI) <-
+// handshake_stamps, cancel, trust, cert_text, push, wakeup <- config <- axes,
+// valve <- types <- answers, live_tls <- collector, env, errors <- sample <- handle <- cold_driver, resolver <- cold,
 // warm, preflight, compare, stop_rules <- scheduler.
 mod answers;
 mod axes;
@@ -20,6 +20,7 @@ mod curl_ffi;
 mod env;
 mod errors;
 mod handle;
+pub mod handshake_messages;
 mod handshake_stamps;
 mod live_tls;
 mod ocsp;
