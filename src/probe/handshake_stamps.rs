@@ -398,4 +398,131 @@ mod tests {
         clear();
         assert_eq!(client_hello_sent_us(), None);
     }
+
+    /// One TLS 1.3 handshake as the message callback reports it to
+    /// `ThreadStamps`: our ClientHello (two key shares, a typical set of
+    /// extensions), the server's flight (records, inner content types,
+    /// ServerHello, EncryptedExtensions, a 4 KB Certificate,
+    /// CertificateVerify, Finished), our CCS and Finished. With `bytes`
+    /// false the same calls carry nothing to read (what the callbacks cost
+    /// without the parser).
+    fn one_handshake(bytes: bool, msgs: &[(bool, i32, Vec<u8>)]) {
+        clear();
+        let mut t = 1_000;
+        for (ours, content_type, data) in msgs {
+            t += 10;
+            let data: &[u8] = if bytes { data } else { &[] };
+            match (ours, *content_type) {
+                (true, 0x100) => ThreadStamps::header_written(t, data.first() == Some(&22)),
+                (true, ct) => ThreadStamps::message_written(t, ct, data),
+                (false, ct) => ThreadStamps::server_data(t, ct, data),
+            }
+            if *ours && *content_type != 0x100 {
+                ThreadStamps::waiting_for_socket(t + 1);
+            }
+        }
+    }
+
+    /// The work the handshake callbacks add per probe, timed over many
+    /// replays (`cargo test --release --lib -- --ignored callback_cost
+    /// --nocapture`; a debug build gives an upper bound).
+    #[test]
+    #[ignore]
+    fn callback_cost() {
+        use std::hint::black_box;
+        let mut exts = Vec::new();
+        for kind in [
+            0u16, 11, 10, 35, 22, 23, 13, 43, 45, 51, 5, 16, 18, 27, 65281,
+        ] {
+            exts.extend(kind.to_be_bytes());
+            let body: Vec<u8> = if kind == 51 {
+                let mut shares = Vec::new();
+                for (g, n) in [(0x11ecu16, 1216usize), (0x001d, 32)] {
+                    shares.extend(g.to_be_bytes());
+                    shares.extend((n as u16).to_be_bytes());
+                    shares.extend(vec![7u8; n]);
+                }
+                let mut v = (shares.len() as u16).to_be_bytes().to_vec();
+                v.extend(shares);
+                v
+            } else {
+                vec![1u8; 12]
+            };
+            exts.extend((body.len() as u16).to_be_bytes());
+            exts.extend(body);
+        }
+        let mut ch = vec![3, 3];
+        ch.extend([9u8; 32]);
+        ch.push(32);
+        ch.extend([1u8; 32]);
+        ch.extend([0, 6, 0x13, 1, 0x13, 2, 0x13, 3, 1, 0]);
+        ch.extend((exts.len() as u16).to_be_bytes());
+        ch.extend(exts);
+        let hs = |kind: u8, body: Vec<u8>| {
+            let n = body.len() as u32;
+            let mut v = vec![kind, (n >> 16) as u8, (n >> 8) as u8, n as u8];
+            v.extend(body);
+            v
+        };
+        let header = |ct: u8, n: usize| vec![ct, 3, 3, (n >> 8) as u8, n as u8];
+        let mut sh = vec![3, 3];
+        sh.extend([5u8; 32]);
+        sh.extend([32]);
+        sh.extend([1u8; 32]);
+        sh.extend([
+            0x13, 1, 0, 0, 46, 0, 43, 0, 2, 3, 4, 0, 51, 0, 36, 0, 0x1d, 0, 32,
+        ]);
+        sh.extend([8u8; 32]);
+        let msgs: Vec<(bool, i32, Vec<u8>)> = vec![
+            (true, 0x100, header(22, ch.len() + 4)),
+            (true, 22, hs(1, ch)),
+            (false, 0x100, header(22, 122)),
+            (false, 22, hs(2, sh)),
+            (false, 0x100, header(20, 1)),
+            (false, 20, vec![1]),
+            (false, 0x100, header(23, 30)),
+            (false, 0x101, vec![22]),
+            (false, 22, hs(8, vec![0, 2, 0, 0])),
+            (false, 0x100, header(23, 4100)),
+            (false, 0x101, vec![22]),
+            (false, 22, hs(11, vec![0u8; 4090])),
+            (false, 0x100, header(23, 100)),
+            (false, 0x101, vec![22]),
+            (
+                false,
+                22,
+                hs(15, [vec![4, 3, 0, 72], vec![0u8; 72]].concat()),
+            ),
+            (false, 0x100, header(23, 53)),
+            (false, 0x101, vec![22]),
+            (false, 22, hs(20, vec![0u8; 32])),
+            (true, 0x100, header(20, 1)),
+            (true, 20, vec![1]),
+            (true, 0x100, header(23, 53)),
+            (true, 22, hs(20, vec![0u8; 32])),
+        ];
+        one_handshake(true, &msgs);
+        let seen = shape().unwrap();
+        assert_eq!(
+            seen.messages.sent_shares.unwrap().as_slice(),
+            &[0x11ec, 0x1d]
+        );
+        assert_eq!(seen.messages.sig_scheme, Some(0x0403));
+        assert!(seen.messages.server_finished && !seen.messages.malformed);
+        let n = 200_000;
+        let time = |bytes: bool| {
+            let start = std::time::Instant::now();
+            for _ in 0..n {
+                one_handshake(black_box(bytes), black_box(&msgs));
+                black_box(shape());
+            }
+            start.elapsed().as_nanos() as f64 / f64::from(n)
+        };
+        let (with, without) = (time(true), time(false));
+        println!(
+            "per probe ({} callbacks): {with:.0} ns with the parser, {without:.0} ns without, {:.0} ns added by it",
+            msgs.len(),
+            with - without
+        );
+    }
 }
