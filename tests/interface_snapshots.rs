@@ -78,6 +78,7 @@ fn samples() -> Vec<Sample> {
         server_key: Some("RSA-4096".into()),
         cert_bytes: Some(19_876),
         server_flight_bytes: Some(21_344),
+        unreadable: false,
     }));
     let mut r2w = at(warm(2, 40, 32_500, 120, true), 1000);
     r2w.bytes = 65_536;

@@ -44,6 +44,7 @@ pub(super) fn derive(
         },
         cert_bytes: m.cert_bytes,
         server_flight_bytes: m.server_finished.then_some(m.server_record_bytes),
+        unreadable: m.malformed,
     }
 }
 
@@ -194,5 +195,33 @@ mod tests {
             Some(std::time::Duration::ZERO)
         );
         assert_eq!(server_time(&stages, Some(2), None), None);
+    }
+
+    #[test]
+    fn an_unreadable_message_leaves_its_facts_unknown_and_says_so() {
+        let mut s = finished(1);
+        // A CertificateVerify whose length runs past its bytes.
+        s.messages.server(22, &[15, 0, 0, 9, 8, 4]);
+        let a = derive(&s, &tls("TLSv1.3"), &Stages::default(), Some(40_000), None);
+        assert_eq!(a.sig_alg, None);
+        assert!(a.unreadable);
+        assert_eq!(a.round_trips, Some(1));
+        assert_eq!(a.server_handshake, None, "no tls stage to start from");
+        // No Finished read: the shape cannot tell how many waits it took.
+        let unfinished = Shape {
+            answered_waits: 1,
+            ..Default::default()
+        };
+        let a = derive(
+            &unfinished,
+            &tls("TLSv1.3"),
+            &Stages::default(),
+            Some(40_000),
+            None,
+        );
+        assert_eq!(
+            (a.round_trips, a.extra, a.server_flight_bytes),
+            (None, None, None)
+        );
     }
 }

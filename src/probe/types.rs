@@ -236,6 +236,10 @@ pub struct HandshakeAnatomy {
     pub cert_bytes: Option<u32>,
     /// Every server record up to and including its Finished.
     pub server_flight_bytes: Option<u32>,
+    /// A handshake message did not add up (a length past its bytes): the
+    /// facts it would have given are `None`. For a note to the reader; no
+    /// output shows it yet.
+    pub unreadable: bool,
 }
 
 /// One probe's result. Stages are derived from the raw timers so that the
