@@ -49,15 +49,16 @@ pub(super) fn derive(
 }
 
 /// The round trips and every one beyond the first, named; `None` where the
-/// handshake's shape cannot tell (no server Finished read, more long gaps
-/// than kept, or a long gap to judge without a min RTT).
+/// handshake's shape cannot tell (no server Finished read, a long gap left
+/// out for want of room that would count, or a long gap to judge without a
+/// min RTT).
 fn round_trips(
     shape: &Shape,
     tls: &TlsFacts,
     min_rtt_us: Option<u32>,
 ) -> Option<(u8, Vec<TlsExtra>)> {
     let m = &shape.messages;
-    if shape.answered_waits == 0 || !m.server_finished || shape.gaps_lost {
+    if shape.answered_waits == 0 || !m.server_finished {
         return None;
     }
     let mut extra = Vec::new();
@@ -73,6 +74,10 @@ fn round_trips(
     let gaps = shape.gaps();
     if !gaps.is_empty() {
         let threshold = (u64::from(min_rtt_us?) / 2).max(GAP_MIN_US);
+        // A gap left out for want of room would have counted: unknown.
+        if u64::from(shape.longest_dropped_us) >= threshold {
+            return None;
+        }
         for gap in gaps.iter().filter(|g| u64::from(g.us) >= threshold) {
             extra.push(TlsExtra::InitialWindow {
                 flight_bytes: shape.flight_bytes[usize::from(gap.flight)],
@@ -223,5 +228,21 @@ mod tests {
             (a.round_trips, a.extra, a.server_flight_bytes),
             (None, None, None)
         );
+    }
+
+    #[test]
+    fn a_dropped_gap_that_would_count_makes_the_count_unknown() {
+        let mut s = finished(1);
+        s.flight_bytes[0] = 60_000;
+        s.gaps[0] = Gap {
+            us: 41_000,
+            flight: 0,
+        };
+        s.gap_count = 1;
+        s.longest_dropped_us = 3_000; // pacing, far below half the RTT
+        let (n, _) = round_trips(&s, &tls("TLSv1.3"), Some(40_000)).unwrap();
+        assert_eq!(n, 2);
+        s.longest_dropped_us = 30_000;
+        assert_eq!(round_trips(&s, &tls("TLSv1.3"), Some(40_000)), None);
     }
 }

@@ -55,10 +55,12 @@ pub(super) struct Shape {
     /// The bytes of each server flight (the records that began to arrive
     /// between two sends of ours).
     pub flight_bytes: [u32; MAX_FLIGHTS],
+    /// The longest gaps (at most `MAX_GAPS`), in no order.
     pub gaps: [Gap; MAX_GAPS],
     pub gap_count: u8,
-    /// More long gaps than kept: their count is unknown.
-    pub gaps_lost: bool,
+    /// The longest gap left out for want of room (0 = none): were it long
+    /// enough to count, the count is unknown.
+    pub longest_dropped_us: u32,
 }
 
 impl Shape {
@@ -68,7 +70,7 @@ impl Shape {
         flight_bytes: [0; MAX_FLIGHTS],
         gaps: [Gap { us: 0, flight: 0 }; MAX_GAPS],
         gap_count: 0,
-        gaps_lost: false,
+        longest_dropped_us: 0,
     };
 
     /// The long gaps kept.
@@ -92,16 +94,24 @@ impl Shape {
         if us < GAP_MIN_US || self.flight_bytes[flight] < GAP_MIN_BYTES {
             return;
         }
-        match self.gaps.get_mut(usize::from(self.gap_count)) {
-            Some(gap) => {
-                *gap = Gap {
-                    us: us.min(u64::from(u32::MAX)) as u32,
-                    flight: flight as u8,
-                };
-                self.gap_count += 1;
-            }
-            None => self.gaps_lost = true,
+        let gap = Gap {
+            us: us.min(u64::from(u32::MAX)) as u32,
+            flight: flight as u8,
+        };
+        let count = usize::from(self.gap_count);
+        if count < MAX_GAPS {
+            self.gaps[count] = gap;
+            self.gap_count += 1;
+            return;
         }
+        // Full: the shortest of the kept and the new one makes way.
+        let shortest = (0..MAX_GAPS).min_by_key(|&i| self.gaps[i].us).unwrap_or(0);
+        let dropped = if gap.us > self.gaps[shortest].us {
+            std::mem::replace(&mut self.gaps[shortest], gap)
+        } else {
+            gap
+        };
+        self.longest_dropped_us = self.longest_dropped_us.max(dropped.us);
     }
 }
 
@@ -387,7 +397,14 @@ mod tests {
             full.waiting_for_socket(10_000 * (2 * i + 1) + 1);
         }
         let shape = full.shape().unwrap();
-        assert!(shape.gaps_lost && shape.gaps().len() == MAX_GAPS);
+        assert_eq!(shape.gaps().len(), MAX_GAPS);
+        assert_eq!(shape.longest_dropped_us, 19_999);
+        // A longer gap (the wait still open since 110_001) takes the place
+        // of a shorter one.
+        record_at(&mut full, 1_050_000, 5000);
+        let shape = full.shape().unwrap();
+        assert!(shape.gaps().iter().any(|g| g.us == 939_999));
+        assert_eq!(shape.longest_dropped_us, 19_999);
     }
 
     #[test]
