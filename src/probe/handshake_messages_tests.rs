@@ -183,3 +183,49 @@ fn unknown_code_points_are_shown_in_hex() {
     assert_eq!(name_or_hex(group_name(0x001d), 0x001d), "X25519");
     assert_eq!(name_or_hex(sig_scheme_name(0xfe01), 0xfe01), "0xfe01");
 }
+
+/// Random bytes, and valid messages with random bytes flipped, in every
+/// position the callback can pass them: nothing panics, and nothing counted
+/// exceeds what was given.
+#[test]
+fn random_and_mutated_input_is_survived() {
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let valid = [
+        client_hello(&[0x11ec, 0x001d]),
+        server_hello(HRR_RANDOM, &u16b(0x0018)),
+        handshake(CERTIFICATE_VERIFY, &[0x08, 0x04, 0, 1, 0xaa]),
+        handshake(SERVER_KEY_EXCHANGE, &[3, 0, 0x17, 1, 4, 4, 1, 0, 1, 9]),
+    ];
+    for round in 0..20_000 {
+        let mut data = if round % 2 == 0 {
+            let len = (next() % 300) as usize;
+            (0..len).map(|_| next() as u8).collect::<Vec<u8>>()
+        } else {
+            valid[(next() % valid.len() as u64) as usize].clone()
+        };
+        for _ in 0..(next() % 4) {
+            if !data.is_empty() {
+                let at = (next() % data.len() as u64) as usize;
+                data[at] = next() as u8;
+            }
+        }
+        let cut = (next() % (data.len() as u64 + 1)) as usize;
+        let data = &data[..cut];
+        let mut m = MessageFacts::default();
+        m.ours(RT_HANDSHAKE, data);
+        assert!(m.server(RT_HEADER, data) <= 5 + 0xffff);
+        m.server(RT_HANDSHAKE, data);
+        if let Some(n) = m.cert_bytes {
+            assert_eq!(n as usize, data.len());
+        }
+        if let Some(shares) = m.sent_shares {
+            assert!(shares.as_slice().len() <= MAX_SHARES);
+        }
+    }
+}
