@@ -13,8 +13,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use synthetic::{cold, failed, warm};
 use tlsping::probe::{
-    Axis, CompareInfo, EarlyData, ErrorKind, Mode, OcspStaple, ProbeError, RunInfo, Sample,
-    ServerTiming, TransferFacts, VariantInfo,
+    Axis, CompareInfo, EarlyData, ErrorKind, HandshakeAnatomy, Mode, OcspStaple, ProbeError,
+    RunInfo, Sample, ServerTiming, TlsExtra, TransferFacts, VariantInfo,
 };
 use tlsping::render::{Finished, Output};
 use tlsping::stats::{compare_variants, summarize, History, Summary};
@@ -41,7 +41,8 @@ fn at(mut s: Sample, ms: u64) -> Sample {
 /// Three rounds that between them use every field: a warmup round that
 /// dials warm, Server-Timing with a description that needs quoting, early
 /// data, an OCSP staple of each kind, a lookup that overlapped tcp, a
-/// failure, a body over the cap.
+/// failure, a body over the cap, a handshake of three round trips (a
+/// HelloRetryRequest and the initial window) and a resumed one.
 fn samples() -> Vec<Sample> {
     let mut r1c = at(cold(1, 2100, 31_000, 63_000, 32_000, 300), 0);
     let mut r1w = at(warm(1, 96_000, 32_000, 200, false), 180);
@@ -61,11 +62,36 @@ fn samples() -> Vec<Sample> {
     ]
     .into_boxed_slice();
     r1c.early_data = Some(EarlyData::NotSent);
+    r1c.anatomy = Some(Box::new(HandshakeAnatomy {
+        round_trips: Some(3),
+        extra: Some(vec![
+            TlsExtra::HelloRetry {
+                group: Some(0x0018),
+                sent: vec![0x11ec, 0x001d],
+            },
+            TlsExtra::InitialWindow {
+                flight_bytes: 21_344,
+            },
+        ]),
+        server_handshake: Some(Duration::from_micros(1_234)),
+        sig_alg: Some(0x0804),
+        server_key: Some("RSA-4096".into()),
+        cert_bytes: Some(19_876),
+        server_flight_bytes: Some(21_344),
+        unreadable: false,
+    }));
     let mut r2w = at(warm(2, 40, 32_500, 120, true), 1000);
     r2w.bytes = 65_536;
     r2w.body_overflow = true;
     let mut r2c = at(cold(2, 80, 30_500, 31_000, 33_000, 250), 1160);
     r2c.early_data = Some(EarlyData::Accepted);
+    r2c.anatomy = Some(Box::new(HandshakeAnatomy {
+        round_trips: Some(1),
+        extra: Some(Vec::new()),
+        server_handshake: Some(Duration::from_micros(310)),
+        server_flight_bytes: Some(1_344),
+        ..Default::default()
+    }));
     r2c.socket_open = Some(Duration::from_micros(5));
     if let Some(t) = &mut r2c.tls {
         t.ocsp = Some(OcspStaple::Revoked);

@@ -3,10 +3,12 @@
 
 // Bottom-up, no file importing one above it: curl_ffi (every raw call into
 // libcurl and OpenSSL; imports nothing of probe) <- target, transfer, ocsp,
-// retry_after, server_timing, handshake_stamps, cancel, trust, cert_text,
-// push, wakeup <- config <- axes, valve <- types <- answers, live_tls <-
-// collector, env, errors <- sample <- handle <- cold_driver, resolver <- cold,
+// retry_after, server_timing, handshake_messages (pure, no FFI) <-
+// handshake_stamps, cancel, trust, cert_text, push, wakeup <- config <- axes,
+// valve <- types <- answers, live_tls <- collector, env, errors, anatomy <-
+// sample <- handle <- cold_driver, resolver <- cold,
 // warm, preflight, compare, stop_rules <- scheduler.
+mod anatomy;
 mod answers;
 mod axes;
 mod cancel;
@@ -20,6 +22,7 @@ mod curl_ffi;
 mod env;
 mod errors;
 mod handle;
+pub mod handshake_messages;
 mod handshake_stamps;
 mod live_tls;
 mod ocsp;
@@ -65,8 +68,8 @@ pub use target::{Target, TargetError};
 pub use transfer::{Capture, HeaderCapture, TransferFacts};
 pub use trust::{check_sources as check_trust_sources, TrustStore};
 pub use types::{
-    tls_version_label, CompareInfo, CurlTimers, ErrorKind, Mode, OcspStaple, ProbeError, Proto,
-    RunInfo, Sample, ServerTiming, TcpFacts, TlsFacts, VariantInfo,
+    tls_version_label, CompareInfo, CurlTimers, ErrorKind, HandshakeAnatomy, Mode, OcspStaple,
+    ProbeError, Proto, RunInfo, Sample, ServerTiming, TcpFacts, TlsExtra, TlsFacts, VariantInfo,
 };
 pub use valve::Valve;
 pub use wakeup::{WakeupPin, CPU_DMA_LATENCY};

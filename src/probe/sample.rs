@@ -67,7 +67,7 @@ pub(super) fn build(
     let tls = (timers.num_connects > 0)
         .then(|| tls_facts_of(collector))
         .flatten();
-    Sample {
+    let mut sample = Sample {
         own_dns: done.own_dns,
         wall_total: Some(wall_total),
         timers,
@@ -93,7 +93,28 @@ pub(super) fn build(
         server_timing: server_timing.into_boxed_slice(),
         early_data: early_data_asked.then(|| answers::early_data(easy)),
         ..Sample::new(round, mode, https)
-    }
+    };
+    sample.anatomy = anatomy(&sample, collector.leaf.as_deref());
+    sample
+}
+
+/// Why the handshake this probe made cost what it did, read from the
+/// stamps the handshake left on this thread; `None` for a probe that made
+/// none (a warm probe on a kept connection).
+fn anatomy(
+    s: &Sample,
+    leaf: Option<&openssl::x509::X509Ref>,
+) -> Option<Box<super::types::HandshakeAnatomy>> {
+    let tls = s.tls.as_ref()?;
+    let shape = super::handshake_stamps::shape()?;
+    let stages = s.stages();
+    Some(Box::new(super::anatomy::derive(
+        &shape,
+        tls,
+        &stages,
+        stages.min_rtt,
+        leaf,
+    )))
 }
 
 /// When the response ended: at its last byte as delivered to our

@@ -191,6 +191,57 @@ pub struct TcpFacts {
     pub retrans: u32,
 }
 
+/// A round trip of a handshake beyond the first, named (`tls_extra`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TlsExtra {
+    /// The server answered our key shares with a HelloRetryRequest for
+    /// `group` (a TLS code point; `None` when unreadable); `sent` are the
+    /// groups we had sent shares for, in order.
+    HelloRetry { group: Option<u16>, sent: Vec<u16> },
+    /// TLS 1.2's own second round trip.
+    Tls12,
+    /// The server's flight of `flight_bytes` came in two bursts, the second
+    /// after the congestion window opened.
+    InitialWindow { flight_bytes: u32 },
+}
+
+impl TlsExtra {
+    /// The kind's name in every output.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TlsExtra::HelloRetry { .. } => "hello_retry",
+            TlsExtra::Tls12 => "tls12",
+            TlsExtra::InitialWindow { .. } => "initial_window",
+        }
+    }
+}
+
+/// Why a handshake cost what it did, for a probe that made one: its round
+/// trips, each one beyond the first named, the server's own time and what
+/// the server sent. `None` in a field where it could not be told.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HandshakeAnatomy {
+    /// Waits on the server inside `tls` (`tls_round_trips`).
+    pub round_trips: Option<u8>,
+    /// Every round trip beyond the first, named; `None` with `round_trips`.
+    pub extra: Option<Vec<TlsExtra>>,
+    /// `tls` less the client's set-up and finish less `round_trips` × the
+    /// kernel's min RTT, floored at 0.
+    pub server_handshake: Option<Duration>,
+    /// The server's signature scheme (a TLS code point).
+    pub sig_alg: Option<u16>,
+    /// The leaf certificate's key, e.g. `RSA-4096`, `EC P-256`, `Ed25519`.
+    pub server_key: Option<String>,
+    /// The Certificate message, its header included.
+    pub cert_bytes: Option<u32>,
+    /// Every server record up to and including its Finished.
+    pub server_flight_bytes: Option<u32>,
+    /// A handshake message did not add up (a length past its bytes): the
+    /// facts it would have given are `None`. For a note to the reader; no
+    /// output shows it yet.
+    pub unreadable: bool,
+}
+
 /// One probe's result. Stages are derived from the raw timers so that the
 /// numbers we print and the numbers libcurl reported can never drift apart.
 #[derive(Clone, Debug, PartialEq)]
@@ -250,6 +301,8 @@ pub struct Sample {
     /// libcurl's further answers about the transfer, only when the output
     /// asks for them (`Config::capture`) and only until it has shown them.
     pub transfer: Option<Box<super::transfer::TransferFacts>>,
+    /// Probes that made a handshake: its round trips and the server's part.
+    pub anatomy: Option<Box<HandshakeAnatomy>>,
 }
 
 fn diff(later: u32, earlier: u32) -> Option<u32> {
@@ -287,6 +340,7 @@ impl Sample {
             server_timing: Box::default(),
             early_data: None,
             transfer: None,
+            anatomy: None,
         }
     }
 

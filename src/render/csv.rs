@@ -128,6 +128,7 @@ fn write_cell<W: Write>(
         FieldValue::Text(t) => scratch.push_str(&neutralise(&t)),
         FieldValue::Wall(t) => scratch.push_str(&crate::text::rfc3339_millis(t)),
         FieldValue::Metrics(metrics) => scratch.push_str(&server_timing_cell(metrics)),
+        FieldValue::Extras(extra) => scratch.push_str(&super::fields::extras_cell(extra)),
     }
     out.write_field(&scratch)
 }

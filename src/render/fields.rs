@@ -8,7 +8,10 @@
 use std::borrow::Cow;
 use std::time::{Duration, SystemTime};
 
-use crate::probe::{tls_version_label, CompareInfo, RunInfo, Sample, ServerTiming};
+use crate::probe::handshake_messages::{group_name, name_or_hex, sig_scheme_name};
+use crate::probe::{
+    tls_version_label, CompareInfo, HandshakeAnatomy, RunInfo, Sample, ServerTiming, TlsExtra,
+};
 use crate::text::micros;
 
 /// How a field's figure is measured, which decides how each format writes it.
@@ -28,6 +31,9 @@ pub enum Unit {
     DateTime,
     /// `Server-Timing` metrics: a JSON array, one CSV cell in the header's syntax.
     Metrics,
+    /// A handshake's round trips beyond the first (`tls_extra`): a JSON
+    /// array of objects, one CSV cell (`extras_cell`).
+    Extras,
 }
 
 /// One field of one sample, before a format writes it.
@@ -41,6 +47,7 @@ pub enum FieldValue<'a> {
     Text(Cow<'a, str>),
     Wall(SystemTime),
     Metrics(&'a [ServerTiming]),
+    Extras(&'a [TlsExtra]),
 }
 
 /// Where a field sits in a JSON sample object.
@@ -186,8 +193,65 @@ fn count(n: Option<impl Into<i64>>) -> FieldValue<'static> {
     n.map_or(FieldValue::Null, int)
 }
 
+fn anatomy(s: &Sample) -> Option<&HandshakeAnatomy> {
+    s.anatomy.as_deref()
+}
+
+/// A key-exchange group's name (`0x` and hex for one without).
+pub fn group_label(code: u16) -> Cow<'static, str> {
+    name_or_hex(group_name(code), code)
+}
+
+/// The named round trips as one CSV cell (and write-out's `%{tls_extra}`):
+/// each as its kind, details in parentheses, `|` between them:
+/// `hello_retry(secp384r1;sent=X25519MLKEM768 X25519)|initial_window(21344)`.
+pub fn extras_cell(extra: &[TlsExtra]) -> String {
+    let mut cell = String::new();
+    for (i, e) in extra.iter().enumerate() {
+        if i > 0 {
+            cell.push('|');
+        }
+        cell.push_str(e.kind());
+        match e {
+            TlsExtra::HelloRetry { group, sent } => {
+                let group = group.map_or(Cow::Borrowed("?"), group_label);
+                let sent: Vec<_> = sent.iter().map(|&g| group_label(g)).collect();
+                cell.push_str(&format!("({group};sent={})", sent.join(" ")));
+            }
+            TlsExtra::InitialWindow { flight_bytes } => {
+                cell.push_str(&format!("({flight_bytes})"));
+            }
+            TlsExtra::Tls12 => {}
+        }
+    }
+    cell
+}
+
+/// One named round trip as a JSON object: `kind`, then its details.
+pub struct ExtraJson<'a>(pub &'a TlsExtra);
+
+impl serde::Serialize for ExtraJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("kind", self.0.kind())?;
+        match self.0 {
+            TlsExtra::HelloRetry { group, sent } => {
+                map.serialize_entry("group", &group.map(group_label))?;
+                let sent: Vec<_> = sent.iter().map(|&g| group_label(g)).collect();
+                map.serialize_entry("sent", &sent)?;
+            }
+            TlsExtra::InitialWindow { flight_bytes } => {
+                map.serialize_entry("flight_bytes", flight_bytes)?;
+            }
+            TlsExtra::Tls12 => {}
+        }
+        map.end()
+    }
+}
+
 use JsonKey::{Nested, Top};
-use Unit::{Count, DateTime, Flag, Metrics, Ms, Text, Us};
+use Unit::{Count, DateTime, Extras, Flag, Metrics, Ms, Text, Us};
 use WriteOutVar::{Curl, Ours};
 
 /// Every sample field, in the order of a JSON sample object. CSV places:
@@ -195,7 +259,7 @@ use WriteOutVar::{Curl, Ours};
 /// order they were added; `variant` is always last. Never rename or reorder
 /// what is published; a new field gets the next CSV place (and `variant`
 /// moves one on).
-pub static FIELDS: [Field; 48] = [
+pub static FIELDS: [Field; 55] = [
     Field::new(Top("round"), Count, |s, _| int(s.round))
         .csv("round", 0)
         .write_out(Ours("round"))
@@ -345,10 +409,52 @@ pub static FIELDS: [Field; 48] = [
         text(s.tls.and_then(|f| f.ocsp).and_then(|o| o.status()))
     })
     .csv("ocsp_status", 43),
+    // Why the handshake cost what it did (probes that made one).
+    Field::new(Top("tls_round_trips"), Count, |s, _| {
+        count(anatomy(s).and_then(|a| a.round_trips))
+    })
+    .csv("tls_round_trips", 44)
+    .write_out(Ours("tls_round_trips")),
+    Field::new(Top("tls_extra"), Extras, |s, _| {
+        anatomy(s)
+            .and_then(|a| a.extra.as_deref())
+            .map_or(FieldValue::Null, FieldValue::Extras)
+    })
+    .csv("tls_extra", 45)
+    .write_out(Ours("tls_extra")),
+    Field::new(Top("server_handshake_ms"), Ms, |s, _| {
+        time(anatomy(s).and_then(|a| a.server_handshake))
+    })
+    .csv("server_handshake_ms", 46)
+    .write_out(Ours("time_server_handshake")),
+    Field::new(Top("sig_alg"), Text, |s, _| {
+        owned(
+            anatomy(s)
+                .and_then(|a| a.sig_alg)
+                .map(|c| name_or_hex(sig_scheme_name(c), c).into_owned()),
+        )
+    })
+    .csv("sig_alg", 47)
+    .write_out(Ours("sig_alg")),
+    Field::new(Top("server_key"), Text, |s, _| {
+        text(anatomy(s).and_then(|a| a.server_key.as_deref()))
+    })
+    .csv("server_key", 48)
+    .write_out(Ours("server_key")),
+    Field::new(Top("cert_bytes"), Count, |s, _| {
+        count(anatomy(s).and_then(|a| a.cert_bytes))
+    })
+    .csv("cert_bytes", 49)
+    .write_out(Ours("cert_bytes")),
+    Field::new(Top("server_flight_bytes"), Count, |s, _| {
+        count(anatomy(s).and_then(|a| a.server_flight_bytes))
+    })
+    .csv("server_flight_bytes", 50)
+    .write_out(Ours("server_flight_bytes")),
     Field::new(Top("variant"), Text, |s, compare| {
         text(compare.map(|c| c.label(s.variant)))
     })
-    .csv("variant", 44)
+    .csv("variant", 51)
     .write_out(Ours("variant"))
     .shown(Shown::Compare),
 ];

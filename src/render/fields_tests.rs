@@ -107,7 +107,7 @@ fn json_type(unit: Unit) -> &'static str {
         Unit::Us | Unit::Count => "integer",
         Unit::Flag => "boolean",
         Unit::Text | Unit::DateTime => "string",
-        Unit::Metrics => "array",
+        Unit::Metrics | Unit::Extras => "array",
     }
 }
 
@@ -291,6 +291,7 @@ fn every_value_has_the_kind_its_unit_says() {
                     | (FieldValue::Text(_), Unit::Text)
                     | (FieldValue::Wall(_), Unit::DateTime)
                     | (FieldValue::Metrics(_), Unit::Metrics)
+                    | (FieldValue::Extras(_), Unit::Extras)
             );
             assert!(fits, "{}: {v:?} is not {:?}", json_name(f), f.unit);
         }

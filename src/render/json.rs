@@ -199,6 +199,9 @@ impl Serialize for ValueJson<'_> {
             FieldValue::Metrics(metrics) => {
                 serializer.collect_seq(metrics.iter().map(ServerTimingJson::of))
             }
+            FieldValue::Extras(extra) => {
+                serializer.collect_seq(extra.iter().map(fields::ExtraJson))
+            }
         }
     }
 }

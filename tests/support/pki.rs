@@ -81,7 +81,17 @@ pub enum CertKind {
     /// ([`HOSTILE_CN`]) with an escape sequence in it, which libcurl quotes
     /// when the name does not match.
     HostileName,
+    /// A good leaf on an RSA-4096 key (the server's signature is then
+    /// milliseconds of its CPU).
+    Rsa4096,
+    /// A good leaf of more than 20 KB ([`BIG_LEAF_NAMES`] extra DNS names),
+    /// above a server's initial congestion window with the rest of its flight.
+    Big,
 }
+
+/// The extra DNS names of a [`CertKind::Big`] leaf, each 24 bytes in the
+/// certificate (`host-NNNN.tlsping.test` and its 2-byte header).
+pub const BIG_LEAF_NAMES: usize = 900;
 
 /// The CN of a [`CertKind::HostileName`] certificate: ESC, then the start
 /// of a colour sequence.
@@ -92,7 +102,12 @@ pub const HOSTILE_CN: &str = "evil\u{1b}[31m.test";
 /// many host names do), 127.0.0.1 and ::1 (or a broken variant), signed by
 /// the test CA.
 pub fn leaf(kind: CertKind) -> (X509, PKey<Private>) {
-    let key = new_key();
+    let key = if kind == CertKind::Rsa4096 {
+        let rsa = openssl::rsa::Rsa::generate(4096).unwrap();
+        PKey::from_rsa(rsa).unwrap()
+    } else {
+        new_key()
+    };
     let (issuer_cert, issuer_key) = match kind {
         CertKind::UnknownCa => {
             let (c, k) = make_ca("somebody else's CA");
@@ -100,7 +115,14 @@ pub fn leaf(kind: CertKind) -> (X509, PKey<Private>) {
         }
         _ => (ca().cert.clone(), ca().key.clone()),
     };
-    let (cn, dns_names, ip_addresses): (&str, &[&str], &[&str]) = if kind == CertKind::WrongName {
+    let many: Vec<String> = (0..BIG_LEAF_NAMES)
+        .map(|i| format!("host-{i:04}.tlsping.test"))
+        .collect();
+    let mut big: Vec<&str> = vec!["localhost", "tlsping.test", "my-host.tlsping.test"];
+    big.extend(many.iter().map(String::as_str));
+    let (cn, dns_names, ip_addresses): (&str, &[&str], &[&str]) = if kind == CertKind::Big {
+        ("localhost", &big, &["127.0.0.1", "::1"])
+    } else if kind == CertKind::WrongName {
         ("wrong.example", &["wrong.example"], &[])
     } else if kind == CertKind::HostileName {
         (HOSTILE_CN, &[], &[])

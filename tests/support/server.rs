@@ -76,6 +76,9 @@ pub struct ServerOpts {
     /// Staple this OCSP response (see `ocsp.rs`) to every handshake whose
     /// client asks for one.
     pub staple: Option<Staple>,
+    /// Wait this long once a ClientHello is read, before answering it (the
+    /// server's own handshake time, as a slow signer or a busy CPU gives).
+    pub hello_wait: Option<Duration>,
 }
 
 impl Default for ServerOpts {
@@ -100,6 +103,7 @@ impl Default for ServerOpts {
             early_data: false,
             answer_early: false,
             staple: None,
+            hello_wait: None,
         }
     }
 }
@@ -194,6 +198,8 @@ impl std::ops::Sub for Snapshot {
 
 pub struct TestServer {
     pub addr: SocketAddr,
+    /// The DER size of the leaf certificate the server sends.
+    pub leaf_der_len: usize,
     pub counters: Arc<Counters>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -230,9 +236,18 @@ impl Drop for TestServer {
     }
 }
 
-fn acceptor(opts: &ServerOpts, counters: &Arc<Counters>) -> SslAcceptor {
+fn acceptor(opts: &ServerOpts, counters: &Arc<Counters>) -> (SslAcceptor, usize) {
     let mut b = SslAcceptor::mozilla_intermediate_v5(SslMethod::tls_server()).unwrap();
     let (cert, key) = leaf(opts.cert);
+    let leaf_der_len = cert.to_der().unwrap().len();
+    if let Some(wait) = opts.hello_wait {
+        // Blocks the server's one worker for the wait: the test's only
+        // connection then is this one.
+        b.set_client_hello_callback(move |_, _| {
+            std::thread::sleep(wait);
+            Ok(openssl::ssl::ClientHelloResponse::SUCCESS)
+        });
+    }
     if let Some(staple) = &opts.staple {
         let der = super::ocsp::response(&cert, staple);
         let counters = counters.clone();
@@ -283,7 +298,7 @@ fn acceptor(opts: &ServerOpts, counters: &Arc<Counters>) -> SslAcceptor {
         };
         openssl::ssl::select_next_proto(ours, client).ok_or(AlpnError::NOACK)
     });
-    b.build()
+    (b.build(), leaf_der_len)
 }
 
 fn respond(
@@ -574,7 +589,8 @@ pub fn start(opts: ServerOpts) -> TestServer {
     listener.set_nonblocking(true).unwrap();
     let addr = listener.local_addr().unwrap();
     let counters = Arc::new(Counters::default());
-    let acceptor = Arc::new(acceptor(&opts, &counters));
+    let (acceptor, leaf_der_len) = acceptor(&opts, &counters);
+    let acceptor = Arc::new(acceptor);
     let opts = Arc::new(opts);
     let (stop_tx, mut stop_rx) = tokio::sync::oneshot::channel::<()>();
     let c = counters.clone();
@@ -602,6 +618,7 @@ pub fn start(opts: ServerOpts) -> TestServer {
     });
     TestServer {
         addr,
+        leaf_der_len,
         counters,
         stop: Some(stop_tx),
         thread: Some(thread),

@@ -12,10 +12,12 @@ pub trait HandshakeMoments {
     /// A record header of ours is about to be written; the first handshake
     /// record is the ClientHello.
     fn header_written(now_us: u64, handshake_record: bool);
-    /// A message of ours has been written.
-    fn message_written(now_us: u64);
-    /// Server data was taken up.
-    fn server_data(now_us: u64);
+    /// A message of ours has been written: its content type (OpenSSL's, as
+    /// the message callback gives it) and bytes, lent for the call only.
+    fn message_written(now_us: u64, content_type: i32, message: &[u8]);
+    /// Server data was taken up: a record header (pseudo content type
+    /// 0x100) or a message, its bytes lent for the call only.
+    fn server_data(now_us: u64, content_type: i32, data: &[u8]);
     /// OpenSSL handed control back to libcurl to wait for the socket (or
     /// failed, which ends the handshake anyway).
     fn waiting_for_socket(now_us: u64);
@@ -75,16 +77,22 @@ unsafe extern "C" fn on_tls_message<M: HandshakeMoments>(
         return;
     }
     let now = super::monotonic_us();
+    let bytes: &[u8] = if buf.is_null() || len == 0 {
+        &[]
+    } else {
+        // SAFETY: OpenSSL's contract for this callback: `buf` holds `len`
+        // bytes, valid (and not written to) for the length of the call,
+        // which the slice does not outlive.
+        unsafe { std::slice::from_raw_parts(buf as *const u8, len) }
+    };
     if write_p == 1 && content_type == SSL3_RT_HEADER {
-        // SAFETY: for a record header `buf` holds its `len` (5) bytes,
-        // valid during this call; the first byte is the record type.
-        let record = (len > 0 && !buf.is_null()).then(|| unsafe { *(buf as *const u8) });
-        let handshake = record == Some(SSL3_RT_HANDSHAKE_BYTE);
+        // The first byte of a record header is the record type.
+        let handshake = bytes.first() == Some(&SSL3_RT_HANDSHAKE_BYTE);
         M::header_written(now, handshake);
     } else if write_p == 1 {
-        M::message_written(now);
+        M::message_written(now, content_type, bytes);
     } else {
-        M::server_data(now);
+        M::server_data(now, content_type, bytes);
     }
 }
 

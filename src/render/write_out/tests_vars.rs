@@ -130,7 +130,7 @@ fn certificates_are_the_chains_text_and_their_count_the_chains_length() {
 }
 
 /// Every key of curl 8.22's `%{json}`, in its order.
-const CURL_KEYS: [&str; 73] = [
+const CURL_KEYS: [&str; 80] = [
     "certs",
     "conn_id",
     "content_type",
@@ -200,8 +200,15 @@ const CURL_KEYS: [&str; 73] = [
     "urlnum",
     "xfer_id",
     "curl_version",
+    "cert_bytes",
     "mode",
     "round",
+    "server_flight_bytes",
+    "server_key",
+    "sig_alg",
+    "time_server_handshake",
+    "tls_extra",
+    "tls_round_trips",
     "variant",
     "warmup",
 ];
@@ -257,12 +264,17 @@ fn json_is_curls_object_with_curls_keys_and_types_then_ours() {
     assert_eq!(doc["mode"], "cold");
     assert_eq!(doc["round"], 3);
     assert_eq!(doc["warmup"], false);
+    // Ours come in name order: the handshake's anatomy among them.
+    assert!(
+        line.contains(",\"mode\":\"cold\",\"round\":3,\"server_flight_bytes\":"),
+        "{line}"
+    );
     let with_variant = parse_format("%{json}")
         .unwrap()
         .render(&sample(), Some(&two_versions()));
     assert!(
         with_variant
-            .ends_with(",\"mode\":\"cold\",\"round\":3,\"variant\":\"HTTP/1.1\",\"warmup\":false}"),
+            .ends_with(",\"tls_round_trips\":null,\"variant\":\"HTTP/1.1\",\"warmup\":false}"),
         "{with_variant}"
     );
 }

@@ -332,6 +332,7 @@ fn field_value(v: FieldValue<'_>) -> Value<'_> {
         FieldValue::Bool(b) => Value::Bool(b),
         FieldValue::Text(t) => Value::Text(t),
         FieldValue::Wall(t) => Value::Text(crate::text::rfc3339_millis(t).into()),
+        FieldValue::Extras(extra) => Value::Text(fields::extras_cell(extra).into()),
         FieldValue::Null | FieldValue::Metrics(_) => Value::Null,
     }
 }

@@ -1,0 +1,366 @@
+//! Why a handshake cost what it did, read against real TLS servers on the
+//! delayed path (`support::path`, D = 20 ms each way): `tls_round_trips`,
+//! each round trip beyond the first named in `tls_extra`, the server's own
+//! time and what it sent. Each case is checked against what the server was
+//! made to do (its groups, its certificate, its protocol cap, its wait) and
+//! what it says it did, not against tlsping's own arithmetic.
+
+mod support;
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use support::path::{DelayedPath, SERVER_V4};
+use support::{median, start, CertKind, ServerOpts, TestServer};
+
+const D: Duration = Duration::from_millis(20);
+
+/// A TLS 1.3 Certificate message carrying one certificate of `der` bytes
+/// (no extensions): its 4-byte header, an empty request context (1), the
+/// list's length (3), the entry's length (3) and its extensions' (2).
+fn certificate_message(der: usize) -> u64 {
+    (der + 13) as u64
+}
+
+/// One run against a server made from `opts` on the delayed path: the JSON
+/// document, the server (for what it saw), and the path (kept alive while
+/// the server's threads are in it). `None` where the path cannot be made.
+fn run(opts: ServerOpts, args: &[&str]) -> Option<(Value, TestServer, DelayedPath)> {
+    let path = DelayedPath::for_test(D, None)?;
+    let server = path.in_server(|| {
+        start(ServerOpts {
+            bind: Some(IpAddr::V4(SERVER_V4)),
+            ..opts
+        })
+    });
+    let port = server.addr.port();
+    let resolve = format!("localhost:{port}:{SERVER_V4}");
+    let url = format!("https://localhost:{port}/");
+    let cacert = support::cacert();
+    let mut all = vec![
+        "--json",
+        "-w",
+        "3s",
+        "-i",
+        "100ms",
+        "--warmup",
+        "0",
+        "--resolve",
+        &resolve,
+        "--cacert",
+        &cacert,
+    ];
+    all.extend_from_slice(args);
+    all.push(&url);
+    let doc = path.in_client(|| support::json_run(&all));
+    Some((doc, server, path))
+}
+
+/// The timed cold samples, every one answered.
+fn cold(doc: &Value) -> Vec<Value> {
+    let samples: Vec<Value> = doc["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["mode"] == "cold")
+        .cloned()
+        .collect();
+    assert!(!samples.is_empty(), "{doc}");
+    for s in &samples {
+        assert!(s["error"].is_null(), "{s}");
+    }
+    samples
+}
+
+fn field(s: &Value, key: &str) -> Value {
+    s[key].clone()
+}
+
+/// Prints the anatomy fields of the first cold sample (the closing note's
+/// pastes), so `--nocapture` shows them.
+fn show(case: &str, s: &Value) {
+    let keys = [
+        "tls_ms",
+        "tls_setup_ms",
+        "tls_finish_ms",
+        "tcp_min_rtt_ms",
+        "tls_round_trips",
+        "tls_extra",
+        "server_handshake_ms",
+        "sig_alg",
+        "server_key",
+        "cert_bytes",
+        "server_flight_bytes",
+        "tls_resumed",
+    ];
+    let picked: serde_json::Map<String, Value> = keys
+        .iter()
+        .map(|k| (k.to_string(), s[*k].clone()))
+        .collect();
+    println!("{case}: {}", Value::Object(picked));
+}
+
+#[test]
+fn a_server_that_accepts_only_p384_costs_a_hello_retry() {
+    let opts = ServerOpts {
+        groups: Some("P-384".into()),
+        ..Default::default()
+    };
+    let Some((doc, server, _path)) = run(opts, &["-n", "3", "--resume", "off"]) else {
+        return;
+    };
+    let seen = support::handshakes(&server, 4);
+    assert!(
+        seen.iter().all(|h| h.group.as_deref() == Some("secp384r1")),
+        "{seen:?}"
+    );
+    for s in cold(&doc) {
+        show("(a) P-384 only", &s);
+        assert_eq!(field(&s, "tls_round_trips"), 2, "{s}");
+        let extra = s["tls_extra"].as_array().unwrap();
+        assert_eq!(extra.len(), 1, "{s}");
+        assert_eq!(extra[0]["kind"], "hello_retry");
+        assert_eq!(extra[0]["group"], "secp384r1");
+        // What we sent shares for: never the group the server wanted, and
+        // the default list leads with X25519 (or its hybrid).
+        let sent: Vec<&str> = extra[0]["sent"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert!(!sent.is_empty() && !sent.contains(&"secp384r1"), "{s}");
+        assert!(sent.iter().any(|g| g.contains("X25519")), "{s}");
+        // Two round trips are on the wire: tls is at least 2 × 2D.
+        assert!(s["tls_ms"].as_f64().unwrap() >= 4.0 * 20.0 - 0.05, "{s}");
+    }
+}
+
+#[test]
+fn a_chain_above_the_initial_window_costs_a_round_trip_of_its_own() {
+    let opts = ServerOpts {
+        cert: CertKind::Big,
+        ..Default::default()
+    };
+    let Some((doc, server, _path)) = run(opts, &["-n", "3", "--resume", "off"]) else {
+        return;
+    };
+    assert!(server.leaf_der_len >= 20_000, "{}", server.leaf_der_len);
+    for s in cold(&doc) {
+        show("(b) 21 KB chain", &s);
+        assert_eq!(field(&s, "tls_round_trips"), 2, "{s}");
+        let extra = s["tls_extra"].as_array().unwrap();
+        assert_eq!(extra.len(), 1, "{s}");
+        assert_eq!(extra[0]["kind"], "initial_window");
+        let cert = certificate_message(server.leaf_der_len);
+        assert_eq!(s["cert_bytes"].as_u64(), Some(cert), "{s}");
+        let flight = extra[0]["flight_bytes"].as_u64().unwrap();
+        assert!(flight >= 20_000 && flight > cert, "{s}");
+        assert_eq!(s["server_flight_bytes"].as_u64(), Some(flight), "{s}");
+        assert!(s["tls_ms"].as_f64().unwrap() >= 4.0 * 20.0 - 0.05, "{s}");
+    }
+}
+
+/// What `openssl speed` says one RSA-4096 signature costs on this machine,
+/// in milliseconds; `None` (after a line saying so) without the tool.
+fn rsa4096_sign_ms() -> Option<f64> {
+    if !support::have("openssl") {
+        return None;
+    }
+    let out = std::process::Command::new("openssl")
+        .args(["speed", "-seconds", "1", "rsa4096"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    // `rsa 4096 bits 0.004539s 0.000071s ...`: sign, then verify.
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("rsa") && l.contains("4096 bits"))
+        .unwrap_or_else(|| panic!("no rsa 4096 line in {text}"));
+    let sign = line
+        .split_whitespace()
+        .find_map(|w| w.strip_suffix('s')?.parse::<f64>().ok())
+        .unwrap();
+    Some(sign * 1e3)
+}
+
+/// What one RSA-4096 PSS signature costs the OpenSSL this process (and so
+/// the test server) is built with, in milliseconds: the quickest of a few
+/// batches, since a busy machine only adds.
+fn rsa4096_sign_ms_here() -> f64 {
+    use openssl::hash::MessageDigest;
+    use openssl::pkey::PKey;
+    use openssl::rsa::{Padding, Rsa};
+    use openssl::sign::Signer;
+    let key = PKey::from_rsa(Rsa::generate(4096).unwrap()).unwrap();
+    let batch = 20;
+    (0..5)
+        .map(|_| {
+            let t = std::time::Instant::now();
+            for _ in 0..batch {
+                let mut s = Signer::new(MessageDigest::sha256(), &key).unwrap();
+                s.set_rsa_padding(Padding::PKCS1_PSS).unwrap();
+                s.update(b"tlsping").unwrap();
+                std::hint::black_box(s.sign_to_vec().unwrap());
+            }
+            t.elapsed().as_secs_f64() * 1e3 / f64::from(batch)
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+#[test]
+fn an_rsa4096_leaf_costs_the_server_one_signature() {
+    let opts = ServerOpts {
+        cert: CertKind::Rsa4096,
+        ..Default::default()
+    };
+    let Some((doc, _server, _path)) = run(opts, &["-n", "3", "--resume", "off"]) else {
+        return;
+    };
+    let samples = cold(&doc);
+    for s in &samples {
+        show("(c) RSA-4096", s);
+        assert_eq!(field(s, "tls_round_trips"), 1, "{s}");
+        assert_eq!(s["tls_extra"], json!([]), "{s}");
+        assert!(
+            s["sig_alg"].as_str().unwrap().starts_with("rsa_pss_"),
+            "{s}"
+        );
+        assert_eq!(s["server_key"], "RSA-4096", "{s}");
+    }
+    let server = median(
+        samples
+            .iter()
+            .filter_map(|s| s["server_handshake_ms"].as_f64())
+            .collect(),
+    );
+    // The server signed once: never less than the signature costs the
+    // library it runs (the vendored OpenSSL, which may sign faster than the
+    // system's `openssl` below).
+    let here = rsa4096_sign_ms_here();
+    println!("(c) one RSA-4096 signature in this process: {here:.3} ms");
+    assert!(
+        server >= 0.8 * here,
+        "server_handshake_ms {server:.3} below one signature here ({here:.3} ms)"
+    );
+    let Some(sign) = rsa4096_sign_ms() else {
+        return;
+    };
+    println!("(c) openssl speed: one RSA-4096 signature {sign:.3} ms; server_handshake_ms median {server:.3}");
+    assert!(
+        (server - sign).abs() <= 0.5 * sign,
+        "server_handshake_ms {server:.3} against one signature {sign:.3} ms"
+    );
+}
+
+#[test]
+fn tls12_has_a_second_round_trip_of_its_own() {
+    let opts = ServerOpts {
+        tls12: true,
+        ..Default::default()
+    };
+    let Some((doc, server, _path)) = run(opts, &["-n", "3", "--resume", "off"]) else {
+        return;
+    };
+    let seen = support::handshakes(&server, 4);
+    assert!(seen.iter().all(|h| h.version == "TLSv1.2"), "{seen:?}");
+    for s in cold(&doc) {
+        show("(d) TLS 1.2", &s);
+        assert_eq!(field(&s, "tls_round_trips"), 2, "{s}");
+        assert_eq!(s["tls_extra"], json!([{"kind": "tls12"}]), "{s}");
+        // The test server's P-256 key signs the ServerKeyExchange.
+        assert_eq!(s["sig_alg"], "ecdsa_secp256r1_sha256", "{s}");
+        assert!(s["tls_ms"].as_f64().unwrap() >= 4.0 * 20.0 - 0.05, "{s}");
+    }
+}
+
+#[test]
+fn a_resumed_handshake_is_one_round_trip_without_a_certificate() {
+    let Some((doc, server, _path)) = run(ServerOpts::default(), &["-n", "3", "--resume", "on"])
+    else {
+        return;
+    };
+    assert!(
+        server.counters.snapshot().resumed >= 2,
+        "{:?}",
+        server.counters.snapshot()
+    );
+    let resumed: Vec<Value> = cold(&doc)
+        .into_iter()
+        .filter(|s| s["tls_resumed"] == true)
+        .collect();
+    assert!(resumed.len() >= 2, "{doc}");
+    for s in resumed {
+        show("(e) resumed", &s);
+        assert_eq!(field(&s, "tls_round_trips"), 1, "{s}");
+        assert_eq!(s["tls_extra"], json!([]), "{s}");
+        assert_eq!(s["cert_bytes"], Value::Null, "{s}");
+        assert_eq!(s["sig_alg"], Value::Null, "{s}");
+        assert!(s["server_flight_bytes"].as_u64() > Some(0), "{s}");
+    }
+}
+
+#[test]
+fn a_server_that_waits_before_answering_shows_its_wait() {
+    let wait = Duration::from_millis(30);
+    let opts = ServerOpts {
+        hello_wait: Some(wait),
+        ..Default::default()
+    };
+    let Some((doc, _server, _path)) = run(opts, &["-n", "3", "--resume", "off"]) else {
+        return;
+    };
+    let samples = cold(&doc);
+    for s in &samples {
+        show("(f) server waits 30 ms", s);
+        assert_eq!(field(s, "tls_round_trips"), 1, "{s}");
+        assert_eq!(s["tls_extra"], json!([]), "{s}");
+    }
+    // The server sleeps at least the wait and does its usual work (well
+    // under a millisecond) besides; a busy machine only adds.
+    let server: Vec<f64> = samples
+        .iter()
+        .filter_map(|s| s["server_handshake_ms"].as_f64())
+        .collect();
+    let mid = median(server.clone());
+    assert!(
+        server.iter().all(|&t| t >= 30.0 - 1.5) && mid <= 30.0 + 6.0,
+        "server_handshake_ms {server:?} against a 30 ms wait"
+    );
+}
+
+#[test]
+fn a_plain_handshake_is_one_round_trip_and_names_nothing() {
+    let Some((doc, server, _path)) = run(ServerOpts::default(), &["-n", "3", "--resume", "off"])
+    else {
+        return;
+    };
+    for s in cold(&doc) {
+        show("(g) plain", &s);
+        assert_eq!(field(&s, "tls_round_trips"), 1, "{s}");
+        assert_eq!(s["tls_extra"], json!([]), "{s}");
+        assert_eq!(s["sig_alg"], "ecdsa_secp256r1_sha256", "{s}");
+        assert_eq!(s["server_key"], "EC P-256", "{s}");
+        let cert = certificate_message(server.leaf_der_len);
+        assert_eq!(s["cert_bytes"].as_u64(), Some(cert), "{s}");
+        assert!(s["server_flight_bytes"].as_u64() > Some(cert), "{s}");
+        assert!(s["server_handshake_ms"].as_f64().is_some(), "{s}");
+    }
+    // A warm probe on a kept connection made no handshake: nothing to say.
+    for s in doc["samples"].as_array().unwrap() {
+        if s["mode"] == "warm" && s["reused"] == true {
+            for k in [
+                "tls_round_trips",
+                "tls_extra",
+                "server_handshake_ms",
+                "sig_alg",
+                "server_key",
+                "cert_bytes",
+                "server_flight_bytes",
+            ] {
+                assert_eq!(s[k], Value::Null, "{k}: {s}");
+            }
+        }
+    }
+}
