@@ -102,3 +102,10 @@ fn server_time_takes_the_minimum_rtt_or_the_cold_handshake() {
         "a warm probe has no handshake to use"
     );
 }
+
+#[test]
+fn the_readme_says_how_large_a_full_sample_is() {
+    let readme = include_str!("../../README.md");
+    let said = format!("A full sample is {} bytes", std::mem::size_of::<Sample>());
+    assert!(readme.contains(&said), "README.md should say: {said}");
+}
