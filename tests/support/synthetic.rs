@@ -9,8 +9,8 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use tlsping::probe::{
-    CurlTimers, ErrorKind, Mode, ModeChoice, OcspStaple, Order, ProbeError, Proto, RunInfo,
-    RunSettings, Sample, TcpFacts, TlsFacts,
+    CurlTimers, ErrorKind, Mode, OcspStaple, ProbeError, Proto, RunInfo, RunSettings, Sample,
+    TcpFacts, TlsFacts,
 };
 
 fn base(round: u32, mode: Mode) -> Sample {
@@ -152,21 +152,10 @@ pub fn run_info() -> RunInfo {
         dns_first: Some(Duration::from_millis(3)),
         preflight_status: 200,
         preflight_bytes: 0,
+        // The documented defaults, but 4 rounds.
         settings: RunSettings {
             count: 4,
-            interval: Duration::from_secs(1),
-            timeout: Duration::from_secs(5),
-            order: Order::Alternate,
-            mode: ModeChoice::Both,
-            warmup: 1,
-            resume: true,
-            calibrate: false,
-            tls_max: None,
-            curves: None,
-            resolve: Vec::new(),
-            connect_to: Vec::new(),
-            client_cert: None,
-            early_data: false,
+            ..RunSettings::default()
         },
         libcurl_version: "8.22.0".into(),
         tls_library: "OpenSSL/3.6.3".into(),
