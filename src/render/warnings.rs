@@ -79,6 +79,25 @@ pub fn early_data_unsent(t: &crate::stats::Tally) -> Option<String> {
     })
 }
 
+/// The note for handshakes with a message the reader could not make sense
+/// of (a server that sends what TLS does not allow, or a bug of ours): the
+/// facts of that message are `null` in those probes' anatomy, and this
+/// says why.
+pub fn unreadable_handshakes(t: &crate::stats::Tally) -> Option<String> {
+    (t.unreadable_handshakes > 0).then(|| {
+        format!(
+            "{} cold probe{} had a handshake message that could not be read: what it \
+             would have told (sig_alg, cert_bytes, a HelloRetryRequest's group...) is null",
+            t.unreadable_handshakes,
+            if t.unreadable_handshakes == 1 {
+                ""
+            } else {
+                "s"
+            },
+        )
+    })
+}
+
 /// The warning for a run in which libcurl connected before its own lookup
 /// ended, so that `dns` and `tcp` ran side by side.
 pub fn dns_overlap(t: &crate::stats::Tally) -> Option<String> {
@@ -352,6 +371,20 @@ mod tests {
         .unwrap();
         assert!(text.contains("on 3 cold probes"), "{text}");
         assert!(text.contains("by up to 40.8ms"), "{text}");
+    }
+
+    #[test]
+    fn an_unreadable_handshake_message_is_said_once_with_its_count() {
+        assert_eq!(unreadable_handshakes(&crate::stats::Tally::default()), None);
+        let two = crate::stats::Tally {
+            unreadable_handshakes: 2,
+            ..Default::default()
+        };
+        let text = unreadable_handshakes(&two).unwrap();
+        assert!(
+            text.starts_with("2 cold probes had a handshake message"),
+            "{text}"
+        );
     }
 
     #[test]

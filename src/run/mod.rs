@@ -302,6 +302,9 @@ fn after_the_rounds(warnings: &mut Warnings, history: &stats::History) {
     if let Some(text) = render::warnings::dns_overlap(tally) {
         warnings.warn(text);
     }
+    if let Some(text) = render::warnings::unreadable_handshakes(tally) {
+        warnings.warn(text);
+    }
 }
 
 fn run_until_done(mut opts: Options, cancel: Cancel, terminated: &AtomicI32) -> Exit {

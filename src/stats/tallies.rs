@@ -22,6 +22,9 @@ pub struct Tally {
     /// Cold probes whose `dns` overlapped their `tcp`, and the longest overlap.
     pub dns_overlaps: u64,
     pub longest_overlap: Duration,
+    /// Cold probes whose handshake had a message that could not be read
+    /// (its anatomy's fields are `null`).
+    pub unreadable_handshakes: u64,
 }
 
 impl Tally {
@@ -41,6 +44,9 @@ impl Tally {
         if let Some(d) = s.dns_overlap() {
             self.dns_overlaps += 1;
             self.longest_overlap = self.longest_overlap.max(d);
+        }
+        if s.anatomy.as_ref().is_some_and(|a| a.unreadable) {
+            self.unreadable_handshakes += 1;
         }
     }
 
@@ -74,6 +80,7 @@ impl Tallies {
                 early_data_resumed: 0,
                 dns_overlaps: 0,
                 longest_overlap: Duration::ZERO,
+                unreadable_handshakes: 0,
             },
             warmup: Tally {
                 samples: 0,
@@ -81,6 +88,7 @@ impl Tallies {
                 early_data_resumed: 0,
                 dns_overlaps: 0,
                 longest_overlap: Duration::ZERO,
+                unreadable_handshakes: 0,
             },
         }
     }
@@ -131,5 +139,13 @@ mod tests {
         assert_eq!(t.of_run().early_data_asked(), 1);
         assert_eq!(t.of_run().early_data_sent(), 1);
         assert_eq!(t.of_run().samples, 2);
+        assert_eq!(t.of_run().unreadable_handshakes, 0);
+        let mut unreadable = synthetic::cold(3, 40, 100, 3000, 1000, 50);
+        unreadable.anatomy = Some(Box::new(crate::probe::HandshakeAnatomy {
+            unreadable: true,
+            ..Default::default()
+        }));
+        t.add(&unreadable);
+        assert_eq!(t.of_run().unreadable_handshakes, 1);
     }
 }
