@@ -86,7 +86,7 @@ fn the_wakeup_latency_is_held_while_the_rounds_run_and_released_after_ctrl_c() {
 }
 
 #[test]
-fn the_request_ends_with_the_rounds_and_verbose_says_it_was_held() {
+fn verbose_says_the_wakeup_latency_was_held() {
     if !may_hold() {
         return;
     }

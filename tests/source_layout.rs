@@ -10,7 +10,7 @@
 //!   table (a body that is one literal list).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
 const LONGEST_FUNCTION: usize = 80;
@@ -440,6 +440,6 @@ fn the_checks_find_what_they_look_for() {
         from_run.iter().any(|f| f.starts_with("probe/")),
         "{from_run:?}"
     );
+    // A known short function is not reported, and a test file is never read.
     assert!(!long_functions().iter().any(|f| f.contains("tests.rs")));
-    let _ = PathBuf::new();
 }
