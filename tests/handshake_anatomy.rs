@@ -23,10 +23,18 @@ fn certificate_message(der: usize) -> u64 {
     (der + 13) as u64
 }
 
-/// One run against a server made from `opts` on the delayed path: the JSON
-/// document, the server (for what it saw), and the path (kept alive while
+/// Two runs against a server made from `opts` on the delayed path: the
+/// JSON document of one, the statistics block of the other (as a terminal
+/// shows it), the server (for what it saw), and the path (kept alive while
 /// the server's threads are in it). `None` where the path cannot be made.
-fn run(opts: ServerOpts, args: &[&str]) -> Option<(Value, TestServer, DelayedPath)> {
+struct Case {
+    doc: Value,
+    text: String,
+    server: TestServer,
+    _path: DelayedPath,
+}
+
+fn run(opts: ServerOpts, args: &[&str]) -> Option<Case> {
     let path = DelayedPath::for_test(D, None)?;
     let server = path.in_server(|| {
         start(ServerOpts {
@@ -39,7 +47,6 @@ fn run(opts: ServerOpts, args: &[&str]) -> Option<(Value, TestServer, DelayedPat
     let url = format!("https://localhost:{port}/");
     let cacert = support::cacert();
     let mut all = vec![
-        "--json",
         "-w",
         "3s",
         "-i",
@@ -53,8 +60,52 @@ fn run(opts: ServerOpts, args: &[&str]) -> Option<(Value, TestServer, DelayedPat
     ];
     all.extend_from_slice(args);
     all.push(&url);
+    let text = path.in_client(|| {
+        let out = support::command(&all)
+            .env("COLUMNS", "200")
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", support::stderr(&out));
+        support::stdout(&out)
+    });
+    all.insert(0, "--json");
     let doc = path.in_client(|| support::json_run(&all));
-    Some((doc, server, path))
+    Some(Case {
+        doc,
+        text,
+        server,
+        _path: path,
+    })
+}
+
+/// The statistics' lines that say why (`why:`, `early data:`, `to save`,
+/// `new connection`), printed for the closing note's pastes.
+fn why_lines(case: &str, text: &str) -> Vec<String> {
+    let lines: Vec<String> = text
+        .lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            ["why: ", "early data: ", "to save ", "new connection "]
+                .iter()
+                .any(|p| t.starts_with(p))
+        })
+        .map(str::to_string)
+        .collect();
+    for l in &lines {
+        println!("{case} | {l}");
+    }
+    lines
+}
+
+/// The one line of `lines` that starts (after its indent) with `start`.
+fn line<'a>(lines: &'a [String], start: &str) -> &'a str {
+    let found: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.trim_start().starts_with(start))
+        .collect();
+    assert_eq!(found.len(), 1, "one '{start}' line in {lines:#?}");
+    found[0]
 }
 
 /// The timed cold samples, every one answered.
@@ -107,10 +158,13 @@ fn a_server_that_accepts_only_p384_costs_a_hello_retry() {
         groups: Some("P-384".into()),
         ..Default::default()
     };
-    let Some((doc, server, _path)) = run(opts, &["-n", "3", "--resume", "off"]) else {
+    let Some(Case {
+        doc, text, server, ..
+    }) = run(opts, &["-n", "3", "--resume", "off"])
+    else {
         return;
     };
-    let seen = support::handshakes(&server, 4);
+    let seen = support::handshakes(&server, 8);
     assert!(
         seen.iter().all(|h| h.group.as_deref() == Some("secp384r1")),
         "{seen:?}"
@@ -135,6 +189,28 @@ fn a_server_that_accepts_only_p384_costs_a_hello_retry() {
         // Two round trips are on the wire: tls is at least 2 × 2D.
         assert!(s["tls_ms"].as_f64().unwrap() >= 4.0 * 20.0 - 0.05, "{s}");
     }
+    // The run's account: every handshake had the HelloRetryRequest, and the
+    // statistics say so, name the group, and name the run that measures it.
+    let sum = &doc["summary"];
+    assert_eq!(sum["tls_round_trips"], 2, "{sum}");
+    assert_eq!(
+        sum["tls_extra"]["hello_retry"], sum["tls_anatomy_n"],
+        "{sum}"
+    );
+    assert_eq!(sum["connection_round_trips"], 4, "{sum}");
+    let lines = why_lines("(a)", &text);
+    let why = line(&lines, "why: ");
+    assert!(why.contains("= 2 round trips of "), "{why}");
+    assert!(
+        why.contains("one for a HelloRetryRequest: the server wants secp384r1, we sent X25519"),
+        "{why}"
+    );
+    let save = line(&lines, "to save a round trip");
+    assert!(
+        save.contains("--compare group=X25519") && save.ends_with(",secp384r1 measures both"),
+        "{save}"
+    );
+    assert!(line(&lines, "new connection").contains("(tcp 1 · tls 2 · srv 1)"));
 }
 
 #[test]
@@ -143,7 +219,10 @@ fn a_chain_above_the_initial_window_costs_a_round_trip_of_its_own() {
         cert: CertKind::Big,
         ..Default::default()
     };
-    let Some((doc, server, _path)) = run(opts, &["-n", "3", "--resume", "off"]) else {
+    let Some(Case {
+        doc, text, server, ..
+    }) = run(opts, &["-n", "3", "--resume", "off"])
+    else {
         return;
     };
     assert!(server.leaf_der_len >= 20_000, "{}", server.leaf_der_len);
@@ -160,6 +239,15 @@ fn a_chain_above_the_initial_window_costs_a_round_trip_of_its_own() {
         assert_eq!(s["server_flight_bytes"].as_u64(), Some(flight), "{s}");
         assert!(s["tls_ms"].as_f64().unwrap() >= 4.0 * 20.0 - 0.05, "{s}");
     }
+    assert_eq!(doc["summary"]["tls_round_trips"], 2, "{}", doc["summary"]);
+    let lines = why_lines("(b)", &text);
+    let why = line(&lines, "why: ");
+    assert!(why.contains("past its initial congestion window"), "{why}");
+    let save = line(&lines, "to save a round trip");
+    assert!(
+        save.contains("under the initial window (about 14 KB)"),
+        "{save}"
+    );
 }
 
 /// What `openssl speed` says one RSA-4096 signature costs on this machine,
@@ -215,9 +303,19 @@ fn an_rsa4096_leaf_costs_the_server_one_signature() {
         cert: CertKind::Rsa4096,
         ..Default::default()
     };
-    let Some((doc, _server, _path)) = run(opts, &["-n", "3", "--resume", "off"]) else {
+    let Some(Case { doc, text, .. }) = run(opts, &["-n", "3", "--resume", "off"]) else {
         return;
     };
+    let lines = why_lines("(c)", &text);
+    assert!(
+        line(&lines, "why: ").contains("= 1 round trip of "),
+        "{lines:?}"
+    );
+    let save = line(&lines, "to save server time");
+    assert!(
+        save.contains("RSA-4096 (rsa_pss_") && save.contains("ECDSA"),
+        "{save}"
+    );
     let samples = cold(&doc);
     for s in &samples {
         show("(c) RSA-4096", s);
@@ -260,11 +358,17 @@ fn tls12_has_a_second_round_trip_of_its_own() {
         tls12: true,
         ..Default::default()
     };
-    let Some((doc, server, _path)) = run(opts, &["-n", "3", "--resume", "off"]) else {
+    let Some(Case {
+        doc, text, server, ..
+    }) = run(opts, &["-n", "3", "--resume", "off"])
+    else {
         return;
     };
-    let seen = support::handshakes(&server, 4);
+    let seen = support::handshakes(&server, 8);
     assert!(seen.iter().all(|h| h.version == "TLSv1.2"), "{seen:?}");
+    let lines = why_lines("(d)", &text);
+    assert!(line(&lines, "why: ").contains("one for TLS 1.2's second flight"));
+    assert!(line(&lines, "to save a round trip").contains("--compare tls=1.2,1.3"));
     for s in cold(&doc) {
         show("(d) TLS 1.2", &s);
         assert_eq!(field(&s, "tls_round_trips"), 2, "{s}");
@@ -277,12 +381,21 @@ fn tls12_has_a_second_round_trip_of_its_own() {
 
 #[test]
 fn a_resumed_handshake_is_one_round_trip_without_a_certificate() {
-    let Some((doc, server, _path)) = run(ServerOpts::default(), &["-n", "3", "--resume", "on"])
+    let Some(Case {
+        doc, text, server, ..
+    }) = run(ServerOpts::default(), &["-n", "3", "--resume", "on"])
     else {
         return;
     };
+    let lines = why_lines("(e)", &text);
+    let why = line(&lines, "why: ");
     assert!(
-        server.counters.snapshot().resumed >= 2,
+        why.contains("= 1 round trip of ") && why.contains("resumed, with no certificate"),
+        "{why}"
+    );
+    assert!(line(&lines, "to save one more round trip").contains("--compare early-data=off,on"));
+    assert!(
+        server.counters.snapshot().resumed >= 4,
         "{:?}",
         server.counters.snapshot()
     );
@@ -308,9 +421,14 @@ fn a_server_that_waits_before_answering_shows_its_wait() {
         hello_wait: Some(wait),
         ..Default::default()
     };
-    let Some((doc, _server, _path)) = run(opts, &["-n", "3", "--resume", "off"]) else {
+    let Some(Case { doc, text, .. }) = run(opts, &["-n", "3", "--resume", "off"]) else {
         return;
     };
+    let lines = why_lines("(f)", &text);
+    assert!(
+        line(&lines, "why: ").contains("= 1 round trip of "),
+        "{lines:?}"
+    );
     let samples = cold(&doc);
     for s in &samples {
         show("(f) server waits 30 ms", s);
@@ -328,14 +446,31 @@ fn a_server_that_waits_before_answering_shows_its_wait() {
         server.iter().all(|&t| t >= 30.0 - 1.5) && mid <= 30.0 + 6.0,
         "server_handshake_ms {server:?} against a 30 ms wait"
     );
+    // The summary's median is the samples' median.
+    let sum = doc["summary"]["server_handshake_ms"].as_f64().unwrap();
+    assert!((sum - mid).abs() < 0.002, "{sum} against {mid}");
 }
 
 #[test]
 fn a_plain_handshake_is_one_round_trip_and_names_nothing() {
-    let Some((doc, server, _path)) = run(ServerOpts::default(), &["-n", "3", "--resume", "off"])
+    let Some(Case {
+        doc, text, server, ..
+    }) = run(ServerOpts::default(), &["-n", "3", "--resume", "off"])
     else {
         return;
     };
+    let lines = why_lines("(g)", &text);
+    let why = line(&lines, "why: ");
+    assert!(
+        why.contains("= 1 round trip of ") && !why.contains("one for"),
+        "{why}"
+    );
+    assert!(line(&lines, "to save the certificate").contains("--compare resume=off,on"));
+    assert!(line(&lines, "new connection").contains("(tcp 1 · tls 1 · srv 1)"));
+    assert_eq!(
+        doc["summary"]["tls_extra"],
+        json!({"hello_retry": 0, "tls12": 0, "initial_window": 0})
+    );
     for s in cold(&doc) {
         show("(g) plain", &s);
         assert_eq!(field(&s, "tls_round_trips"), 1, "{s}");

@@ -99,10 +99,12 @@ fn server_time(
     round_trips: Option<u8>,
     min_rtt_us: Option<u32>,
 ) -> Option<std::time::Duration> {
-    let wire =
-        i64::from(stages.tls?) - i64::from(stages.tls_setup?) - i64::from(stages.tls_finish?);
-    let path = i64::from(round_trips?) * i64::from(min_rtt_us?);
-    Some(std::time::Duration::from_micros((wire - path).max(0) as u64))
+    let with_rtt = Stages {
+        min_rtt: Some(min_rtt_us?),
+        ..*stages
+    };
+    let us = with_rtt.server_handshake(round_trips?)?;
+    Some(std::time::Duration::from_micros(u64::from(us)))
 }
 
 /// The leaf's key as people name it: `RSA-4096`, `EC P-256`, `Ed25519`.

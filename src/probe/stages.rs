@@ -116,6 +116,15 @@ impl Stages {
         let path = self.min_rtt.or(self.tcp)?;
         Some(i64::from(self.srv?) - i64::from(path))
     }
+
+    /// The server's own handshake work (`server_handshake_ms`): the path
+    /// and the server inside `tls` (`tls_network_server`) less
+    /// `round_trips` × the kernel's min RTT, floored at 0. `None` when a
+    /// part was not measured. The one formula for a sample and a record.
+    pub fn server_handshake(&self, round_trips: u8) -> Option<u32> {
+        let path = u32::from(round_trips).saturating_mul(self.min_rtt?);
+        Some(self.tls_network_server()?.saturating_sub(path))
+    }
 }
 
 #[cfg(test)]

@@ -312,15 +312,16 @@ impl<W: Write> Output for Human<W> {
 
 /// A statistics line too long for the terminal is split where its figure
 /// ends and its explanation begins (the first double space after `=`), the
-/// explanation going to an indented line of its own.
+/// explanation going to an indented line of its own; a part still too long
+/// is wrapped at its words (`wrap_indented`).
 fn fold(text: &str, width: usize) -> Vec<String> {
     if text.chars().count() <= width {
         return vec![text.to_string()];
     }
     let after_eq = text.find(" = ").map(|i| i + 3).unwrap_or(0);
-    match text[after_eq..].find("  ") {
+    let parts = match text[after_eq..].find("  ") {
         // A cut at the very start would print an empty line: keep the line
-        // whole and let the width cut mark it instead.
+        // whole and let the wrap (or the width cut) take it instead.
         Some(at) if after_eq + at > 0 && !text[..after_eq + at].trim().is_empty() => {
             let cut = after_eq + at;
             vec![
@@ -329,7 +330,43 @@ fn fold(text: &str, width: usize) -> Vec<String> {
             ]
         }
         _ => vec![text.to_string()],
+    };
+    // A figure that does not fit on its own is a sentence: wrap it whole.
+    if parts[0].chars().count() > width {
+        return wrap_indented(text, width);
     }
+    parts
+        .into_iter()
+        .flat_map(|p| wrap_indented(&p, width))
+        .collect()
+}
+
+/// `text` wrapped at its spaces to `width`, keeping its indent; each
+/// continuation two columns further in (at least four). A word longer than
+/// the room is left whole for the width cut to mark.
+fn wrap_indented(text: &str, width: usize) -> Vec<String> {
+    if text.chars().count() <= width {
+        return vec![text.to_string()];
+    }
+    let indent = text.len() - text.trim_start_matches(' ').len();
+    let more = " ".repeat((indent + 2).max(4));
+    let mut lines = Vec::new();
+    let mut line = " ".repeat(indent);
+    let mut bare = true;
+    for word in text.trim_start_matches(' ').split(' ') {
+        let len = line.chars().count();
+        if !bare && len + 1 + word.chars().count() > width {
+            lines.push(std::mem::replace(&mut line, more.clone()));
+            bare = true;
+        }
+        if !bare {
+            line.push(' ');
+        }
+        line.push_str(word);
+        bare = false;
+    }
+    lines.push(line);
+    lines
 }
 
 #[cfg(test)]
@@ -344,8 +381,31 @@ mod tests {
             fold(line, 40),
             vec![
                 "keep-alive gain    = +253ms".to_string(),
-                "    median cold - median warm [reference]".to_string()
+                "    median cold - median warm".to_string(),
+                "      [reference]".to_string()
             ]
+        );
+    }
+
+    #[test]
+    fn a_long_explanation_wraps_at_its_words_and_keeps_its_indent() {
+        let line = "  why: tls 84.9ms = 2 round trips of 40.1ms (one for a HelloRetryRequest: \
+                    the server wants secp384r1) + server 2.13ms  (medians, n = 3)";
+        let folded = fold(line, 60);
+        assert!(
+            folded.iter().all(|l| l.chars().count() <= 60),
+            "{folded:#?}"
+        );
+        assert!(folded[0].starts_with("  why: tls 84.9ms"), "{folded:#?}");
+        assert!(
+            folded[1..].iter().all(|l| l.starts_with("    ")),
+            "{folded:#?}"
+        );
+        let words = |t: &str| t.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(
+            words(&folded.join(" ")),
+            words(line),
+            "no word lost or added"
         );
     }
 

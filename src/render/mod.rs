@@ -25,6 +25,7 @@ pub mod summary_fields;
 pub mod svg;
 pub mod svg_file;
 pub mod warnings;
+pub mod why;
 pub mod write_out;
 
 use std::io::Write;

@@ -128,6 +128,7 @@ pub fn titled_statistics(
         }
         out.push(format!("  {}  (medians)", parts.join(" · ")));
         out.extend(tls_split(summary));
+        out.extend(super::why::lines(info, &summary.why));
     }
     out.extend(path_and_server(summary));
     if info.settings.mode == ModeChoice::Both {

@@ -176,6 +176,49 @@ pub static SUMMARY_FIELDS: &[SummaryField] = &[
         }),
     },
     figure("server_time_n", |s| v(json!(s.attribution.server_time_n))),
+    // Additions: why the cold handshakes cost what they did (`stats::HandshakeWhy`).
+    SummaryField {
+        name: "tls_round_trips",
+        value: |s| v(json!(s.why.round_trips)),
+        metric: Some(Metric {
+            name: "tls_round_trips",
+            help: "Round trips inside tls: the most common count over the cold handshakes",
+            seconds: false,
+            value: |s| s.why.round_trips.map(f64::from),
+        }),
+    },
+    figure("tls_round_trips_n", |s| v(json!(s.why.round_trips_n))),
+    figure("tls_extra", |s| {
+        v(json!({
+            "hello_retry": s.why.hello_retry,
+            "tls12": s.why.tls12,
+            "initial_window": s.why.initial_window,
+        }))
+    }),
+    SummaryField {
+        name: "server_handshake_ms",
+        value: |s| ms(s.why.server),
+        metric: Some(Metric {
+            name: "server_handshake",
+            help: "Median of the server's own handshake time: tls on the wire less its round trips",
+            seconds: true,
+            value: |s| s.why.server.map(|d| d.as_secs_f64()),
+        }),
+    },
+    figure("tls_client_ms", |s| ms(s.why.client)),
+    figure("tls_anatomy_n", |s| v(json!(s.why.n))),
+    figure("connection_round_trips", |s| {
+        v(json!(s.why.connection_round_trips().map(
+            |(tcp, tls, srv)| u32::from(tcp) + u32::from(tls) + u32::from(srv)
+        )))
+    }),
+    figure("early_data_saved_ms", |s| {
+        let w = &s.why;
+        v(json!(match (w.resumed_srv, w.early_srv) {
+            (Some(plain), Some(early)) => Some(json_ms(Delta::between(plain, early))),
+            _ => None,
+        }))
+    }),
     figure("retrans_probes", |s| v(json!(s.attribution.retransmitted))),
     figure("server_timing", |s| {
         Figure::Metrics(

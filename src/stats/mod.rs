@@ -1,5 +1,6 @@
 //! Statistics over the samples a run collected. Reads `probe` types only.
 
+mod anatomy;
 mod attribution;
 pub mod ci;
 mod compare;
@@ -19,6 +20,7 @@ mod summary_tests;
 pub(crate) mod synthetic;
 mod tallies;
 
+pub use anatomy::{handshake_why, HandshakeWhy};
 pub use attribution::{share_percent, Attribution, ServerMetric};
 pub use compare::{compare as compare_variants, Comparison, Difference, COLD_STAGES, WARM_STAGES};
 pub use delta::{median_delta, Delta};
@@ -31,4 +33,4 @@ pub use stage_figures::{stage_figures, StageFigures};
 pub use summary::{
     judge, large_residual, summarize, timed, Handshake, ModeSummary, Summary, Verdict,
 };
-pub use tallies::{Tallies, Tally};
+pub use tallies::{HandshakeNames, Tallies, Tally};

@@ -1,13 +1,14 @@
 //! What the statistics keep of a sample once it has been printed or
 //! streamed: its stages (`probe::Stages`) as whole microseconds, the variant,
-//! the mode, the error kind and eight flags, in 42 bytes. A run keeps these
+//! the mode, the error kind, eight flags and the handshake's round trips,
+//! in 43 bytes. A run keeps these
 //! instead of full samples (unless the output itself needs every sample at
 //! the end, as `--json` and `--svg` do), so a `-n 0` run at 200 ms holds a
 //! day of samples in under 40 MiB (see `History`).
 
 use std::time::Duration;
 
-use crate::probe::{ErrorKind, Mode, Sample, Stages};
+use crate::probe::{EarlyData, ErrorKind, Mode, Sample, Stages, TlsExtra};
 
 /// A stage that was not measured.
 const NONE: u32 = u32::MAX;
@@ -29,11 +30,20 @@ const KIND_SHIFT: u32 = 4;
 const _: () = assert!(crate::probe::MAX_VARIANTS <= VARIANT_BITS as usize + 1);
 const _: () = assert!(ErrorKind::ALL.len() < 16);
 
+/// `anatomy`: the handshake's round trips (`tls_round_trips`) in bits 0..4
+/// (0: not told, 15: 15 or more), then one bit per kind of round trip
+/// beyond the first, and whether the request went as accepted early data.
+const ROUND_TRIP_BITS: u8 = 0b1111;
+const HELLO_RETRY: u8 = 1 << 4;
+const TLS12: u8 = 1 << 5;
+const INITIAL_WINDOW: u8 = 1 << 6;
+const EARLY_DATA: u8 = 1 << 7;
+
 /// One sample as the statistics see it: `Sample::stages`, packed. Packed to
-/// 2-byte alignment so that ten 32-bit fields and two bytes take 42 bytes,
-/// not 44; fields are only ever copied out, never borrowed.
+/// 1-byte alignment so that ten 32-bit fields and three bytes take 43
+/// bytes, not 44; fields are only ever copied out, never borrowed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(C, packed(2))]
+#[repr(C, packed(1))]
 pub struct Record {
     round: u32,
     total: u32,
@@ -49,9 +59,10 @@ pub struct Record {
     min_rtt: u32,
     tag: u8,
     flags: u8,
+    anatomy: u8,
 }
 
-const _: () = assert!(std::mem::size_of::<Record>() == 42);
+const _: () = assert!(std::mem::size_of::<Record>() == 43);
 
 fn pack(v: Option<u32>) -> u32 {
     v.map_or(NONE, |v| v.min(NONE - 1))
@@ -74,6 +85,27 @@ fn tag(s: &Sample) -> u8 {
     let kind = s.error.as_ref().map_or(0, |e| e.kind as u8 + 1);
     let warm = if s.mode == Mode::Warm { WARM_BIT } else { 0 };
     (s.variant & VARIANT_BITS) | warm | (kind << KIND_SHIFT)
+}
+
+/// The handshake's round trips and named extras in one byte (see
+/// `ROUND_TRIP_BITS`); 0 for a probe that made no handshake or could not
+/// tell.
+fn anatomy(s: &Sample) -> u8 {
+    let mut byte = 0;
+    if let Some(a) = s.anatomy.as_deref() {
+        byte = a.round_trips.map_or(0, |n| n.min(ROUND_TRIP_BITS));
+        for extra in a.extra.iter().flatten() {
+            byte |= match extra {
+                TlsExtra::HelloRetry { .. } => HELLO_RETRY,
+                TlsExtra::Tls12 => TLS12,
+                TlsExtra::InitialWindow { .. } => INITIAL_WINDOW,
+            };
+        }
+    }
+    if s.early_data == Some(EarlyData::Accepted) {
+        byte |= EARLY_DATA;
+    }
+    byte
 }
 
 impl Record {
@@ -107,6 +139,7 @@ impl Record {
             min_rtt: pack(st.min_rtt),
             tag: tag(s),
             flags,
+            anatomy: anatomy(s),
         }
     }
 
@@ -179,6 +212,31 @@ impl Record {
     pub fn retransmitted(&self) -> bool {
         self.has(RETRANSMITTED)
     }
+    /// The handshake's round trips, where it was told.
+    pub fn round_trips(&self) -> Option<u8> {
+        Some(self.anatomy & ROUND_TRIP_BITS).filter(|n| *n > 0)
+    }
+    /// A round trip went to a HelloRetryRequest.
+    pub fn hello_retry(&self) -> bool {
+        self.anatomy & HELLO_RETRY != 0
+    }
+    /// A round trip was TLS 1.2's own second one.
+    pub fn tls12(&self) -> bool {
+        self.anatomy & TLS12 != 0
+    }
+    /// A round trip went to the server's initial congestion window.
+    pub fn initial_window(&self) -> bool {
+        self.anatomy & INITIAL_WINDOW != 0
+    }
+    /// The request went as early data and the server accepted it.
+    pub fn early_data(&self) -> bool {
+        self.anatomy & EARLY_DATA != 0
+    }
+    /// The server's own handshake work (`Stages::server_handshake`).
+    pub fn server_handshake(&self) -> Option<u32> {
+        self.stages().server_handshake(self.round_trips()?)
+    }
+
     /// Interrupted by us, so neither a success nor the server's failure.
     pub fn canceled(&self) -> bool {
         self.kind() == Some(ErrorKind::Canceled)

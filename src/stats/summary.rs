@@ -66,6 +66,8 @@ pub struct Summary {
     pub elapsed: Duration,
     /// The client's set-up, the kernel's RTT and the server's own time.
     pub attribution: super::attribution::Attribution,
+    /// Why the cold handshakes cost what they did.
+    pub why: super::anatomy::HandshakeWhy,
 }
 
 /// Counts for timing statistics: a response, not warmup, a measured total,
@@ -182,6 +184,7 @@ pub(super) fn summarize_variant(
         warm,
         elapsed,
         attribution: super::attribution::attribute(history, variant),
+        why: super::anatomy::handshake_why(history, variant),
     }
 }
 

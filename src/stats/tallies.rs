@@ -1,16 +1,75 @@
 //! What a run's samples came to that the kept records do not say: the
-//! early-data outcomes of the cold probes that asked for it, and the probes
-//! whose `dns` overlapped their `tcp`. Taken once, as each sample is kept
+//! early-data outcomes of the cold probes that asked for it, the probes
+//! whose `dns` overlapped their `tcp`, and what the cold handshakes named
+//! (the group a HelloRetryRequest asked for, the server's key and bytes). Taken once, as each sample is kept
 //! (`History::push`), and read by every output and warning alike, by one
 //! rule, the verdict's: the probes that count, or the warmup probes when
 //! they are all there is.
 
 use std::time::Duration;
 
-use crate::probe::{EarlyData, Mode, Sample, MAX_VARIANTS};
+use crate::probe::{EarlyData, HandshakeAnatomy, Mode, Sample, TlsExtra, MAX_VARIANTS};
+
+/// What one variant's cold handshakes named, for the statistics' "why"
+/// line and its advice: each the latest one seen (a server says the same
+/// on every probe; where it does not, the latest is as good as any), bytes
+/// the largest. Bounded: a label of a few words and the handful of key
+/// shares one ClientHello carries.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HandshakeNames {
+    /// The group a HelloRetryRequest asked for, and the groups we had sent
+    /// key shares for.
+    pub retry_group: Option<u16>,
+    pub sent_shares: Vec<u16>,
+    /// The largest server flight that crossed its initial window.
+    pub window_flight_bytes: Option<u32>,
+    /// The server's signature scheme and the leaf's key, from a full handshake.
+    pub sig_alg: Option<u16>,
+    pub server_key: Option<String>,
+    /// The largest Certificate message and server flight.
+    pub cert_bytes: Option<u32>,
+    pub server_flight_bytes: Option<u32>,
+}
+
+impl HandshakeNames {
+    const fn new() -> HandshakeNames {
+        HandshakeNames {
+            retry_group: None,
+            sent_shares: Vec::new(),
+            window_flight_bytes: None,
+            sig_alg: None,
+            server_key: None,
+            cert_bytes: None,
+            server_flight_bytes: None,
+        }
+    }
+
+    fn add(&mut self, a: &HandshakeAnatomy) {
+        for extra in a.extra.iter().flatten() {
+            match extra {
+                TlsExtra::HelloRetry { group, sent } => {
+                    self.retry_group = group.or(self.retry_group);
+                    if !sent.is_empty() {
+                        self.sent_shares.clone_from(sent);
+                    }
+                }
+                TlsExtra::InitialWindow { flight_bytes } => {
+                    self.window_flight_bytes = self.window_flight_bytes.max(Some(*flight_bytes));
+                }
+                TlsExtra::Tls12 => {}
+            }
+        }
+        self.sig_alg = a.sig_alg.or(self.sig_alg);
+        if a.server_key.is_some() {
+            self.server_key.clone_from(&a.server_key);
+        }
+        self.cert_bytes = self.cert_bytes.max(a.cert_bytes);
+        self.server_flight_bytes = self.server_flight_bytes.max(a.server_flight_bytes);
+    }
+}
 
 /// One side of the rule: the probes that count, or the warmup ones.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
     /// Samples seen.
     pub samples: u64,
@@ -25,9 +84,23 @@ pub struct Tally {
     /// Cold probes whose handshake had a message that could not be read
     /// (its anatomy's fields are `null`).
     pub unreadable_handshakes: u64,
+    /// What each variant's cold handshakes named.
+    pub names: [HandshakeNames; MAX_VARIANTS],
 }
 
 impl Tally {
+    const fn new() -> Tally {
+        Tally {
+            samples: 0,
+            early_data: [[0; 3]; MAX_VARIANTS],
+            early_data_resumed: 0,
+            dns_overlaps: 0,
+            longest_overlap: Duration::ZERO,
+            unreadable_handshakes: 0,
+            names: [const { HandshakeNames::new() }; MAX_VARIANTS],
+        }
+    }
+
     fn add(&mut self, s: &Sample) {
         self.samples += 1;
         if s.mode == Mode::Cold {
@@ -45,8 +118,15 @@ impl Tally {
             self.dns_overlaps += 1;
             self.longest_overlap = self.longest_overlap.max(d);
         }
-        if s.anatomy.as_ref().is_some_and(|a| a.unreadable) {
-            self.unreadable_handshakes += 1;
+        if let Some(a) = s.anatomy.as_deref() {
+            if a.unreadable {
+                self.unreadable_handshakes += 1;
+            }
+            if s.mode == Mode::Cold {
+                if let Some(names) = self.names.get_mut(usize::from(s.variant)) {
+                    names.add(a);
+                }
+            }
         }
     }
 
@@ -74,22 +154,8 @@ pub struct Tallies {
 impl Tallies {
     pub const fn new() -> Tallies {
         Tallies {
-            counted: Tally {
-                samples: 0,
-                early_data: [[0; 3]; MAX_VARIANTS],
-                early_data_resumed: 0,
-                dns_overlaps: 0,
-                longest_overlap: Duration::ZERO,
-                unreadable_handshakes: 0,
-            },
-            warmup: Tally {
-                samples: 0,
-                early_data: [[0; 3]; MAX_VARIANTS],
-                early_data_resumed: 0,
-                dns_overlaps: 0,
-                longest_overlap: Duration::ZERO,
-                unreadable_handshakes: 0,
-            },
+            counted: Tally::new(),
+            warmup: Tally::new(),
         }
     }
 

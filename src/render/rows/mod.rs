@@ -82,18 +82,28 @@ fn stage_names(mode: Mode, verbose: bool) -> Vec<&'static str> {
         v.push(Stage::Other.as_str());
         if mode == Mode::Cold {
             v.push("setup");
-            v.push("res");
+            v.push("rt");
         }
     }
     v
 }
 
-/// `yes`/`no` for a handshake that did or did not resume, `-` without one.
-fn resumed(s: &Sample) -> &'static str {
-    match s.tls {
-        Some(t) if t.resumed => "yes",
-        Some(_) => "no",
-        None => "-",
+/// `-v`'s `rt` cell: the round trips inside `tls` (`tls_round_trips`),
+/// `r` after them for a resumed handshake, `?` where the handshake could
+/// not tell; `-` for a probe that made no handshake.
+fn round_trips(s: &Sample) -> String {
+    let Some(t) = s.tls else {
+        return "-".into();
+    };
+    let n = s
+        .anatomy
+        .as_deref()
+        .and_then(|a| a.round_trips)
+        .map_or_else(|| "?".to_string(), |n| n.to_string());
+    if t.resumed {
+        format!("{n}r")
+    } else {
+        n
     }
 }
 
@@ -244,7 +254,12 @@ impl RowFormat {
         if self.style.verbose && !self.style.quiet && self.mode != ModeChoice::Warm && info.https {
             let mut legend = Line::new();
             legend.push(
-                "setup = our own tls work before the ClientHello left",
+                if self.style.layout == Layout::Wide {
+                    "setup = our own tls work before the ClientHello left · \
+                     rt = round trips inside tls (r: resumed)"
+                } else {
+                    "setup = our own tls work before the ClientHello left"
+                },
                 Paint::Dim,
             );
             lines.push(legend);

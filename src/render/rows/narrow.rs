@@ -5,7 +5,7 @@ use crate::probe::{Mode, Sample};
 use crate::render::format::{self, cell};
 use crate::render::paint::{Line, Paint};
 
-use super::{notes, resumed, stage_names, stages, status_or_dash, title, RowFormat, Slow};
+use super::{notes, stage_names, stages, status_or_dash, title, RowFormat, Slow};
 
 /// Width of one value in the stacked and block layouts.
 const VAL: usize = 5;
@@ -66,7 +66,7 @@ impl RowFormat {
     pub(super) fn stages_width(&self, mode: Mode, verbose: bool) -> usize {
         let names: Vec<&str> = stage_names(mode, verbose)
             .into_iter()
-            .filter(|n| *n != "total" && *n != "res")
+            .filter(|n| *n != "total" && *n != "rt")
             .collect();
         names.iter().map(|n| n.len() + 1 + VAL).sum::<usize>() + names.len() - 1
     }
@@ -171,12 +171,17 @@ impl RowFormat {
             if s.mode == Mode::Cold && s.tls.is_some() {
                 text.push_str(&format!(" · setup {}", cell(s.tls_setup())));
             }
-            if s.tls.is_some() {
-                text.push_str(if resumed(s) == "yes" {
+            if let Some(t) = s.tls {
+                text.push_str(if t.resumed {
                     " · resumed"
                 } else {
                     " · full handshake"
                 });
+                match s.anatomy.as_deref().and_then(|a| a.round_trips) {
+                    Some(1) => text.push_str(" in 1 round trip"),
+                    Some(n) => text.push_str(&format!(" in {n} round trips")),
+                    None => {}
+                }
             }
         }
         let notes = if with_notes {

@@ -4,7 +4,7 @@ use crate::probe::{Mode, Sample};
 use crate::render::format::{self, write_cell};
 use crate::render::paint::{Line, Paint};
 
-use super::{code, notes, resumed, stage_names, stages, title, RowFormat, Slow};
+use super::{code, notes, round_trips, stage_names, stages, title, RowFormat, Slow};
 
 /// Width of one number cell in the wide table.
 pub const CELL: usize = 7;
@@ -59,7 +59,7 @@ impl RowFormat {
                 stage_names(mode, self.style.verbose)
                     .iter()
                     .map(|n| {
-                        if *n == "res" {
+                        if *n == "rt" {
                             format!("{n:>4}")
                         } else {
                             format!("{n:>CELL$}")
@@ -118,7 +118,7 @@ impl RowFormat {
             write_cell(&mut extra, s.other(), CELL);
             if s.mode == Mode::Cold {
                 write_cell(&mut extra, s.tls_setup(), CELL);
-                extra.push_str(&format!("{:>4}", resumed(s)));
+                extra.push_str(&format!("{:>4}", round_trips(s)));
             }
             line.push(extra, Paint::Dim);
         }
