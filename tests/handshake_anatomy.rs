@@ -62,7 +62,8 @@ fn run(opts: ServerOpts, args: &[&str]) -> Option<Case> {
     all.push(&url);
     let text = path.in_client(|| {
         let out = support::command(&all)
-            .env("COLUMNS", "200")
+            // Wide enough that no statistics line wraps.
+            .env("COLUMNS", "400")
             .env("NO_COLOR", "1")
             .output()
             .unwrap();
@@ -498,4 +499,42 @@ fn a_plain_handshake_is_one_round_trip_and_names_nothing() {
             }
         }
     }
+}
+
+#[test]
+fn early_data_says_what_it_saved_against_a_round_trip() {
+    let opts = ServerOpts {
+        early_data: true,
+        answer_early: true,
+        ..Default::default()
+    };
+    let Some(Case { doc, text, .. }) = run(opts, &["-n", "4", "--early-data"]) else {
+        return;
+    };
+    let accepted = cold(&doc)
+        .iter()
+        .filter(|s| s["early_data"] == "accepted")
+        .count();
+    assert!(accepted >= 2, "{doc}");
+    let lines = why_lines("(h)", &text);
+    let early = line(&lines, "early data: ");
+    assert!(
+        early.contains("resumed handshakes sent the request in their first flight"),
+        "{early}"
+    );
+    // The server answered the early request before our Finished went out:
+    // srv is far under the round trip (2D = 40 ms) a later request waits.
+    let early_srv: Vec<f64> = cold(&doc)
+        .iter()
+        .filter(|s| s["early_data"] == "accepted")
+        .filter_map(|s| s["srv_ms"].as_f64())
+        .collect();
+    assert!(median(early_srv.clone()) < 20.0, "{early_srv:?}");
+    // The whole connection: tcp 1, tls 1 and no round trip of its own for srv.
+    assert!(line(&lines, "new connection").contains("(tcp 1 · tls 1 · srv 0)"));
+    assert_eq!(
+        doc["summary"]["connection_round_trips"], 2,
+        "{}",
+        doc["summary"]
+    );
 }
