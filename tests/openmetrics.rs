@@ -92,6 +92,15 @@ fn a_plain_run_has_the_figures_of_its_json_and_promtool_accepts_them() {
             close(value_of(&series, &gauge, &[]), &s[ci][at], &gauge);
         }
     }
+    // Why the handshakes cost what they did: one round trip on loopback,
+    // and the server's own handshake time, as the JSON summary has them.
+    assert_eq!(s["tls_round_trips"], 1, "{s}");
+    assert_eq!(value_of(&series, "tlsping_tls_round_trips", &[]), Some(1.0));
+    close(
+        value_of(&series, "tlsping_server_handshake_seconds", &[]),
+        &s["server_handshake_ms"],
+        "server handshake",
+    );
     let count = value_of(
         &series,
         "tlsping_stage_seconds_count",
