@@ -224,7 +224,7 @@ fn resumption_advice(info: &RunInfo, why: &HandshakeWhy) -> Option<String> {
     }
     let safe = matches!(info.method.as_str(), "GET" | "HEAD");
     let tls13 = why.tls12 == 0 && s.tls_max != Some(TlsMax::V1_2);
-    (why.resumed > 0 && !s.early_data && safe && tls13).then(|| {
+    (why.resumed > 0 && why.early_data == 0 && !s.early_data && safe && tls13).then(|| {
         "  to save one more round trip: send the request as early data (0-RTT) on resumed \
          connections; --compare early-data=off,on measures both"
             .into()
@@ -263,4 +263,82 @@ pub fn lines(info: &RunInfo, why: &HandshakeWhy) -> Vec<String> {
     }
     out.extend(connection_line(why));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::synthetic;
+
+    fn why() -> HandshakeWhy {
+        HandshakeWhy {
+            n: 5,
+            round_trips: Some(2),
+            round_trips_n: 4,
+            hello_retry: 4,
+            resumed: 4,
+            early_data: 3,
+            early_srv: Some(Duration::from_micros(800)),
+            resumed_srv: Some(Duration::from_micros(41_000)),
+            tls: Some(Duration::from_millis(85)),
+            min_rtt: Some(Duration::from_millis(40)),
+            client: Some(Duration::from_micros(1_600)),
+            server: Some(Duration::from_micros(3_400)),
+            total: Some(Duration::from_millis(170)),
+            srv_server: Some(Duration::from_micros(600)),
+            names: crate::stats::HandshakeNames {
+                retry_group: Some(0x18),
+                sent_shares: vec![0x1d],
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_mixed_run_says_how_many_had_each_and_what_early_data_saved() {
+        let info = synthetic::run_info();
+        let lines = lines(&info, &why());
+        let text = lines.join("\n");
+        assert!(
+            lines[0].starts_with("  why: tls 85.0ms = 2 round trips of 40.0ms (4 of 5 handshakes;"),
+            "{text}"
+        );
+        assert!(
+            text.contains("one for a HelloRetryRequest (in 4 of 5): the server wants secp384r1, we sent X25519"),
+            "{text}"
+        );
+        // 41.0 − 0.80: against the resumed handshakes that went without.
+        assert!(
+            text.contains("srv 0.80ms against 41.0ms for the 1 resumed without it: 40.2ms saved"),
+            "{text}"
+        );
+        assert!(
+            text.contains("--compare group=X25519,secp384r1 measures both"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("as early data (0-RTT)"),
+            "it went early already: {text}"
+        );
+        // Most requests went early: srv holds no round trip of its own;
+        // 170 − 3 × 40 − (3.4 + 0.6) − 1.6 = 44.4 ms left for the rest.
+        assert!(
+            text.contains("new connection     = 170ms: 3 round trips (tcp 1 · tls 2 · srv 0)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("+ server 4.00ms + client 1.60ms + rest 44.4ms"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_calibration_gets_no_advice_and_an_untold_run_no_lines() {
+        let mut info = synthetic::run_info();
+        info.settings.calibrate = true;
+        let lines = lines(&info, &why());
+        assert!(lines.iter().all(|l| !l.contains("to save")), "{lines:#?}");
+        assert!(super::lines(&synthetic::run_info(), &HandshakeWhy::default()).is_empty());
+    }
 }
