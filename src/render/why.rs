@@ -167,17 +167,33 @@ fn advice(info: &RunInfo, why: &HandshakeWhy) -> Vec<String> {
     if why.hello_retry > 0 {
         let (wanted, sent) = retry_groups(why);
         let ours = sent.first().cloned().unwrap_or_else(|| "X25519".into());
+        // The server chose a group we sent no share for, so it takes none
+        // of those we did: a comparison that offers only one of ours would
+        // fail; a run that sends its share first measures the saving.
+        let rest: Vec<&str> = sent
+            .iter()
+            .map(String::as_str)
+            .filter(|g| *g != wanted)
+            .collect();
+        let curves = std::iter::once(wanted.as_str())
+            .chain(rest)
+            .collect::<Vec<_>>()
+            .join(",");
         out.push(format!(
-            "  to save a round trip: offer {wanted} a key share first (--curves {wanted},{ours}), \
-             or have the server accept {ours}; --compare group={ours},{wanted} measures both"
+            "  to save a round trip: send a {wanted} key share first (a run with --curves \
+             {curves} measures it), or have the server accept {ours}"
         ));
     }
     if why.tls12 > 0 {
-        out.push(
-            "  to save a round trip: TLS 1.3 needs one where 1.2 needs two; \
-             --compare tls=1.2,1.3 measures both"
-                .into(),
-        );
+        out.push(if info.settings.tls_max == Some(TlsMax::V1_2) {
+            "  to save a round trip: drop --tls-max 1.2, TLS 1.3 needs one round trip where \
+             1.2 needs two; --compare tls=1.2,1.3 measures both"
+                .into()
+        } else {
+            "  to save a round trip: the server answered our TLS 1.3 offer with 1.2; TLS 1.3 \
+             on the server needs one round trip where 1.2 needs two"
+                .into()
+        });
     }
     if why.initial_window > 0 {
         let cert = why
@@ -314,7 +330,10 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("--compare group=X25519,secp384r1 measures both"),
+            text.contains(
+                "send a secp384r1 key share first (a run with --curves secp384r1,X25519 \
+                 measures it)"
+            ),
             "{text}"
         );
         assert!(
