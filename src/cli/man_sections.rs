@@ -144,7 +144,15 @@ fn files(roff: &mut Roff) {
     )]);
     item(
         roff,
-        [bold("--svg"), roman(" "), italic("FILE"), roman(", "), bold("--openmetrics"), roman(" "), italic("FILE")],
+        [
+            bold("--svg"),
+            roman(" "),
+            italic("FILE"),
+            roman(", "),
+            bold("--openmetrics"),
+            roman(" "),
+            italic("FILE"),
+        ],
         "Written when the run ends, into a new temporary file of an unguessable name beside \
          FILE, created exclusively, then renamed over FILE: a reader never sees half of it. \
          Only a regular file of the user's own is replaced, its mode kept (a new one gets \
@@ -152,7 +160,9 @@ fn files(roff: &mut Roff) {
          refused before the first round, as is a directory that does not exist.",
     );
     roff.control("PP", []);
-    roff.text([roman("Files read are bounded, so an endless one cannot fill the memory:")]);
+    roff.text([roman(
+        "Files read are bounded, so an endless one cannot fill the memory:",
+    )]);
     let read = [
         (
             "--cacert",

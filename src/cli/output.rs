@@ -92,7 +92,13 @@ pub struct OutputArgs {
 
     /// Print the man page (man) or a shell's completion script on stdout, and exit; no
     /// target: tlsping --generate man | man -l -
-    #[arg(long, value_name = "KIND", value_enum, exclusive = true, help_heading = "Output")]
+    #[arg(
+        long,
+        value_name = "KIND",
+        value_enum,
+        exclusive = true,
+        help_heading = "Output"
+    )]
     pub generate: Option<super::docs::Generate>,
 }
 

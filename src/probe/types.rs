@@ -154,7 +154,10 @@ impl ErrorKind {
                 "a response began, but its body could not be read whole",
             ),
             ErrorKind::Canceled => ("canceled", "Ctrl+C or a signal stopped the probe"),
-            ErrorKind::Error => ("error", "any other failure; the error field has libcurl's words"),
+            ErrorKind::Error => (
+                "error",
+                "any other failure; the error field has libcurl's words",
+            ),
         }
     }
 }
