@@ -93,7 +93,11 @@ fn generate_is_in_the_help_and_stands_alone() {
 #[test]
 fn the_man_page_names_every_flag() {
     let man = generated(Generate::Man);
-    assert!(man.contains(".TH TLSPING 1"), "{}", &man[..200.min(man.len())]);
+    assert!(
+        man.contains(".TH TLSPING 1"),
+        "{}",
+        &man[..200.min(man.len())]
+    );
     for flag in tlsping::cli::docs::long_flags() {
         // roff escapes the dashes: --count is written \-\-count.
         let escaped = flag.replace('-', "\\-");
@@ -133,11 +137,7 @@ fn the_completions_are_valid_in_their_shells() {
         let dir = support::TempDir::new("generate");
         let path = dir.path().join(kind.file_name());
         std::fs::write(&path, &script).unwrap();
-        let out = Command::new(shell)
-            .args(args)
-            .arg(&path)
-            .output()
-            .unwrap();
+        let out = Command::new(shell).args(args).arg(&path).output().unwrap();
         assert!(
             out.status.success() && out.stderr.is_empty(),
             "{shell} {args:?} {}: {out:?}",
@@ -145,11 +145,7 @@ fn the_completions_are_valid_in_their_shells() {
         );
         // The check itself can fail: an `if` never closed is refused.
         std::fs::write(&path, format!("if true\n{script}")).unwrap();
-        let out = Command::new(shell)
-            .args(args)
-            .arg(&path)
-            .output()
-            .unwrap();
+        let out = Command::new(shell).args(args).arg(&path).output().unwrap();
         assert!(!out.status.success(), "{shell} took an unclosed if");
     }
 }
@@ -187,7 +183,7 @@ fn rendered_man_page() -> Option<String> {
     // Overstrike bold (`x\bx`) would hide the words; man leaves it out of
     // a pipe, but be sure. roff's \- may be typeset as U+2212.
     assert!(!text.contains('\u{8}'), "formatting left in: {text}");
-    Some(text.replace('\u{2212}', "-").replace('\u{2010}', "-"))
+    Some(text.replace(['\u{2212}', '\u{2010}'], "-"))
 }
 
 /// The lines of the section `heading` of a rendered page, up to the next
@@ -367,10 +363,10 @@ fn the_environment_table_names_every_variable_the_code_reads() {
                     seen += 1;
                 } else if call != "env_path(" {
                     let site = format!("{}{arg})", call.trim_start_matches("env::"));
-                    let (_, names) = through
-                        .iter()
-                        .find(|(s, _)| *s == site)
-                        .unwrap_or_else(|| panic!("{file}: a read this test does not know: {site}"));
+                    let (_, names) =
+                        through.iter().find(|(s, _)| *s == site).unwrap_or_else(|| {
+                            panic!("{file}: a read this test does not know: {site}")
+                        });
                     for name in names {
                         assert!(listed.contains(name), "{file}: {name} not in ENVIRONMENT");
                     }

@@ -450,13 +450,15 @@ pub struct Variable {
 /// ours, sorted; each with what it means, from the tables above and the
 /// field table.
 pub(super) fn every_variable() -> Vec<Variable> {
-    let field = |i: usize, curls| Variable {
-        name: FIELDS[i].write_out.map_or("", WriteOutVar::name),
-        about: FIELDS[i].about,
-        refused: None,
-        curls,
-    };
-    let mut all: Vec<Variable> = CURL
+    let fields = FIELDS.iter().filter_map(|f| {
+        f.write_out.map(|var| Variable {
+            name: var.name(),
+            about: f.about,
+            refused: None,
+            curls: matches!(var, WriteOutVar::Curl(_)),
+        })
+    });
+    let (mut all, mut ours): (Vec<Variable>, Vec<Variable>) = CURL
         .iter()
         .map(|&(name, about, known)| Variable {
             name,
@@ -467,24 +469,15 @@ pub(super) fn every_variable() -> Vec<Variable> {
             },
             curls: true,
         })
-        .chain(FIELDS.iter().enumerate().filter_map(|(i, f)| {
-            matches!(f.write_out, Some(WriteOutVar::Curl(_))).then(|| field(i, true))
-        }))
-        .collect();
-    all.sort_by_key(|v| v.name);
-    let mut ours: Vec<Variable> = FIELDS
-        .iter()
-        .enumerate()
-        .filter_map(|(i, f)| {
-            matches!(f.write_out, Some(WriteOutVar::Ours(_))).then(|| field(i, false))
-        })
+        .chain(fields)
         .chain(OURS.iter().map(|&(name, about, _)| Variable {
             name,
             about,
             refused: None,
             curls: false,
         }))
-        .collect();
+        .partition(|v| v.curls);
+    all.sort_by_key(|v| v.name);
     ours.sort_by_key(|v| v.name);
     all.extend(ours);
     all
