@@ -66,7 +66,7 @@ pub fn long_flags() -> Vec<String> {
 }
 
 /// The completion script of `shell`.
-pub fn completions(shell: Shell) -> String {
+fn completions(shell: Shell) -> String {
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut command(), "tlsping", &mut out);
     String::from_utf8_lossy(&out).into_owned()

@@ -236,7 +236,7 @@ fn write_out_variables(roff: &mut Roff) {
     ))]);
     let mut heading = None;
     for var in write_out::variables() {
-        let now = if var.curls {
+        let now = if var.of_curl {
             "curl's variables"
         } else {
             "tlsping's own variables"

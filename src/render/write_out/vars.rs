@@ -442,8 +442,8 @@ pub struct Variable {
     pub about: &'static str,
     /// curl has it but tlsping refuses it, and why.
     pub refused: Option<&'static str>,
-    /// One of curl's names (else ours).
-    pub curls: bool,
+    /// One of curl's names (else one of ours).
+    pub of_curl: bool,
 }
 
 /// Every name a format may use: curl's in curl's (sorted) order, then
@@ -455,7 +455,7 @@ pub(super) fn every_variable() -> Vec<Variable> {
             name: var.name(),
             about: f.about,
             refused: None,
-            curls: matches!(var, WriteOutVar::Curl(_)),
+            of_curl: matches!(var, WriteOutVar::Curl(_)),
         })
     });
     let (mut all, mut ours): (Vec<Variable>, Vec<Variable>) = CURL
@@ -467,16 +467,16 @@ pub(super) fn every_variable() -> Vec<Variable> {
                 Known::NotHere { why, .. } => Some(why),
                 Known::Var(_) => None,
             },
-            curls: true,
+            of_curl: true,
         })
         .chain(fields)
         .chain(OURS.iter().map(|&(name, about, _)| Variable {
             name,
             about,
             refused: None,
-            curls: false,
+            of_curl: false,
         }))
-        .partition(|v| v.curls);
+        .partition(|v| v.of_curl);
     all.sort_by_key(|v| v.name);
     ours.sort_by_key(|v| v.name);
     all.extend(ours);
