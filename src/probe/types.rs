@@ -114,7 +114,7 @@ impl ErrorKind {
             ErrorKind::Timeout => ("timeout", "the probe did not finish within --timeout"),
             ErrorKind::ConnRefused => (
                 "conn_refused",
-                "the server's host refused the TCP connection (nothing listens on the port)",
+                "the TCP connection was refused (nothing listens on the port) or could not be made",
             ),
             ErrorKind::ConnReset => ("conn_reset", "the peer reset the connection"),
             ErrorKind::DnsFail => ("dns_fail", "the host name could not be resolved"),
