@@ -1,11 +1,14 @@
-//! Writes the man page and the bash, zsh and fish completions, generated from
-//! the clap definition, into a directory (default `target/docs`).
+//! Writes what `tlsping --generate` prints, every kind of it, into a
+//! directory (default `target/docs`), each under its usual file name
+//! (`tlsping.1`, `tlsping.bash`, `_tlsping`, ...): for packaging. The text
+//! is the binary's own (`tlsping::cli::docs`).
 //!
 //!     cargo run --example gen_docs -- [DIR]
 
 use std::path::PathBuf;
 
-use clap_complete::{generate_to, Shell};
+use clap::ValueEnum;
+use tlsping::cli::docs::{generate, Generate};
 
 fn main() -> std::io::Result<()> {
     let dir = PathBuf::from(
@@ -14,14 +17,10 @@ fn main() -> std::io::Result<()> {
             .unwrap_or_else(|| "target/docs".into()),
     );
     std::fs::create_dir_all(&dir)?;
-    let mut cmd = tlsping::cli::docs::command();
-    let mut man = Vec::new();
-    clap_mangen::Man::new(cmd.clone()).render(&mut man)?;
-    std::fs::write(dir.join("tlsping.1"), man)?;
-    for shell in [Shell::Bash, Shell::Zsh, Shell::Fish] {
-        let path = generate_to(shell, &mut cmd, "tlsping", &dir)?;
+    for &kind in Generate::value_variants() {
+        let path = dir.join(kind.file_name());
+        std::fs::write(&path, generate(kind))?;
         println!("wrote {}", path.display());
     }
-    println!("wrote {}", dir.join("tlsping.1").display());
     Ok(())
 }

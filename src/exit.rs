@@ -18,6 +18,31 @@ pub const FAILED: u8 = 2;
 /// The command line cannot be used.
 pub const USAGE: u8 = 3;
 
+/// Every exit code the run can earn and what it means: the man page's EXIT
+/// STATUS section is written from this table (`cli::docs`), and the tests
+/// hold every ending's code to it.
+pub const CODES: [(u8, &str); 4] = [
+    (
+        OK,
+        "every probe that counts got an HTTP response (also --help, --version and --generate)",
+    ),
+    (SOME_FAILED, "some probes that count got no HTTP response"),
+    (
+        FAILED,
+        "no probe that counts got a response, the run could not measure at all, \
+         or an output could not be written (a --push that did not arrive included)",
+    ),
+    (
+        USAGE,
+        "the command line, or a file it names, cannot be used; nothing was dialed",
+    ),
+];
+
+/// What an exit of 128 + N means, beside `CODES`.
+pub const SIGNALLED: &str = "signal N ended the run: 143 for SIGTERM and 129 for SIGHUP, \
+     after what was measured is written; 130 for a second Ctrl+C, which leaves at once \
+     (a first one ends the run at the next probe, judged as above)";
+
 /// The code of a process that `signal` ended (or a run it stopped).
 pub fn signal_code(signal: i32) -> u8 {
     u8::try_from(128 + signal).unwrap_or(FAILED)
@@ -168,6 +193,8 @@ mod tests {
         ];
         for (exit, code) in cases {
             assert_eq!(exit.exit_code(), code, "{exit:?}");
+            let described = CODES.iter().any(|&(c, _)| c == code) || code > 128;
+            assert!(described, "exit code {code} is not in CODES");
         }
         assert_eq!(signal_code(2), 130);
         let pushed = |then: Exit| Exit::PushFailed {

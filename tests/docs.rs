@@ -1,50 +1,5 @@
-//! The generated man page and completions exist and name every flag; the
-//! README documents every flag, exit code and error kind.
-
-use clap_complete::{generate, Shell};
-
-fn man_page() -> String {
-    let mut out = Vec::new();
-    clap_mangen::Man::new(tlsping::cli::docs::command())
-        .render(&mut out)
-        .unwrap();
-    String::from_utf8(out).unwrap()
-}
-
-#[test]
-fn man_page_mentions_every_flag() {
-    let man = man_page();
-    assert!(
-        man.contains(".TH tlsping"),
-        "{}",
-        &man[..200.min(man.len())]
-    );
-    for flag in tlsping::cli::docs::long_flags() {
-        // roff escapes the dashes: --count is written \-\-count.
-        let escaped = flag.replace('-', "\\-");
-        assert!(man.contains(&escaped), "{flag} missing from the man page");
-    }
-}
-
-#[test]
-fn completions_mention_every_flag() {
-    for shell in [Shell::Bash, Shell::Zsh, Shell::Fish] {
-        let mut out = Vec::new();
-        generate(
-            shell,
-            &mut tlsping::cli::docs::command(),
-            "tlsping",
-            &mut out,
-        );
-        let text = String::from_utf8(out).unwrap();
-        for flag in tlsping::cli::docs::long_flags() {
-            let bare = flag.trim_start_matches('-');
-            // fish writes `-l count`, the others `--count`.
-            let found = text.contains(&flag) || text.contains(&format!("-l {bare}"));
-            assert!(found, "{flag} missing from the {shell} completions");
-        }
-    }
-}
+//! The README documents every flag, exit code and error kind (the man page
+//! and completions the binary prints are `tests/generate.rs`'s).
 
 /// The first cells of the flags table: the table whose first row is `-n`'s.
 fn flag_cells(readme: &str) -> Vec<&str> {

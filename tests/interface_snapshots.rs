@@ -324,28 +324,16 @@ fn svg_picture() {
 
 #[test]
 fn help_man_page_and_completions() {
+    use tlsping::cli::docs::{generate, Generate};
     let mut cmd = tlsping::cli::docs::command();
     insta::assert_snapshot!("help", cmd.render_long_help().to_string());
-    let mut man = Vec::new();
-    clap_mangen::Man::new(tlsping::cli::docs::command())
-        .render(&mut man)
-        .unwrap();
-    insta::assert_snapshot!("man_page", String::from_utf8(man).unwrap());
-    for (name, shell) in [
-        ("bash", clap_complete::Shell::Bash),
-        ("zsh", clap_complete::Shell::Zsh),
-        ("fish", clap_complete::Shell::Fish),
+    // What `tlsping --generate KIND` prints.
+    insta::assert_snapshot!("man_page", generate(Generate::Man));
+    for (name, kind) in [
+        ("bash", Generate::Bash),
+        ("zsh", Generate::Zsh),
+        ("fish", Generate::Fish),
     ] {
-        let mut out = Vec::new();
-        clap_complete::generate(
-            shell,
-            &mut tlsping::cli::docs::command(),
-            "tlsping",
-            &mut out,
-        );
-        insta::assert_snapshot!(
-            format!("completions_{name}"),
-            String::from_utf8(out).unwrap()
-        );
+        insta::assert_snapshot!(format!("completions_{name}"), generate(kind));
     }
 }

@@ -61,7 +61,7 @@ pub(super) fn parse_labels(given: &[String]) -> Result<Labels, String> {
 }
 
 /// The most a `--push-auth-file` may hold.
-const MAX_AUTH_FILE: u64 = 4 << 10;
+pub(super) const MAX_AUTH_FILE: u64 = 4 << 10;
 
 /// The environment variable that may hold the push's `USER:PASSWORD`.
 pub const PUSH_AUTH_VAR: &str = "TLSPING_PUSH_AUTH";

@@ -5,6 +5,7 @@ mod compare;
 mod connection;
 pub mod docs;
 mod duration;
+pub mod man_sections;
 mod metrics;
 mod output;
 mod target;
@@ -463,7 +464,11 @@ where
             Ok((args, matches))
         });
     match parsed {
-        Ok((args, matches)) => validate(args, &matches).map_err(|UsageError(msg)| usage(msg)),
+        // `--generate`: text asked for, as with `--help` (no target needed).
+        Ok((args, matches)) => match args.output.generate {
+            Some(kind) => Err(Exit::Shown(docs::generate(kind))),
+            None => validate(args, &matches).map_err(|UsageError(msg)| usage(msg)),
+        },
         Err(e) => match e.kind() {
             clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
                 Err(Exit::Shown(e.render().to_string()))

@@ -89,6 +89,17 @@ pub struct OutputArgs {
     /// Print the version and the libraries compiled in
     #[arg(long, help_heading = "Output")]
     pub version: bool,
+
+    /// Print the man page (man) or a shell's completion script on stdout, and exit; no
+    /// target: tlsping --generate man | man -l -
+    #[arg(
+        long,
+        value_name = "KIND",
+        value_enum,
+        exclusive = true,
+        help_heading = "Output"
+    )]
+    pub generate: Option<super::docs::Generate>,
 }
 
 /// What the output flags settle.

@@ -99,21 +99,65 @@ impl ErrorKind {
 
     /// Stable machine-readable name (`error_kind`).
     pub fn slug(self) -> &'static str {
+        self.row().0
+    }
+
+    /// What the kind means, in one line (the man page's FAILURE KINDS).
+    pub fn about(self) -> &'static str {
+        self.row().1
+    }
+
+    /// Each kind's slug and meaning: one row per kind, so a new kind cannot
+    /// come without both.
+    const fn row(self) -> (&'static str, &'static str) {
         match self {
-            ErrorKind::Timeout => "timeout",
-            ErrorKind::ConnRefused => "conn_refused",
-            ErrorKind::ConnReset => "conn_reset",
-            ErrorKind::DnsFail => "dns_fail",
-            ErrorKind::Unreachable => "unreachable",
-            ErrorKind::CertExpired => "cert_expired",
-            ErrorKind::CertName => "cert_name",
-            ErrorKind::CertUnknownCa => "cert_unknown_ca",
-            ErrorKind::CertInvalid => "cert_invalid",
-            ErrorKind::TlsError => "tls_error",
-            ErrorKind::ConnClosed => "conn_closed",
-            ErrorKind::BodyError => "body_error",
-            ErrorKind::Canceled => "canceled",
-            ErrorKind::Error => "error",
+            ErrorKind::Timeout => ("timeout", "the probe did not finish within --timeout"),
+            ErrorKind::ConnRefused => (
+                "conn_refused",
+                "the TCP connection was refused (nothing listens on the port) or could not be made",
+            ),
+            ErrorKind::ConnReset => ("conn_reset", "the peer reset the connection"),
+            ErrorKind::DnsFail => ("dns_fail", "the host name could not be resolved"),
+            ErrorKind::Unreachable => (
+                "unreachable",
+                "no route to the network or host of the address",
+            ),
+            ErrorKind::CertExpired => (
+                "cert_expired",
+                "the server's certificate is past its notAfter date",
+            ),
+            ErrorKind::CertName => (
+                "cert_name",
+                "the server's certificate does not name the host asked for",
+            ),
+            ErrorKind::CertUnknownCa => (
+                "cert_unknown_ca",
+                "the certificate chain does not lead to a trusted CA (self-signed, \
+                 missing intermediate, private CA: see --cacert)",
+            ),
+            ErrorKind::CertInvalid => (
+                "cert_invalid",
+                "the certificate failed verification another way (not yet valid, \
+                 bad signature, unusable key)",
+            ),
+            ErrorKind::TlsError => (
+                "tls_error",
+                "the TLS handshake failed (no common version, group or cipher, \
+                 an alert from the server)",
+            ),
+            ErrorKind::ConnClosed => (
+                "conn_closed",
+                "the peer closed the connection before a whole response came",
+            ),
+            ErrorKind::BodyError => (
+                "body_error",
+                "a response began, but its body could not be read whole",
+            ),
+            ErrorKind::Canceled => ("canceled", "Ctrl+C or a signal stopped the probe"),
+            ErrorKind::Error => (
+                "error",
+                "any other failure; the error field has libcurl's words",
+            ),
         }
     }
 }

@@ -179,8 +179,8 @@ fn variable(name: &str) -> Result<Piece, String> {
             "--write-out: curl's %{{{name}}} is not supported here: {why}"
         )),
         None => Err(format!(
-            "unknown --write-out variable: '{name}' (the README's --write-out section \
-             lists every variable)"
+            "unknown --write-out variable: '{name}' (every variable is listed under \
+             WRITE-OUT VARIABLES in 'man tlsping')"
         )),
     }
 }

@@ -25,6 +25,13 @@ use crate::probe::{Capture, CompareInfo, HeaderCapture, RunInfo, Sample};
 use format::Piece;
 pub use format::{MAX_FORMAT_BYTES, MAX_HEADER_NAME};
 use vars::Var;
+pub use vars::Variable;
+
+/// Every variable a format may name, curl's then ours, each with what it
+/// means (the man page's WRITE-OUT VARIABLES).
+pub fn variables() -> Vec<Variable> {
+    vars::every_variable()
+}
 
 /// A parsed `--write-out` format, ready to render any number of samples.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -80,17 +80,38 @@ const ONE_STREAM: &str = "tlsping writes the format to standard output only";
 /// in its order (sorted; `vocabulary` adds the fields in their places). The
 /// brace directives `%header{}`, `%output{}` and `%time{}` are read by the
 /// parser.
-const CURL: [(&str, Known); 65] = {
+const CURL: [(&str, &str, Known); 65] = {
     use Known::{NotHere, Var as V};
     use UrlPart as P;
     [
-        ("certs", V(Var::Certs)),
-        ("conn_id", V(Var::ConnId)),
-        ("content_type", V(Var::ContentType)),
-        ("errormsg", V(Var::ErrorMsg)),
-        ("exitcode", V(Var::ExitCode)),
+        (
+            "certs",
+            "the server's certificates, as curl prints them (PEM among the details)",
+            V(Var::Certs),
+        ),
+        (
+            "conn_id",
+            "libcurl's number for the connection",
+            V(Var::ConnId),
+        ),
+        (
+            "content_type",
+            "the response's Content-Type",
+            V(Var::ContentType),
+        ),
+        (
+            "errormsg",
+            "the failure in libcurl's words; empty when the probe got a response",
+            V(Var::ErrorMsg),
+        ),
+        (
+            "exitcode",
+            "the exit code curl would give the transfer (0, 6 for a lookup, 28 for a timeout, ...)",
+            V(Var::ExitCode),
+        ),
         (
             "filename_effective",
+            "curl's output file",
             NotHere {
                 why: NO_FILE,
                 in_json: true,
@@ -98,48 +119,119 @@ const CURL: [(&str, Known); 65] = {
         ),
         (
             "ftp_entry_path",
+            "curl's FTP entry path",
             NotHere {
                 why: "tlsping speaks HTTPS and HTTP only, never FTP",
                 in_json: true,
             },
         ),
-        ("header_json", V(Var::HeaderJson)),
-        ("http_code", V(Var::HttpCode)),
-        ("http_connect", V(Var::HttpConnect)),
-        ("http_version", V(Var::HttpVersion)),
-        ("json", V(Var::Json)),
-        ("local_ip", V(Var::LocalIp)),
-        ("local_port", V(Var::LocalPort)),
-        ("method", V(Var::Method)),
-        ("num_certs", V(Var::NumCerts)),
-        ("num_headers", V(Var::NumHeaders)),
-        ("num_redirects", V(Var::NumRedirects)),
-        ("num_retries", V(Var::NumRetries)),
+        (
+            "header_json",
+            "every response header, as a JSON object",
+            V(Var::HeaderJson),
+        ),
+        (
+            "http_code",
+            "the HTTP status code, three digits (000 without a response)",
+            V(Var::HttpCode),
+        ),
+        (
+            "http_connect",
+            "the status code of a proxy's answer to CONNECT",
+            V(Var::HttpConnect),
+        ),
+        (
+            "http_version",
+            "the HTTP version of the response: 1, 1.1 or 2 (0 without one)",
+            V(Var::HttpVersion),
+        ),
+        (
+            "json",
+            "curl's JSON object of every variable, then mode, round, variant and warmup",
+            V(Var::Json),
+        ),
+        (
+            "local_ip",
+            "the local address of the connection",
+            V(Var::LocalIp),
+        ),
+        (
+            "local_port",
+            "the local port of the connection",
+            V(Var::LocalPort),
+        ),
+        ("method", "the request method", V(Var::Method)),
+        (
+            "num_certs",
+            "certificates in the server's chain",
+            V(Var::NumCerts),
+        ),
+        ("num_headers", "headers in the response", V(Var::NumHeaders)),
+        ("num_redirects", "redirects followed", V(Var::NumRedirects)),
+        (
+            "num_retries",
+            "curl's --retry attempts; always 0, tlsping never repeats a probe",
+            V(Var::NumRetries),
+        ),
         (
             "onerror",
+            "curl's switch to print only for a failed transfer",
             NotHere {
                 why: "every sample gets its line; keep the failed ones by %{exitcode}",
                 in_json: false,
             },
         ),
-        ("proxy_ssl_verify_result", V(Var::ProxySslVerifyResult)),
-        ("proxy_used", V(Var::ProxyUsed)),
-        ("redirect_url", V(Var::RedirectUrl)),
-        ("referer", V(Var::Referer)),
-        ("remote_ip", V(Var::RemoteIp)),
-        ("remote_port", V(Var::RemotePort)),
-        ("response_code", V(Var::HttpCode)),
-        ("scheme", V(Var::Scheme)),
-        ("size_delivered", V(Var::SizeDelivered)),
-        ("size_download", V(Var::SizeDownload)),
-        ("size_header", V(Var::SizeHeader)),
-        ("size_request", V(Var::SizeRequest)),
-        ("size_upload", V(Var::SizeUpload)),
-        ("speed_download", V(Var::SpeedDownload)),
-        ("speed_upload", V(Var::SpeedUpload)),
-        ("ssl_verify_result", V(Var::SslVerifyResult)),
+        (
+            "proxy_ssl_verify_result",
+            "the result of verifying an HTTPS proxy's certificate",
+            V(Var::ProxySslVerifyResult),
+        ),
+        (
+            "proxy_used",
+            "1 when the transfer went through a proxy",
+            V(Var::ProxyUsed),
+        ),
+        (
+            "redirect_url",
+            "where a redirect response points",
+            V(Var::RedirectUrl),
+        ),
+        ("referer", "the Referer header sent", V(Var::Referer)),
+        ("remote_ip", "the address connected to", V(Var::RemoteIp)),
+        ("remote_port", "the port connected to", V(Var::RemotePort)),
+        ("response_code", "the same as http_code", V(Var::HttpCode)),
+        ("scheme", "the scheme of the URL used", V(Var::Scheme)),
+        (
+            "size_delivered",
+            "body bytes delivered",
+            V(Var::SizeDelivered),
+        ),
+        ("size_download", "body bytes received", V(Var::SizeDownload)),
+        ("size_header", "header bytes received", V(Var::SizeHeader)),
+        (
+            "size_request",
+            "bytes of the request sent",
+            V(Var::SizeRequest),
+        ),
+        ("size_upload", "bytes uploaded", V(Var::SizeUpload)),
+        (
+            "speed_download",
+            "the average speed of the download, in bytes per second",
+            V(Var::SpeedDownload),
+        ),
+        (
+            "speed_upload",
+            "the average speed of the upload, in bytes per second",
+            V(Var::SpeedUpload),
+        ),
+        (
+            "ssl_verify_result",
+            "the result of verifying the server's certificate (0 when it passed)",
+            V(Var::SslVerifyResult),
+        ),
         (
             "stderr",
+            "curl's switch to standard error",
             NotHere {
                 why: ONE_STREAM,
                 in_json: false,
@@ -147,38 +239,143 @@ const CURL: [(&str, Known); 65] = {
         ),
         (
             "stdout",
+            "curl's switch back to standard output",
             NotHere {
                 why: ONE_STREAM,
                 in_json: false,
             },
         ),
-        ("time_queue", V(Var::TimeQueue)),
-        ("time_redirect", V(Var::TimeRedirect)),
-        ("tls_earlydata", V(Var::TlsEarlyData)),
-        ("url", V(Var::Url(None))),
-        ("url.fragment", V(Var::Url(Some(P::Fragment)))),
-        ("url.host", V(Var::Url(Some(P::Host)))),
-        ("url.options", V(Var::Url(Some(P::Options)))),
-        ("url.password", V(Var::Url(Some(P::Password)))),
-        ("url.path", V(Var::Url(Some(P::Path)))),
-        ("url.port", V(Var::Url(Some(P::Port)))),
-        ("url.query", V(Var::Url(Some(P::Query)))),
-        ("url.scheme", V(Var::Url(Some(P::Scheme)))),
-        ("url.user", V(Var::Url(Some(P::User)))),
-        ("url.zoneid", V(Var::Url(Some(P::ZoneId)))),
-        ("url_effective", V(Var::UrlEffective(None))),
-        ("urle.fragment", V(Var::UrlEffective(Some(P::Fragment)))),
-        ("urle.host", V(Var::UrlEffective(Some(P::Host)))),
-        ("urle.options", V(Var::UrlEffective(Some(P::Options)))),
-        ("urle.password", V(Var::UrlEffective(Some(P::Password)))),
-        ("urle.path", V(Var::UrlEffective(Some(P::Path)))),
-        ("urle.port", V(Var::UrlEffective(Some(P::Port)))),
-        ("urle.query", V(Var::UrlEffective(Some(P::Query)))),
-        ("urle.scheme", V(Var::UrlEffective(Some(P::Scheme)))),
-        ("urle.user", V(Var::UrlEffective(Some(P::User)))),
-        ("urle.zoneid", V(Var::UrlEffective(Some(P::ZoneId)))),
-        ("urlnum", V(Var::UrlNum)),
-        ("xfer_id", V(Var::XferId)),
+        (
+            "time_queue",
+            "seconds the transfer waited in libcurl's queue",
+            V(Var::TimeQueue),
+        ),
+        (
+            "time_redirect",
+            "seconds spent on redirects",
+            V(Var::TimeRedirect),
+        ),
+        (
+            "tls_earlydata",
+            "bytes sent as TLS early data",
+            V(Var::TlsEarlyData),
+        ),
+        ("url", "the URL asked for", V(Var::Url(None))),
+        (
+            "url.fragment",
+            "the fragment part of url",
+            V(Var::Url(Some(P::Fragment))),
+        ),
+        (
+            "url.host",
+            "the host part of url",
+            V(Var::Url(Some(P::Host))),
+        ),
+        (
+            "url.options",
+            "the options part of url",
+            V(Var::Url(Some(P::Options))),
+        ),
+        (
+            "url.password",
+            "the password part of url",
+            V(Var::Url(Some(P::Password))),
+        ),
+        (
+            "url.path",
+            "the path part of url",
+            V(Var::Url(Some(P::Path))),
+        ),
+        (
+            "url.port",
+            "the port part of url",
+            V(Var::Url(Some(P::Port))),
+        ),
+        (
+            "url.query",
+            "the query part of url",
+            V(Var::Url(Some(P::Query))),
+        ),
+        (
+            "url.scheme",
+            "the scheme part of url",
+            V(Var::Url(Some(P::Scheme))),
+        ),
+        (
+            "url.user",
+            "the user part of url",
+            V(Var::Url(Some(P::User))),
+        ),
+        (
+            "url.zoneid",
+            "the zoneid part of url",
+            V(Var::Url(Some(P::ZoneId))),
+        ),
+        (
+            "url_effective",
+            "the URL libcurl ended at",
+            V(Var::UrlEffective(None)),
+        ),
+        (
+            "urle.fragment",
+            "the fragment part of url_effective",
+            V(Var::UrlEffective(Some(P::Fragment))),
+        ),
+        (
+            "urle.host",
+            "the host part of url_effective",
+            V(Var::UrlEffective(Some(P::Host))),
+        ),
+        (
+            "urle.options",
+            "the options part of url_effective",
+            V(Var::UrlEffective(Some(P::Options))),
+        ),
+        (
+            "urle.password",
+            "the password part of url_effective",
+            V(Var::UrlEffective(Some(P::Password))),
+        ),
+        (
+            "urle.path",
+            "the path part of url_effective",
+            V(Var::UrlEffective(Some(P::Path))),
+        ),
+        (
+            "urle.port",
+            "the port part of url_effective",
+            V(Var::UrlEffective(Some(P::Port))),
+        ),
+        (
+            "urle.query",
+            "the query part of url_effective",
+            V(Var::UrlEffective(Some(P::Query))),
+        ),
+        (
+            "urle.scheme",
+            "the scheme part of url_effective",
+            V(Var::UrlEffective(Some(P::Scheme))),
+        ),
+        (
+            "urle.user",
+            "the user part of url_effective",
+            V(Var::UrlEffective(Some(P::User))),
+        ),
+        (
+            "urle.zoneid",
+            "the zoneid part of url_effective",
+            V(Var::UrlEffective(Some(P::ZoneId))),
+        ),
+        (
+            "urlnum",
+            "the URL's place in curl's list; always 0",
+            V(Var::UrlNum),
+        ),
+        (
+            "xfer_id",
+            "libcurl's number for the transfer",
+            V(Var::XferId),
+        ),
     ]
 };
 
@@ -187,7 +384,7 @@ const CURL: [(&str, Known); 65] = {
 pub(super) fn curl_vocabulary() -> &'static [(&'static str, Known)] {
     static ALL: OnceLock<Vec<(&'static str, Known)>> = OnceLock::new();
     ALL.get_or_init(|| {
-        let mut all = CURL.to_vec();
+        let mut all: Vec<(&'static str, Known)> = CURL.iter().map(|&(n, _, k)| (n, k)).collect();
         all.extend(
             FIELDS
                 .iter()
@@ -222,12 +419,68 @@ pub(super) fn lookup(name: &str) -> Option<Known> {
     if let Some(i) = fields::by_write_out(name) {
         return Some(Known::Var(Var::Field(i)));
     }
-    if name.eq_ignore_ascii_case("tlsping_json") {
-        return Some(Known::Var(Var::TlspingJson));
+    if let Some(&(_, _, var)) = OURS.iter().find(|(n, _, _)| n.eq_ignore_ascii_case(name)) {
+        return Some(Known::Var(var));
     }
     CURL.iter()
-        .find(|(known, _)| known.eq_ignore_ascii_case(name))
-        .map(|&(_, k)| k)
+        .find(|(known, _, _)| known.eq_ignore_ascii_case(name))
+        .map(|&(_, _, k)| k)
+}
+
+/// Our own variables that are not sample fields.
+const OURS: [(&str, &str, Var); 1] = [(
+    "tlsping_json",
+    "tlsping's own JSON object of the sample, as a --jsonl sample line has it",
+    Var::TlspingJson,
+)];
+
+/// One variable as the man page lists it (`super::variables`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Variable {
+    pub name: &'static str,
+    /// What it gives, in one line.
+    pub about: &'static str,
+    /// curl has it but tlsping refuses it, and why.
+    pub refused: Option<&'static str>,
+    /// One of curl's names (else one of ours).
+    pub of_curl: bool,
+}
+
+/// Every name a format may use: curl's in curl's (sorted) order, then
+/// ours, sorted; each with what it means, from the tables above and the
+/// field table.
+pub(super) fn every_variable() -> Vec<Variable> {
+    let fields = FIELDS.iter().filter_map(|f| {
+        f.write_out.map(|var| Variable {
+            name: var.name(),
+            about: f.about,
+            refused: None,
+            of_curl: matches!(var, WriteOutVar::Curl(_)),
+        })
+    });
+    let (mut all, mut ours): (Vec<Variable>, Vec<Variable>) = CURL
+        .iter()
+        .map(|&(name, about, known)| Variable {
+            name,
+            about,
+            refused: match known {
+                Known::NotHere { why, .. } => Some(why),
+                Known::Var(_) => None,
+            },
+            of_curl: true,
+        })
+        .chain(fields)
+        .chain(OURS.iter().map(|&(name, about, _)| Variable {
+            name,
+            about,
+            refused: None,
+            of_curl: false,
+        }))
+        .partition(|v| v.of_curl);
+    all.sort_by_key(|v| v.name);
+    ours.sort_by_key(|v| v.name);
+    all.extend(ours);
+    all
 }
 
 impl Var {
