@@ -81,6 +81,63 @@ fn the_readme_says_where_cargo_install_puts_the_binary() {
     assert!(paragraph.contains("`~/.cargo/bin`"), "{paragraph}");
 }
 
+/// Runs `script` as a fresh machine would: in `clone` (the checkout),
+/// with nothing of this environment but a `HOME` and a PATH that holds the
+/// places the lines install to.
+fn run_in_fresh_home(script: &[String], home: &Path, prefix: &Path, clone: &Path) {
+    let path = format!(
+        "{}:{}:/usr/bin:/bin",
+        home.join(".cargo/bin").display(),
+        prefix.join("bin").display()
+    );
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{PRELUDE}{}\n", script.join("\n")))
+        .current_dir(clone)
+        .env_clear()
+        .env("HOME", home)
+        .env("PATH", path)
+        .env("TLSPING_BUILT", support::bin())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the install lines failed:\n{}\n{}",
+        script.join("\n"),
+        show(&out)
+    );
+}
+
+/// `file`, which `line` wrote, is what the line promises: a man page, a
+/// completion that names the flags, or the binary, executable, that runs.
+fn check_landed(line: &str, file: &Path) {
+    let meta = std::fs::metadata(file)
+        .unwrap_or_else(|e| panic!("`{line}` left nothing at {}: {e}", file.display()));
+    assert!(
+        meta.is_file() && meta.len() > 0,
+        "{line}: {}",
+        file.display()
+    );
+    let text = String::from_utf8_lossy(&std::fs::read(file).unwrap()).into_owned();
+    if line.contains("--generate man") {
+        assert!(text.contains(".TH "), "{line}: not a man page");
+        assert_eq!(
+            meta.permissions().mode() & 0o444,
+            0o444,
+            "{line}: not readable by all"
+        );
+    } else if line.contains("--generate ") {
+        assert!(
+            text.contains("count"),
+            "{line}: a completion without --count"
+        );
+    } else {
+        assert_eq!(meta.permissions().mode() & 0o777, 0o755, "{line}");
+        let version = Command::new(file).arg("--version").output().unwrap();
+        assert!(version.status.success(), "{line}: {}", show(&version));
+    }
+}
+
 #[test]
 fn every_install_line_works_in_a_fresh_home_and_prefix() {
     let lines = install_lines();
@@ -94,56 +151,14 @@ fn every_install_line_works_in_a_fresh_home_and_prefix() {
         std::fs::create_dir(d).unwrap();
     }
     let script: Vec<String> = lines.iter().map(|l| in_prefix(l, &prefix)).collect();
-    let path = format!(
-        "{}:{}:/usr/bin:/bin",
-        home.join(".cargo/bin").display(),
-        prefix.join("bin").display()
-    );
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(format!("{PRELUDE}{}\n", script.join("\n")))
-        .current_dir(&clone)
-        .env_clear()
-        .env("HOME", &home)
-        .env("PATH", path)
-        .env("TLSPING_BUILT", support::bin())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "the install lines failed:\n{}\n{}",
-        script.join("\n"),
-        show(&out)
-    );
+    run_in_fresh_home(&script, &home, &prefix, &clone);
     let mut landed = Vec::new();
     for (line, run) in lines.iter().zip(&script) {
-        let Some(to) = destination(run) else {
-            continue;
-        };
-        let file = place(&to, &home);
-        let meta = std::fs::metadata(&file)
-            .unwrap_or_else(|e| panic!("`{line}` left nothing at {}: {e}", file.display()));
-        assert!(
-            meta.is_file() && meta.len() > 0,
-            "{line}: {}",
-            file.display()
-        );
-        let text = std::fs::read(&file).unwrap();
-        let text = String::from_utf8_lossy(&text);
-        if line.contains("--generate man") {
-            assert!(text.contains(".TH "), "{line}: not a man page");
-            assert!(meta.permissions().mode() & 0o777 != 0o600, "{line}");
-        } else if line.contains("--generate ") {
-            assert!(
-                text.contains("count"),
-                "{line}: a completion without --count"
-            );
-        } else {
-            assert_eq!(meta.permissions().mode() & 0o777, 0o755, "{line}");
-            let version = Command::new(&file).arg("--version").output().unwrap();
-            assert!(version.status.success(), "{line}: {}", show(&version));
+        if let Some(to) = destination(run) {
+            let file = place(&to, &home);
+            check_landed(line, &file);
+            landed.push(file);
         }
-        landed.push(file);
     }
     // Each kind of file, for one user and for every user.
     let under = |root: &Path, what: &str| {
