@@ -31,15 +31,23 @@ fn install_lines() -> Vec<String> {
         .collect()
 }
 
-/// Where a line writes its file: after `>`, or the last word of an
-/// `install` that copies (not `install -d`). `None` for a line that writes
-/// no file (`cargo build`).
+/// Where cargo puts what `cargo install` builds, as the README says.
+const CARGO_INSTALLS_TO: &str = "~/.cargo/bin/tlsping";
+
+/// Where a line writes its file: after `>`, the last word of an `install`
+/// command that copies (not `install -d`), or cargo's own place for
+/// `cargo install`. `None` for a line that writes no file of the user's
+/// (`cargo build`).
 fn destination(line: &str) -> Option<String> {
     if let Some((_, to)) = line.rsplit_once(" > ") {
         return to.split_whitespace().next().map(str::to_string);
     }
+    if line.starts_with("cargo install ") {
+        return Some(CARGO_INSTALLS_TO.into());
+    }
     let words: Vec<&str> = line.split_whitespace().collect();
-    let at = words.iter().position(|w| *w == "install")?;
+    let at = (0..words.len())
+        .find(|&i| words[i] == "install" && (i == 0 || ["sudo", "|"].contains(&words[i - 1])))?;
     let copies = !words[at..].contains(&"-d") && words.len() > at + 2;
     copies.then(|| words.last().unwrap().to_string())
 }
@@ -78,7 +86,8 @@ fn the_readme_says_where_cargo_install_puts_the_binary() {
         .split_once("    cargo install ")
         .expect("a `cargo install` line");
     let paragraph = before.trim_end().rsplit("\n\n").next().unwrap();
-    assert!(paragraph.contains("`~/.cargo/bin`"), "{paragraph}");
+    let folder = CARGO_INSTALLS_TO.trim_end_matches("/tlsping");
+    assert!(paragraph.contains(&format!("`{folder}`")), "{paragraph}");
 }
 
 /// Runs `script` as a fresh machine would: in `clone` (the checkout),
@@ -218,6 +227,11 @@ fn the_destination_of_a_line_is_read_as_the_shell_writes_it() {
         ),
         ("sudo install -d /etc/tlsping", None),
         ("cargo build --release --locked", None),
+        ("cargo install --locked --path .", Some(CARGO_INSTALLS_TO)),
+        (
+            "tlsping --generate bash | sudo install -D -m 644 /dev/stdin /usr/local/x/tlsping",
+            Some("/usr/local/x/tlsping"),
+        ),
     ];
     for (line, want) in cases {
         assert_eq!(destination(line).as_deref(), want, "{line}");
