@@ -3,12 +3,14 @@
 
 pub mod curl_cli;
 pub mod delay;
+pub mod docs;
 pub mod faults;
 pub mod json_doc;
 pub mod ocsp;
 pub mod path;
 pub mod pki;
 pub mod prometheus;
+pub mod quickstart;
 mod relay;
 pub mod server;
 pub mod temp;
