@@ -214,6 +214,7 @@ fn a_server_that_accepts_only_p384_costs_a_hello_retry() {
         .unwrap_or_else(|| panic!("no --curves in {save}"));
     assert!(curves.starts_with("secp384r1,X25519"), "{save}");
     assert!(line(&lines, "new connection").contains("(tcp 1 · tls 2 · srv 1)"));
+    the_documents_show_these_lines(&lines);
     // The run the advice names: with its share sent first, the server
     // answers the first ClientHello, one round trip.
     let Some(Case { doc, text, .. }) = run(
@@ -232,6 +233,59 @@ fn a_server_that_accepts_only_p384_costs_a_hello_retry() {
         line(&lines, "why: ").contains("= 1 round trip of "),
         "{lines:?}"
     );
+}
+
+/// A line with its figures set aside: every run of digits (and the dots
+/// between them) is `#`.
+fn shape(line: &str) -> String {
+    let mut out = String::new();
+    let mut in_number = false;
+    for c in line.trim_end().chars() {
+        let part = c.is_ascii_digit() || (in_number && c == '.');
+        if part && !in_number {
+            out.push('#');
+        } else if !part {
+            out.push(c);
+        }
+        in_number = part;
+    }
+    out
+}
+
+/// The statistics lines the documents quote from this case (the README's
+/// excerpt, docs/tls.md's block, in both editions) have the shape of what
+/// this run printed: the same words, indent and layout, the figures free.
+fn the_documents_show_these_lines(printed: &[String]) {
+    let printed: Vec<String> = printed.iter().map(|l| shape(l)).collect();
+    for name in ["README.md", "README.ko.md", "docs/tls.md", "docs/ko/tls.md"] {
+        let path = format!("{}/{name}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let quoted: Vec<&str> = text
+            .lines()
+            .filter(|l| {
+                let t = l.trim_start();
+                ["why: tls ", "to save ", "new connection "]
+                    .iter()
+                    .any(|p| t.starts_with(p))
+            })
+            .collect();
+        assert!(
+            quoted.len() >= 2,
+            "{name} quotes no statistics line of this case"
+        );
+        for l in quoted {
+            // The README indents its excerpt four spaces more.
+            let l = match l.strip_prefix("    ") {
+                Some(rest) if name.starts_with("README") => rest,
+                _ => l,
+            };
+            assert!(
+                printed.contains(&shape(l)),
+                "{name} quotes a line this run did not print (figures aside):\n{l}\nprinted:\n{}",
+                printed.join("\n")
+            );
+        }
+    }
 }
 
 #[test]
