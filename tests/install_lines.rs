@@ -52,9 +52,12 @@ fn destination(line: &str) -> Option<String> {
     copies.then(|| words.last().unwrap().to_string())
 }
 
-/// `line` with `/usr/local` moved to `prefix`.
+/// `line` with `/usr/local` moved to `prefix`, and `/etc` (where fish
+/// looks for every user's completions) to `prefix/etc`.
 fn in_prefix(line: &str, prefix: &Path) -> String {
-    line.replace("/usr/local", prefix.to_str().unwrap())
+    let p = prefix.to_str().unwrap();
+    line.replace("/usr/local", p)
+        .replace(" /etc/", &format!(" {p}/etc/"))
 }
 
 /// A place as the shell reads it: `~` is `home`.
