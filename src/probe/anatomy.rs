@@ -68,7 +68,10 @@ fn round_trips(
             sent: m.sent_shares.map_or(Vec::new(), |s| s.as_slice().to_vec()),
         });
     }
-    if tls.version == "TLSv1.2" && shape.answered_waits >= 2 {
+    // A full TLS 1.2 handshake has its second round trip whether or not a
+    // wait for it was seen (on a fast path the answer can be in the socket
+    // before the client would wait); a resumed one has none.
+    if tls.version == "TLSv1.2" && (shape.answered_waits >= 2 || !tls.resumed) {
         extra.push(TlsExtra::Tls12);
     }
     let gaps = shape.gaps();
@@ -88,7 +91,10 @@ fn round_trips(
         .iter()
         .filter(|e| matches!(e, TlsExtra::InitialWindow { .. }))
         .count();
-    let n = usize::from(shape.answered_waits) + windows;
+    // The protocol's own round trips happened even where a wait for one
+    // went unseen: a HelloRetryRequest and TLS 1.2 each add one to the first.
+    let protocol = 1 + extra.len() - windows;
+    let n = usize::from(shape.answered_waits).max(protocol) + windows;
     Some((u8::try_from(n).unwrap_or(u8::MAX), extra))
 }
 
@@ -160,6 +166,19 @@ mod tests {
     }
 
     #[test]
+    fn a_hello_retry_is_two_round_trips_even_when_one_wait_went_unseen() {
+        let mut s = finished(1);
+        s.messages.hello_retry = true;
+        let (n, extra) = round_trips(&s, &tls("TLSv1.3"), Some(40_000)).unwrap();
+        assert_eq!(n, 2);
+        assert!(matches!(extra[..], [TlsExtra::HelloRetry { .. }]), "{extra:?}");
+        // Seen twice, still two.
+        let mut s = finished(2);
+        s.messages.hello_retry = true;
+        assert_eq!(round_trips(&s, &tls("TLSv1.3"), Some(40_000)).unwrap().0, 2);
+    }
+
+    #[test]
     fn a_long_gap_late_in_a_flight_is_the_window_s() {
         let mut s = finished(1);
         s.flight_bytes[0] = 21_344;
@@ -187,8 +206,15 @@ mod tests {
         let (n, extra) = round_trips(&finished(2), &tls("TLSv1.2"), Some(40_000)).unwrap();
         assert_eq!((n, extra), (2, vec![TlsExtra::Tls12]));
         // A resumed TLS 1.2 handshake: one round trip, nothing named.
-        let (n, extra) = round_trips(&finished(1), &tls("TLSv1.2"), Some(40_000)).unwrap();
+        let resumed = TlsFacts {
+            resumed: true,
+            ..tls("TLSv1.2")
+        };
+        let (n, extra) = round_trips(&finished(1), &resumed, Some(40_000)).unwrap();
         assert_eq!((n, extra), (1, vec![]));
+        // A full one whose second wait went unseen still took two.
+        let (n, extra) = round_trips(&finished(1), &tls("TLSv1.2"), Some(40_000)).unwrap();
+        assert_eq!((n, extra), (2, vec![TlsExtra::Tls12]));
         let stages = Stages {
             tls: Some(84_000),
             tls_setup: Some(1_000),

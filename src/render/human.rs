@@ -353,7 +353,7 @@ fn wrap_indented(text: &str, width: usize) -> Vec<String> {
     let mut lines = Vec::new();
     let mut line = " ".repeat(indent);
     let mut bare = true;
-    for word in text.trim_start_matches(' ').split(' ') {
+    for word in figure_words(text.trim_start_matches(' ')) {
         let len = line.chars().count();
         if !bare && len + 1 + word.chars().count() > width {
             lines.push(std::mem::replace(&mut line, more.clone()));
@@ -362,11 +362,29 @@ fn wrap_indented(text: &str, width: usize) -> Vec<String> {
         if !bare {
             line.push(' ');
         }
-        line.push_str(word);
+        line.push_str(&word);
         bare = false;
     }
     lines.push(line);
     lines
+}
+
+/// The words of `text`, a figure kept with the word before it (`rest
+/// 2.04ms`, `of 40.1ms`), so a wrap never parts a name from its value.
+fn figure_words(text: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        let digits = word.trim_start_matches(['-', '+', '~']);
+        let figure = digits.starts_with(|c: char| c.is_ascii_digit());
+        match words.last_mut() {
+            Some(last) if figure && !last.is_empty() => {
+                last.push(' ');
+                last.push_str(word);
+            }
+            _ => words.push(word.to_string()),
+        }
+    }
+    words
 }
 
 #[cfg(test)]
