@@ -171,7 +171,10 @@ mod tests {
         s.messages.hello_retry = true;
         let (n, extra) = round_trips(&s, &tls("TLSv1.3"), Some(40_000)).unwrap();
         assert_eq!(n, 2);
-        assert!(matches!(extra[..], [TlsExtra::HelloRetry { .. }]), "{extra:?}");
+        assert!(
+            matches!(extra[..], [TlsExtra::HelloRetry { .. }]),
+            "{extra:?}"
+        );
         // Seen twice, still two.
         let mut s = finished(2);
         s.messages.hello_retry = true;

@@ -274,7 +274,9 @@ pub fn lines(info: &RunInfo, why: &HandshakeWhy) -> Vec<String> {
     out.extend(why_line(why));
     out.extend(early_data_line(why));
     // A calibration measures this machine's floor: nothing there to save.
-    if why.round_trips.is_some() && !info.settings.calibrate {
+    // A comparison is itself the run that shows a change, and each variant
+    // changes the settings the advice would read.
+    if why.round_trips.is_some() && !info.settings.calibrate && info.compare.is_none() {
         out.extend(advice(info, why));
     }
     out.extend(connection_line(why));
