@@ -9,6 +9,7 @@ pub mod ocsp;
 pub mod path;
 pub mod pki;
 pub mod prometheus;
+pub mod quickstart;
 mod relay;
 pub mod server;
 pub mod temp;
