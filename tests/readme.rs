@@ -1,21 +1,31 @@
-//! The README's command blocks still work: every `tlsping` command runs
-//! against a local server (the host swapped in, the round count shortened),
-//! the `curl -w` cross-check prints the stages, and every `cargo` command
-//! names an example, bench or flag that exists.
+//! The command blocks of the documents still work: every `tlsping` command
+//! of README.md, docs/*.md and CONTRIBUTING.md runs against a local server
+//! (the host swapped in, the round count shortened), the `curl -w`
+//! cross-check prints the stages, and every `cargo` command names an
+//! example, bench or flag that exists. The README stays a front door, and
+//! every link between the documents leads somewhere.
 
 mod support;
 
 use std::process::Command;
 
+use support::docs::{self, Doc};
 use support::{ca, start, ServerOpts};
 
-const README: &str = include_str!("../README.md");
-
-/// Indented command lines (continuations joined), without a `$ ` prompt.
+/// Indented command lines (continuations joined), without a `$ ` prompt,
+/// of every document of the English edition.
 fn commands() -> Vec<String> {
+    docs::english()
+        .iter()
+        .flat_map(|doc| commands_of(&doc.text))
+        .collect()
+}
+
+/// Indented command lines of one text.
+fn commands_of(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut pending = String::new();
-    for line in README.lines() {
+    for line in text.lines() {
         let Some(cmd) = line.strip_prefix("    ") else {
             continue;
         };
@@ -52,9 +62,13 @@ fn every_tlsping_command_runs_against_a_local_server() {
     let mut ran = 0;
     // The jq recipes need jq; without it (outside CI) only they are skipped.
     let jq = support::have("jq");
+    let mut pushes = Vec::new();
     for cmd in commands()
         .iter()
         .filter(|c| c.starts_with("tlsping ") && !c.contains("[flags]"))
+        // The Quickstart runs across a delayed path (tests/readme_examples.rs),
+        // and the install lines in a home of their own (tests/install_lines.rs).
+        .filter(|c| *c != support::quickstart::COMMAND && !c.contains("--generate"))
         .filter(|c| jq || !c.contains("| jq"))
     {
         // Same flags, local host, fewer and faster rounds.
@@ -78,6 +92,13 @@ fn every_tlsping_command_runs_against_a_local_server() {
                 "--cacert" | "-i" => {
                     it.next();
                 }
+                // A Pushgateway stand-in on loopback takes the push.
+                "--push" => {
+                    it.next();
+                    let (url, pushed) = support::prometheus::answering_stand_in(1);
+                    words.push(format!("--push {url}"));
+                    pushes.push(pushed);
+                }
                 "example.com" => words.push(url.clone()),
                 // Every endpoint of a target comparison: two paths of the one server.
                 w if w.starts_with("target=") => words.push(format!("target={url}a,{url}b")),
@@ -95,7 +116,7 @@ fn every_tlsping_command_runs_against_a_local_server() {
             .unwrap();
         assert!(
             out.status.success(),
-            "README command failed: {cmd}\nran: {script}\n{}",
+            "documented command failed: {cmd}\nran: {script}\n{}",
             String::from_utf8_lossy(&out.stderr)
         );
         if script.contains("| jq") {
@@ -107,8 +128,15 @@ fn every_tlsping_command_runs_against_a_local_server() {
         }
         ran += 1;
     }
-    let least = if jq { 5 } else { 3 };
+    let least = if jq { 12 } else { 6 };
     assert!(ran >= least, "only {ran} tlsping commands found");
+    assert!(!pushes.is_empty(), "no --push recipe ran");
+    for pushed in pushes {
+        let seen = pushed
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("the push reached the stand-in");
+        assert!(seen.starts_with("PUT /metrics/job/tlsping/"), "{seen}");
+    }
     let csv = std::fs::read_to_string(dir.join("run.csv")).expect("the CSV recipe wrote run.csv");
     assert!(csv.starts_with("round,mode,warmup,"));
     let _ = std::fs::remove_dir_all(&dir);
@@ -144,7 +172,7 @@ fn the_curl_cross_check_prints_every_stage() {
         1,
     );
     if (major, minor) < (8, 10) {
-        // The README's own advice for an older curl.
+        // docs/measurement.md's own advice for an older curl.
         script = script.replace("time_posttransfer", "time_pretransfer");
     }
     let out = sh(&script);
@@ -195,18 +223,16 @@ fn every_cargo_command_names_something_that_exists() {
     }
 }
 
-/// The README's "Limitations" says what `bytes` reads at the 64 KiB cap:
-/// libcurl's pieces are taken whole or not at all, so never more than
-/// 65,536; on HTTP/2 the pieces are the server's 16 KiB DATA frames, which
-/// fill the cap exactly.
+/// docs/measurement.md's "The body cap" says what `bytes` reads at the
+/// 64 KiB cap: libcurl's pieces are taken whole or not at all, so never
+/// more than 65,536; on HTTP/2 the pieces are the server's 16 KiB DATA
+/// frames, which fill the cap exactly.
 #[test]
-fn bytes_at_the_body_cap_reads_as_the_readme_says() {
-    let limitation = README
-        .lines()
-        .skip_while(|l| !l.starts_with("- Bodies are read up to 64 KiB"))
-        .take_while(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ");
+fn bytes_at_the_body_cap_reads_as_the_docs_say() {
+    let text = docs::read("docs/measurement.md");
+    let limitation = docs::section(&text, "### The body cap")
+        .expect("docs/measurement.md's section on the body cap")
+        .replace('\n', " ");
     assert!(limitation.contains("exactly 65,536"), "{limitation}");
     for h2 in [false, true] {
         let server = start(ServerOpts {
@@ -239,17 +265,18 @@ fn bytes_at_the_body_cap_reads_as_the_readme_says() {
     }
 }
 
-/// The Install section names everything `ldd` lists for the binary: every
+/// docs/performance.md names everything `ldd` lists for the binary: every
 /// library it prints starts with a name the sentence gives in backticks.
 #[test]
-fn ldd_lists_only_what_the_install_section_names() {
+fn ldd_lists_only_what_the_performance_notes_name() {
     if !support::have("ldd") {
         return;
     }
-    let sentence = README
+    let text = docs::read("docs/performance.md");
+    let sentence = text
         .split("\n\n")
         .find(|p| p.starts_with("The release binary links"))
-        .expect("the Install section's paragraph on ldd");
+        .expect("docs/performance.md's paragraph on ldd");
     let named: Vec<&str> = sentence.split('`').skip(1).step_by(2).collect();
     let out = Command::new("ldd").arg(support::bin()).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
@@ -258,7 +285,130 @@ fn ldd_lists_only_what_the_install_section_names() {
         let file = path.rsplit('/').next().unwrap_or(path);
         assert!(
             named.iter().any(|n| file.starts_with(&format!("{n}."))),
-            "ldd lists {file}, which the README's sentence does not name ({named:?}):\n{text}"
+            "ldd lists {file}, which docs/performance.md does not name ({named:?}):\n{text}"
         );
     }
+}
+
+/// The README is a front door: at most 300 lines, and a reader meets a
+/// runnable `tlsping <host>` and the lines that say how much of a new
+/// connection is TLS within its first 60.
+#[test]
+fn the_readme_is_a_front_door() {
+    let text = docs::read("README.md");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() <= 300, "README.md has {} lines", lines.len());
+    let first = &lines[..60.min(lines.len())];
+    let within = |what: &str| first.iter().any(|l| l.contains(what));
+    assert!(
+        first.iter().any(|l| l.trim_start().strip_prefix("$ ")
+            == Some(support::quickstart::COMMAND)),
+        "no `$ {}` in README.md's first 60 lines",
+        support::quickstart::COMMAND
+    );
+    for what in [
+        "handshake overhead = ",
+        "(medians)",
+        ", of which client set-up ",
+    ] {
+        assert!(within(what), "README.md's first 60 lines lack {what:?}");
+    }
+}
+
+/// GitHub's anchor for a heading: lower case, letters, digits, `-` and `_`
+/// kept, spaces as `-`, everything else dropped.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The anchors of a document's headings (code blocks left out).
+fn anchors(text: &str) -> Vec<String> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        }
+        let hashes = line.chars().take_while(|c| *c == '#').count();
+        if !fenced && hashes > 0 && line[hashes..].starts_with(' ') {
+            out.push(slug(&line[hashes..]));
+        }
+    }
+    out
+}
+
+/// Every relative link of `docs` that leads nowhere: a missing file, or an
+/// anchor no heading of its file has.
+fn broken_links(docs: &[Doc]) -> Vec<String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut broken = Vec::new();
+    for doc in docs {
+        let dir = root.join(&doc.name).parent().unwrap().to_path_buf();
+        for target in doc.text.split("](").skip(1).filter_map(|r| r.split(')').next()) {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            let (file, anchor) = target.split_once('#').unwrap_or((target, ""));
+            let path = if file.is_empty() {
+                root.join(&doc.name)
+            } else {
+                dir.join(file)
+            };
+            if !path.exists() {
+                broken.push(format!("{}: ({target}): no file {}", doc.name, path.display()));
+                continue;
+            }
+            if !anchor.is_empty() {
+                let text = std::fs::read_to_string(&path).unwrap();
+                if !anchors(&text).iter().any(|a| a == anchor) {
+                    broken.push(format!("{}: ({target}): no heading #{anchor}", doc.name));
+                }
+            }
+        }
+    }
+    broken
+}
+
+#[test]
+fn every_link_between_the_documents_leads_somewhere() {
+    let english = docs::english();
+    assert!(english.len() >= 8, "the README, six docs and CONTRIBUTING.md");
+    let links = english
+        .iter()
+        .map(|d| d.text.matches("](").count())
+        .sum::<usize>();
+    assert!(links >= 40, "only {links} links");
+    let broken = broken_links(&english);
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+#[test]
+fn every_link_of_the_korean_edition_leads_somewhere() {
+    let broken = broken_links(&docs::korean());
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+#[test]
+fn an_anchor_is_the_slug_github_makes() {
+    assert_eq!(slug(" Reconciling with `curl -w`"), "reconciling-with-curl--w");
+    assert_eq!(slug(" Write-out: curl's variables"), "write-out-curls-variables");
+    assert_eq!(slug(" When `dns` and `tcp` overlap"), "when-dns-and-tcp-overlap");
+    let text = "# A\n```promql\n# not a heading\n```\n## Why not ping or httping?\n";
+    assert_eq!(anchors(text), ["a", "why-not-ping-or-httping"]);
+    let doc = Doc {
+        name: "README.md".into(),
+        text: "[x](docs/measurement.md#nowhere) [y](docs/measurement.md#statistics)".into(),
+    };
+    let broken = broken_links(&[doc]);
+    assert_eq!(broken.len(), 1, "{broken:?}");
+    assert!(broken[0].contains("#nowhere"), "{broken:?}");
 }

@@ -1,19 +1,26 @@
-//! The example outputs in the READMEs are what the current binary prints.
+//! The example outputs in the documents are what the current binary prints.
 //!
-//! An example is an indented block whose first line is `$ tlsping ...`
-//! (so a new example is checked as soon as it is written). It runs against
-//! the test server the text last named before it in a
+//! An example is an indented block whose first line is `$ tlsping ...`, in
+//! any document of the English edition (README.md, docs/*.md,
+//! CONTRIBUTING.md), so a new example is checked as soon as it is written.
+//! It runs against the test server the text last named before it in a
 //! `` `cargo run --example loopback_server -- ARGS` `` span, with the
-//! README's flags, the server's URL and CA file swapped in, in the terminal
-//! the READMEs describe (`COLUMNS=120 LANG=C.UTF-8`, no colour). Its stdout
-//! must have the block's lines, in order, with the same words in the same
-//! columns once the figures are set aside (see `normalise`). README.ko.md
-//! carries the very same blocks: program output is not translated.
+//! document's flags, the server's URL and CA file swapped in, in the
+//! terminal the README describes (`COLUMNS=120 LANG=C.UTF-8`, no colour).
+//! The README's Quickstart block (between the `quickstart-output` markers)
+//! runs as `examples/quickstart_output.rs` made it: across the delayed path.
+//! Its stdout must have the block's lines, in order, with the same words in
+//! the same columns once the figures are set aside (see `normalise`). The
+//! Korean edition carries the very same blocks, file for file: program
+//! output is not translated.
 
 mod support;
 
 use std::time::Duration;
 
+use support::docs;
+use support::path::DelayedPath;
+use support::quickstart;
 use support::{start, ServerOpts, TestServer};
 
 #[path = "readme_examples/check.rs"]
@@ -21,19 +28,25 @@ mod check;
 
 use check::{compare, difference, picture, plot_row};
 
-const EN: &str = include_str!("../README.md");
-const KO: &str = include_str!("../README.ko.md");
-
 /// The terminal the examples come from, in the words both READMEs use.
 const TERMINAL: &str = "COLUMNS=120 LANG=C.UTF-8";
 
+/// What an example runs against.
+#[derive(Clone, Debug, PartialEq)]
+enum Server {
+    /// The loopback test server, with these arguments.
+    Loopback(Vec<String>),
+    /// The Quickstart's server, across the delayed path.
+    Quickstart,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 struct Example {
-    /// The README line of the `$ tlsping` command, 1-based.
+    /// The document and the line of the `$ tlsping` command, 1-based.
+    file: String,
     line: usize,
     command: String,
-    /// The arguments of the loopback server it runs against.
-    server: Vec<String>,
+    server: Server,
     output: Vec<String>,
 }
 
@@ -44,8 +57,17 @@ fn server_args(line: &str) -> Option<Vec<String>> {
     Some(args.split_whitespace().map(String::from).collect())
 }
 
-/// Every example block of `text`, with the server named last before it.
-fn examples(text: &str) -> Vec<Example> {
+/// Every example block of the English edition, document by document.
+fn all_examples() -> Vec<Example> {
+    docs::english()
+        .iter()
+        .flat_map(|d| examples(&d.name, &d.text))
+        .collect()
+}
+
+/// Every example block of `text` (the document `file`), with the server
+/// named last before it.
+fn examples(file: &str, text: &str) -> Vec<Example> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
     let mut server = None;
@@ -70,12 +92,19 @@ fn examples(text: &str) -> Vec<Example> {
         while output.last().is_some_and(|l| l.is_empty()) {
             output.pop();
         }
+        let quickstart = i > 0 && lines[i - 1].starts_with(quickstart::BEGIN);
+        let server = if quickstart {
+            Server::Quickstart
+        } else {
+            Server::Loopback(server.clone().unwrap_or_else(|| {
+                panic!("{file} line {}: no loopback_server named before it", i + 1)
+            }))
+        };
         out.push(Example {
+            file: file.to_string(),
             line: i + 1,
             command: command.to_string(),
-            server: server
-                .clone()
-                .unwrap_or_else(|| panic!("line {}: no loopback_server named before it", i + 1)),
+            server,
             output,
         });
         i = end;
@@ -83,29 +112,42 @@ fn examples(text: &str) -> Vec<Example> {
     out
 }
 
-/// The server `args` describe, as `examples/loopback_server.rs` reads them.
-fn server_for(args: &[String]) -> TestServer {
+/// The servers `args` describe, as `examples/loopback_server.rs` reads
+/// them: the first, and the second that `--second-delay-ms` asks for.
+fn server_for(args: &[String]) -> Vec<TestServer> {
     let mut opts = ServerOpts::default();
+    let mut second = None;
     let mut it = args.iter();
+    let ms = |flag: &str, it: &mut std::slice::Iter<String>| {
+        let ms = it
+            .next()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{flag} N"));
+        Some(Duration::from_millis(ms))
+    };
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--h2" => opts.h2 = true,
             "--tls12" => opts.tls12 = true,
-            "--delay-ms" => {
-                let ms = it
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .expect("--delay-ms N");
-                opts.delay = Some(Duration::from_millis(ms));
-            }
+            "--delay-ms" => opts.delay = ms(arg, &mut it),
+            "--second-delay-ms" => second = ms(arg, &mut it),
             other => panic!("the examples' server takes no {other}"),
         }
     }
-    start(opts)
+    let mut servers = Vec::new();
+    if let Some(delay) = second {
+        servers.push(start(ServerOpts {
+            delay: Some(delay),
+            ..opts.clone()
+        }));
+    }
+    servers.insert(0, start(opts));
+    servers
 }
 
-/// Runs an example's command against `server` and returns its stdout lines.
-fn run(example: &Example, server: &TestServer) -> Vec<String> {
+/// Runs an example's command against `servers` (the URLs it names, in
+/// order) and returns its stdout lines.
+fn run(example: &Example, servers: &[TestServer]) -> Vec<String> {
     let words: Vec<&str> = example.command.split_whitespace().collect();
     assert!(
         !example.command.contains(['\'', '"', '|', '>', '<']),
@@ -119,7 +161,10 @@ fn run(example: &Example, server: &TestServer) -> Vec<String> {
             it.next();
             args.extend(["--cacert".to_string(), support::cacert()]);
         } else if w.starts_with("https://localhost:") {
-            args.push(server.url());
+            args.push(servers[0].url());
+        } else if w.starts_with("target=") {
+            let urls: Vec<String> = servers.iter().map(TestServer::url).collect();
+            args.push(format!("target={}", urls.join(",")));
         } else {
             args.push(w.to_string());
         }
@@ -136,34 +181,41 @@ fn run(example: &Example, server: &TestServer) -> Vec<String> {
         .env_remove("LC_CTYPE")
         .output()
         .unwrap();
+    printed(example, &out)
+}
+
+/// The stdout lines of a run that succeeded, trailing blank lines left out.
+fn printed(example: &Example, out: &std::process::Output) -> Vec<String> {
     assert!(
         out.status.success(),
-        "line {}: {}\n{}",
+        "{} line {}: {}\n{}",
+        example.file,
         example.line,
         example.command,
-        support::stderr(&out)
+        support::show(out)
     );
-    let mut lines: Vec<String> = support::stdout(&out).lines().map(String::from).collect();
+    let mut lines: Vec<String> = support::stdout(out).lines().map(String::from).collect();
     while lines.last().is_some_and(|l| l.is_empty()) {
         lines.pop();
     }
     lines
 }
 
-// ------------------------------------------------------------------ tests
+/// An example whose first line is this shows only some of the lines, in
+/// order; the ones it leaves out may be anything.
+const LEFT_OUT: &str = "…";
 
-#[test]
-fn every_example_output_is_what_the_binary_prints_now() {
-    let all = examples(EN);
-    assert!(all.len() >= 2, "only {} examples found: {all:?}", all.len());
-    for example in &all {
-        let server = server_for(&example.server);
-        let got = run(example, &server);
-        let problems = compare(&example.output, &got);
-        assert!(
-            problems.is_empty(),
-            "README.md line {} (`{}`) no longer shows what tlsping prints:\n{}\n\n\
-             What it printed (paste it into both READMEs, then keep the numbers or not):\n{}",
+/// What differs between an example and what it printed now, as a message.
+fn differences(example: &Example, got: &[String]) -> Option<String> {
+    let problems = match example.output.split_first() {
+        Some((first, shown)) if first == LEFT_OUT => excerpt_problems(shown, got),
+        _ => compare(&example.output, got),
+    };
+    (!problems.is_empty()).then(|| {
+        format!(
+            "{} line {} (`{}`) no longer shows what tlsping prints:\n{}\n\n\
+             What it printed (paste it into both editions, then keep the numbers or not):\n{}",
+            example.file,
             example.line,
             example.command,
             problems.join("\n"),
@@ -171,26 +223,99 @@ fn every_example_output_is_what_the_binary_prints_now() {
                 .map(|l| format!("    {l}").trim_end().to_string())
                 .collect::<Vec<_>>()
                 .join("\n")
-        );
+        )
+    })
+}
+
+// ------------------------------------------------------------------ tests
+
+#[test]
+fn every_example_output_is_what_the_binary_prints_now() {
+    let all = all_examples();
+    assert!(all.len() >= 2, "only {} examples found: {all:?}", all.len());
+    for example in &all {
+        let Server::Loopback(args) = &example.server else {
+            continue;
+        };
+        let servers = server_for(args);
+        let got = run(example, &servers);
+        if let Some(message) = differences(example, &got) {
+            panic!("{message}");
+        }
     }
 }
 
-#[test]
-fn the_korean_readme_has_the_same_examples_and_terminal() {
-    let (en, ko) = (examples(EN), examples(KO));
-    assert_eq!(en.len(), ko.len(), "examples in README.md and README.ko.md");
-    for (e, k) in en.iter().zip(&ko) {
-        let at = format!("README.md line {}, README.ko.md line {}", e.line, k.line);
-        assert_eq!(e.command, k.command, "{at}");
-        assert_eq!(
-            e.server, k.server,
-            "the server named before the example, {at}"
-        );
-        assert!(e.output == k.output, "the output differs, {at}");
+/// The lines of `shown` that the run's lines `got` lack, in order, each
+/// line compared as a whole block is.
+fn excerpt_problems(shown: &[String], got: &[String]) -> Vec<String> {
+    let mut rest = got;
+    let mut problems = Vec::new();
+    for line in shown {
+        let one = std::slice::from_ref(line);
+        match rest
+            .iter()
+            .position(|g| compare(one, std::slice::from_ref(g)).is_empty())
+        {
+            Some(at) => rest = &rest[at + 1..],
+            None => problems.push(format!("the run printed no line like this one (or not in this order):\n  {line}")),
+        }
     }
-    for (name, text) in [("README.md", EN), ("README.ko.md", KO)] {
+    problems
+}
+
+/// The README's Quickstart is a run across a path with 20 ms each way, as
+/// `examples/quickstart_output.rs` wrote it: the same command runs there
+/// again and prints the same lines and columns.
+#[test]
+fn the_quickstart_output_is_what_a_run_across_the_delayed_path_prints() {
+    let readme = docs::read("README.md");
+    let example = examples("README.md", &readme).remove(0);
+    assert_eq!(example.server, Server::Quickstart, "{example:?}");
+    assert_eq!(example.command, quickstart::COMMAND);
+    // The block ends at the end marker: nothing after it belongs to it.
+    let end = readme.lines().position(|l| l == quickstart::END);
+    assert_eq!(end, Some(example.line + example.output.len()), "{example:?}");
+    let Some(path) = DelayedPath::for_test(quickstart::ONE_WAY, None) else {
+        return;
+    };
+    if !support::have("unshare") {
+        return;
+    }
+    let got = printed(&example, &quickstart::run(support::bin(), &path));
+    if let Some(message) = differences(&example, &got) {
+        panic!("{message}");
+    }
+    // It went across the path: a new connection's tcp is a round trip.
+    let tcp = example.output.iter().find(|l| l.contains("· tcp "));
+    let tcp: f64 = tcp
+        .and_then(|l| l.split("· tcp ").nth(1))
+        .and_then(|r| r.split("ms").next())
+        .and_then(|v| v.parse().ok())
+        .expect("the Quickstart's median tcp");
+    let rtt = 2.0 * quickstart::ONE_WAY.as_secs_f64() * 1000.0;
+    assert!(tcp >= rtt && tcp < rtt + 10.0, "tcp {tcp} ms, round trip {rtt} ms");
+}
+
+#[test]
+fn the_korean_edition_has_the_same_examples_and_terminal() {
+    for (en_doc, ko_doc) in docs::english().iter().zip(docs::korean()) {
+        let (name, ko_name) = (&en_doc.name, &ko_doc.name);
+        let en = examples(name, &en_doc.text);
+        let ko = examples(ko_name, &ko_doc.text);
+        assert_eq!(en.len(), ko.len(), "examples in {name} and {ko_name}");
+        for (e, k) in en.iter().zip(&ko) {
+            let at = format!("{name} line {}, {ko_name} line {}", e.line, k.line);
+            assert_eq!(e.command, k.command, "{at}");
+            assert_eq!(
+                e.server, k.server,
+                "the server named before the example, {at}"
+            );
+            assert!(e.output == k.output, "the output differs, {at}");
+        }
+    }
+    for name in ["README.md", "README.ko.md"] {
         assert!(
-            text.contains(&format!("`{TERMINAL}`")),
+            docs::read(name).contains(&format!("`{TERMINAL}`")),
             "{name} must say the examples come from `{TERMINAL}`"
         );
     }
@@ -198,7 +323,7 @@ fn the_korean_readme_has_the_same_examples_and_terminal() {
 
 #[test]
 fn the_compare_example_shows_both_kinds_of_difference() {
-    let lines: Vec<String> = examples(EN)
+    let lines: Vec<String> = all_examples()
         .into_iter()
         .filter(|e| e.command.contains("--compare"))
         .flat_map(|e| e.output)
@@ -212,18 +337,25 @@ fn the_compare_example_shows_both_kinds_of_difference() {
     assert!(verdict(": no difference detectable between "), "{lines:#?}");
 }
 
-/// The pictures the "Statistics" section draws by hand (indented inside a
-/// list item) are built like the real ones: rows, the ends of each scale,
-/// and the note and legend the first example printed, word for word.
+/// The pictures docs/measurement.md's "Statistics" draws by hand (indented
+/// inside a list item) are built like the real ones: rows, the ends of each
+/// scale, and the notes and legend the examples printed, word for word.
 #[test]
 fn the_hand_drawn_pictures_follow_the_real_ones() {
-    let printed = &examples(EN)[0].output;
-    let (real_notes, real_legend) = notes_and_legend(printed);
+    let (mut real_notes, mut real_legend) = (Vec::new(), None);
+    for example in all_examples() {
+        if example.output.iter().any(|l| plot_row(l).is_some()) {
+            let (notes, legend) = notes_and_legend(&example.output);
+            real_notes.extend(notes);
+            real_legend = real_legend.or(legend);
+        }
+    }
     assert!(
         !real_notes.is_empty() && real_legend.is_some(),
-        "{printed:#?}"
+        "no example prints a picture with its note and legend"
     );
-    let lines: Vec<String> = EN
+    let text = docs::read("docs/measurement.md");
+    let lines: Vec<String> = text
         .lines()
         .map(|l| l.strip_prefix("      ").unwrap_or("").to_string())
         .collect();
@@ -255,9 +387,11 @@ fn notes_and_legend(block: &[String]) -> (Vec<String>, Option<String>) {
     (notes, norm.last().map(|n| n.source.clone()))
 }
 
-/// The first example's block, changed by `f`.
+/// The Quickstart's block, changed by `f`.
 fn quickstart_with(f: impl FnOnce(&mut Vec<String>)) -> (Vec<String>, Vec<String>) {
-    let block = examples(EN).remove(0).output;
+    let block = examples("README.md", &docs::read("README.md"))
+        .remove(0)
+        .output;
     let mut changed = block.clone();
     f(&mut changed);
     (block, changed)
@@ -351,4 +485,24 @@ fn a_difference_reads_the_same_whichever_way_it_came_out() {
     assert_eq!(difference(&reworded), None);
     assert!(!compare(&[faster.into()], &[reworded]).is_empty());
     assert!(!compare(&[faster.into()], &[faster.replace("cold tls", "cold srv")]).is_empty());
+}
+
+#[test]
+fn an_excerpt_keeps_its_lines_in_order_and_leaves_out_the_rest() {
+    let run: Vec<String> = [
+        "--- target compared with localhost:1, round by round ---",
+        "cold dns: no difference detectable between localhost:2 and localhost:1 \
+         (median 0.00ms, 95% CI -0.02 .. 0.02), 7",
+        "    rounds",
+        "cold tls: localhost:2 is 20.7ms slower than localhost:1 (95% CI 16.0 .. 25.1), 7 rounds",
+        "warm srv: localhost:2 is 20.3ms slower than localhost:1 (95% CI 20.0 .. 24.1), 7 rounds",
+    ]
+    .map(String::from)
+    .to_vec();
+    let shown = |lines: &[usize]| -> Vec<String> { lines.iter().map(|&i| run[i].clone()).collect() };
+    assert!(excerpt_problems(&shown(&[0, 3, 4]), &run).is_empty());
+    assert_eq!(excerpt_problems(&shown(&[0, 4, 3]), &run).len(), 1, "out of order");
+    let mut reworded = shown(&[0, 3]);
+    reworded[1] = reworded[1].replace("cold tls", "cold tcp");
+    assert_eq!(excerpt_problems(&reworded, &run).len(), 1, "a line the run lacks");
 }

@@ -3,6 +3,7 @@
 
 pub mod curl_cli;
 pub mod delay;
+pub mod docs;
 pub mod faults;
 pub mod json_doc;
 pub mod ocsp;
