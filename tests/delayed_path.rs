@@ -233,7 +233,7 @@ fn the_line_adds_little_to_its_delay() {
         excess_us.iter().copied().fold(0.0, f64::max),
     );
     let seen = path.relay_seen();
-    // The figures the README quotes come from here (`-- --nocapture`).
+    // The figures CONTRIBUTING.md quotes come from here (`-- --nocapture`).
     println!(
         "connect over 2 × {d:?}: above 2D min {low:.0} µs, median {mid:.0} µs, max {high:.0} µs \
          (on loopback: {loopback_us:.0} µs); timer lateness mean {:?}, max {:?}",

@@ -3,7 +3,8 @@
 //! preflight (a total loss), a run with labels and one Ctrl+C ended, each
 //! accepted by `promtool check metrics` and read back by an independent
 //! parser; labels Prometheus would refuse end the run before any connection
-//! (exit 3). Both READMEs name every alert of the rules file.
+//! (exit 3). docs/monitoring.md (both editions) names every alert of the
+//! rules file.
 
 mod support;
 
@@ -388,23 +389,21 @@ fn the_alerting_rules_pass_promtool() {
     assert!(said.contains("SUCCESS: 5 rules found"), "{said}");
 }
 
-/// The README (both editions) names every alert of the rules file, so a
-/// reader knows what each one watches.
+/// docs/monitoring.md (both editions) names every alert of the rules file,
+/// so a reader knows what each one watches.
 #[test]
-fn the_readmes_name_every_alert_of_the_rules_file() {
+fn the_docs_name_every_alert_of_the_rules_file() {
     let rules = include_str!("../contrib/tlsping-alerts.yml");
     let alerts: Vec<&str> = rules
         .lines()
         .filter_map(|l| l.trim().strip_prefix("- alert: "))
         .collect();
     assert_eq!(alerts.len(), 5, "{alerts:?}");
-    for (name, readme) in [
-        ("README.md", include_str!("../README.md")),
-        ("README.ko.md", include_str!("../README.ko.md")),
-    ] {
+    for name in ["docs/monitoring.md", "docs/ko/monitoring.md"] {
+        let text = support::docs::read(name);
         for alert in &alerts {
             assert!(
-                readme.contains(&format!("- `{alert}`: ")),
+                text.contains(&format!("- `{alert}`: ")),
                 "{name} does not list the alert {alert}"
             );
         }

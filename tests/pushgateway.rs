@@ -1,9 +1,9 @@
 //! `--push` to a real Pushgateway on 127.0.0.1, scraped by a real
 //! Prometheus: the figures Prometheus answers are the run's own, and the
-//! README's PromQL recipes answer, a target gone down among them (in the
+//! PromQL recipes of docs/monitoring.md answer, a target gone down among them (in the
 //! failure rate and its alert). A Pushgateway that refuses or hangs:
 //! the push gives up within its timeout, the JSON is whole, and the exit
-//! status is the README's (a run that would exit 0 or 1 exits 2).
+//! status is docs/monitoring.md's (a run that would exit 0 or 1 exits 2).
 
 mod support;
 
@@ -16,15 +16,14 @@ use support::prometheus::{
 };
 use support::{cacert, quick_json, show, start, stderr, ServerOpts};
 
-/// The PromQL recipes of README.md's ```promql block, in order.
-fn readme_recipes() -> Vec<String> {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let block = readme
+/// The PromQL recipes of docs/monitoring.md's ```promql block, in order.
+fn promql_recipes() -> Vec<String> {
+    let text = support::docs::read("docs/monitoring.md");
+    let block = text
         .split("```promql\n")
         .nth(1)
         .and_then(|rest| rest.split("```").next())
-        .expect("README.md has a ```promql block");
+        .expect("docs/monitoring.md has a ```promql block");
     block
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
@@ -44,7 +43,7 @@ fn one(prom: &support::prometheus::Running, q: &str) -> (serde_json::Value, f64)
 }
 
 #[test]
-fn pushed_figures_reach_prometheus_and_the_readme_recipes_answer() {
+fn pushed_figures_reach_prometheus_and_the_promql_recipes_answer() {
     if !support::have("prometheus") || !support::have("prometheus-pushgateway") {
         return;
     }
@@ -86,7 +85,7 @@ fn pushed_figures_reach_prometheus_and_the_readme_recipes_answer() {
     let gain = one(&prom, "tlsping_paired_gain_seconds").1;
     near(gain, ms(&s["paired_gain_ms"]), 1e-6, "paired gain");
 
-    let recipes = readme_recipes();
+    let recipes = promql_recipes();
     assert_eq!(recipes.len(), 5, "{recipes:?}");
     let answers: Vec<f64> = recipes.iter().map(|q| one(&prom, q).1).collect();
     // The median tls of one run is that run's median tls.
@@ -138,13 +137,13 @@ fn a_target_gone_down_counts_as_failed_in_the_failure_rate_recipe_and_its_alert(
     let (_, out) = quick_json(&args);
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
     one(&prom, "tlsping_preflight_ok == 0");
-    // The failure-rate recipe of the README now averages a good run's 0
+    // The failure-rate recipe of docs/monitoring.md now averages a good run's 0
     // with the failed run's 1, scrape by scrape: above 0 however many
     // scrapes each had.
-    let recipe = readme_recipes()
+    let recipe = promql_recipes()
         .into_iter()
         .find(|q| q.contains("tlsping_loss_ratio"))
-        .expect("the README's failure-rate recipe");
+        .expect("the failure-rate recipe");
     let (labels, rate) = one(&prom, &recipe);
     assert_eq!(labels["target"], url.as_str());
     assert_eq!(labels["vantage"], "test-1");

@@ -301,8 +301,9 @@ fn the_readme_is_a_front_door() {
     let first = &lines[..60.min(lines.len())];
     let within = |what: &str| first.iter().any(|l| l.contains(what));
     assert!(
-        first.iter().any(|l| l.trim_start().strip_prefix("$ ")
-            == Some(support::quickstart::COMMAND)),
+        first
+            .iter()
+            .any(|l| l.trim_start().strip_prefix("$ ") == Some(support::quickstart::COMMAND)),
         "no `$ {}` in README.md's first 60 lines",
         support::quickstart::COMMAND
     );
@@ -353,7 +354,12 @@ fn broken_links(docs: &[Doc]) -> Vec<String> {
     let mut broken = Vec::new();
     for doc in docs {
         let dir = root.join(&doc.name).parent().unwrap().to_path_buf();
-        for target in doc.text.split("](").skip(1).filter_map(|r| r.split(')').next()) {
+        for target in doc
+            .text
+            .split("](")
+            .skip(1)
+            .filter_map(|r| r.split(')').next())
+        {
             if target.contains("://") || target.starts_with("mailto:") {
                 continue;
             }
@@ -364,7 +370,11 @@ fn broken_links(docs: &[Doc]) -> Vec<String> {
                 dir.join(file)
             };
             if !path.exists() {
-                broken.push(format!("{}: ({target}): no file {}", doc.name, path.display()));
+                broken.push(format!(
+                    "{}: ({target}): no file {}",
+                    doc.name,
+                    path.display()
+                ));
                 continue;
             }
             if !anchor.is_empty() {
@@ -381,7 +391,10 @@ fn broken_links(docs: &[Doc]) -> Vec<String> {
 #[test]
 fn every_link_between_the_documents_leads_somewhere() {
     let english = docs::english();
-    assert!(english.len() >= 8, "the README, six docs and CONTRIBUTING.md");
+    assert!(
+        english.len() >= 8,
+        "the README, six docs and CONTRIBUTING.md"
+    );
     let links = english
         .iter()
         .map(|d| d.text.matches("](").count())
@@ -399,9 +412,18 @@ fn every_link_of_the_korean_edition_leads_somewhere() {
 
 #[test]
 fn an_anchor_is_the_slug_github_makes() {
-    assert_eq!(slug(" Reconciling with `curl -w`"), "reconciling-with-curl--w");
-    assert_eq!(slug(" Write-out: curl's variables"), "write-out-curls-variables");
-    assert_eq!(slug(" When `dns` and `tcp` overlap"), "when-dns-and-tcp-overlap");
+    assert_eq!(
+        slug(" Reconciling with `curl -w`"),
+        "reconciling-with-curl--w"
+    );
+    assert_eq!(
+        slug(" Write-out: curl's variables"),
+        "write-out-curls-variables"
+    );
+    assert_eq!(
+        slug(" When `dns` and `tcp` overlap"),
+        "when-dns-and-tcp-overlap"
+    );
     let text = "# A\n```promql\n# not a heading\n```\n## Why not ping or httping?\n";
     assert_eq!(anchors(text), ["a", "why-not-ping-or-httping"]);
     let doc = Doc {

@@ -257,7 +257,9 @@ fn excerpt_problems(shown: &[String], got: &[String]) -> Vec<String> {
             .position(|g| compare(one, std::slice::from_ref(g)).is_empty())
         {
             Some(at) => rest = &rest[at + 1..],
-            None => problems.push(format!("the run printed no line like this one (or not in this order):\n  {line}")),
+            None => problems.push(format!(
+                "the run printed no line like this one (or not in this order):\n  {line}"
+            )),
         }
     }
     problems
@@ -274,7 +276,11 @@ fn the_quickstart_output_is_what_a_run_across_the_delayed_path_prints() {
     assert_eq!(example.command, quickstart::COMMAND);
     // The block ends at the end marker: nothing after it belongs to it.
     let end = readme.lines().position(|l| l == quickstart::END);
-    assert_eq!(end, Some(example.line + example.output.len()), "{example:?}");
+    assert_eq!(
+        end,
+        Some(example.line + example.output.len()),
+        "{example:?}"
+    );
     let Some(path) = DelayedPath::for_test(quickstart::ONE_WAY, None) else {
         return;
     };
@@ -293,7 +299,10 @@ fn the_quickstart_output_is_what_a_run_across_the_delayed_path_prints() {
         .and_then(|v| v.parse().ok())
         .expect("the Quickstart's median tcp");
     let rtt = 2.0 * quickstart::ONE_WAY.as_secs_f64() * 1000.0;
-    assert!(tcp >= rtt && tcp < rtt + 10.0, "tcp {tcp} ms, round trip {rtt} ms");
+    assert!(
+        tcp >= rtt && tcp < rtt + 10.0,
+        "tcp {tcp} ms, round trip {rtt} ms"
+    );
 }
 
 #[test]
@@ -499,10 +508,19 @@ fn an_excerpt_keeps_its_lines_in_order_and_leaves_out_the_rest() {
     ]
     .map(String::from)
     .to_vec();
-    let shown = |lines: &[usize]| -> Vec<String> { lines.iter().map(|&i| run[i].clone()).collect() };
+    let shown =
+        |lines: &[usize]| -> Vec<String> { lines.iter().map(|&i| run[i].clone()).collect() };
     assert!(excerpt_problems(&shown(&[0, 3, 4]), &run).is_empty());
-    assert_eq!(excerpt_problems(&shown(&[0, 4, 3]), &run).len(), 1, "out of order");
+    assert_eq!(
+        excerpt_problems(&shown(&[0, 4, 3]), &run).len(),
+        1,
+        "out of order"
+    );
     let mut reworded = shown(&[0, 3]);
     reworded[1] = reworded[1].replace("cold tls", "cold tcp");
-    assert_eq!(excerpt_problems(&reworded, &run).len(), 1, "a line the run lacks");
+    assert_eq!(
+        excerpt_problems(&reworded, &run).len(),
+        1,
+        "a line the run lacks"
+    );
 }

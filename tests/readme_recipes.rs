@@ -1,5 +1,6 @@
 //! The recipes give what they promise. An example that asks for 20 rounds
-//! or more (in either README, in `--help`, in the systemd unit) leaves the
+//! or more (in either edition of the documents, in `--help`, in the systemd
+//! unit) leaves the
 //! 20 timed rounds a p95 needs once the warmup is taken out, which the
 //! binary confirms: 20 timed rounds give a `0.95` quantile, 19 none. The
 //! jq recipe of the cold `tls_ms` values lists the timed samples only.
@@ -9,15 +10,15 @@ mod support;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
+use support::docs;
 use support::{quick_json, show, start, ServerOpts};
 
-const README: &str = include_str!("../README.md");
-const README_KO: &str = include_str!("../README.ko.md");
 const SERVICE: &str = include_str!("../contrib/tlsping@.service");
 
-/// The `--warmup` default, from README.md's table of flags.
+/// The `--warmup` default, from docs/output.md's table of flags.
 fn default_warmup() -> u32 {
-    let row = README
+    let flags = docs::read("docs/output.md");
+    let row = flags
         .lines()
         .find(|l| l.starts_with("| `--warmup N` |"))
         .expect("the --warmup row of the flags table");
@@ -45,15 +46,17 @@ fn every_example_of_twenty_rounds_or_more_leaves_twenty_timed_ones() {
     let help = support::tlsping(&["--help"]);
     assert!(help.status.success(), "{}", show(&help));
     let help = String::from_utf8(help.stdout).unwrap();
-    let mut examples = counted_examples(README, "README.md");
-    examples.extend(counted_examples(README_KO, "README.ko.md"));
+    let mut examples = Vec::new();
+    for doc in docs::both() {
+        examples.extend(counted_examples(&doc.text, &doc.name));
+    }
     examples.extend(counted_examples(&help, "--help"));
     examples.extend(
         counted_examples(SERVICE, "tlsping@.service")
             .into_iter()
             .filter(|(_, l)| l.starts_with("ExecStart=")),
     );
-    for whence in ["README.md", "--help", "tlsping@.service"] {
+    for whence in ["README.md", "docs/output.md", "--help", "tlsping@.service"] {
         assert!(
             examples.iter().any(|(w, _)| w == whence),
             "no example with a round count in {whence}"
@@ -121,8 +124,9 @@ fn the_jq_recipe_of_cold_tls_lists_the_timed_samples_only() {
     if !support::have("jq") {
         return;
     }
-    for (name, readme) in [("README.md", README), ("README.ko.md", README_KO)] {
-        let line = readme
+    for name in ["docs/output.md", "docs/ko/output.md"] {
+        let recipes = docs::read(name);
+        let line = recipes
             .lines()
             .find(|l| l.contains("| jq") && l.contains(".tls_ms"))
             .unwrap_or_else(|| panic!("{name}: the jq recipe of tls_ms"));

@@ -235,7 +235,7 @@ fn exit_within(child: &mut Child, limit: Duration, what: &str) -> std::process::
 fn a_stdout_nobody_reads_cannot_keep_a_run_past_the_first_sigterm() {
     // A supervisor sends one SIGTERM. The run is stuck writing to a pipe
     // nobody reads, so it cannot finish; it leaves all the same, 5 s on
-    // (the grace the README gives), with 143.
+    // (the grace docs/measurement.md gives), with 143.
     let server = start(ServerOpts::default());
     let mut child = blocked_on_its_output(&server);
     let sent = Instant::now();

@@ -1,5 +1,5 @@
-//! `contrib/tlsping@.service` and `contrib/tlsping@.timer`, as the README
-//! installs them. `systemd-analyze verify` accepts what the README's steps
+//! `contrib/tlsping@.service` and `contrib/tlsping@.timer`, as docs/monitoring.md
+//! installs them. `systemd-analyze verify` accepts what those steps
 //! put in place (run in a mount namespace of the test's own, where `/etc`
 //! and `/usr/local` are overlays). The unit's command line, expanded as
 //! systemd expands it for an instance named after a host with a dash, runs
@@ -25,9 +25,9 @@ use support::{show, start, ServerOpts, TempDir};
 
 const SERVICE: &str = include_str!("../contrib/tlsping@.service");
 const TIMER: &str = include_str!("../contrib/tlsping@.timer");
-const README: &str = include_str!("../README.md");
+const MONITORING: &str = include_str!("../docs/monitoring.md");
 
-/// Where the README installs the binary, and the unit runs it from.
+/// Where docs/monitoring.md installs the binary, and the unit runs it from.
 const INSTALLED: &str = "/usr/local/bin/tlsping";
 
 /// Every `Key=value` of `section` in a unit file, in order (comments and
@@ -248,7 +248,7 @@ fn only_a_run_that_measured_and_pushed_counts_as_the_units_success() {
     if !support::have("systemd-escape") || !support::have("prometheus-pushgateway") {
         return;
     }
-    // The exit codes of README.md's table: 0 and 1 measured; 2 is a target
+    // The exit codes of docs/measurement.md's table: 0 and 1 measured; 2 is a target
     // that answered nothing, a failed preflight or a push that failed.
     assert_eq!(success_codes(), [0, 1]);
     let gateway = pushgateway();
@@ -284,13 +284,13 @@ fn only_a_run_that_measured_and_pushed_counts_as_the_units_success() {
     assert!(expand("no-such-conf", &etc).is_err());
 }
 
-/// The README's block of commands under its heading for the unit, and the
-/// drop-in it shows for `systemctl edit`.
-fn readme_install() -> (String, String) {
-    let section = README
-        .split("### One tlsping per vantage point")
+/// docs/monitoring.md's block of commands under its heading for the unit,
+/// and the drop-in it shows for `systemctl edit`.
+fn documented_install() -> (String, String) {
+    let section = MONITORING
+        .split("## One tlsping per vantage point")
         .nth(1)
-        .expect("the README's section on the unit");
+        .expect("docs/monitoring.md's section on the unit");
     let block = |fence: &str| {
         section
             .split(fence)
@@ -304,14 +304,14 @@ fn readme_install() -> (String, String) {
 }
 
 #[test]
-fn the_readme_steps_install_units_that_systemd_analyze_verifies() {
+fn the_documented_steps_install_units_that_systemd_analyze_verifies() {
     if !support::have("systemd-analyze") || !support::have("unshare") {
         return;
     }
-    let (commands, drop_in) = readme_install();
+    let (commands, drop_in) = documented_install();
     let dir = TempDir::new("systemd-install");
     let root = dir.path();
-    // A clone as the README's steps see it: the units, and the release build.
+    // A clone as the documented steps see it: the units, and the release build.
     std::fs::create_dir_all(root.join("contrib")).unwrap();
     std::fs::create_dir_all(root.join("target/release")).unwrap();
     for unit in ["tlsping@.service", "tlsping@.timer"] {

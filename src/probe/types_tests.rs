@@ -104,8 +104,11 @@ fn server_time_takes_the_minimum_rtt_or_the_cold_handshake() {
 }
 
 #[test]
-fn the_readme_says_how_large_a_full_sample_is() {
-    let readme = include_str!("../../README.md");
+fn the_performance_notes_say_how_large_a_full_sample_is() {
+    let notes = include_str!("../../docs/performance.md");
     let said = format!("A full sample is {} bytes", std::mem::size_of::<Sample>());
-    assert!(readme.contains(&said), "README.md should say: {said}");
+    assert!(
+        notes.contains(&said),
+        "docs/performance.md should say: {said}"
+    );
 }

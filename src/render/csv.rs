@@ -257,7 +257,7 @@ mod tests {
         let (header, rows) = read_back(&[], false, &timed_samples(), None);
         let names: Vec<&str> = header.iter().collect();
         assert_eq!(names[..3], ["round", "mode", "warmup"]);
-        // The published place of every column (the README's header) is
+        // The published place of every column (docs/output.md's header) is
         // checked against the table in `fields`; here, that the cells follow.
         let t = names.iter().position(|n| *n == "t_ms").unwrap();
         assert_eq!(names[t + 1], "at");

@@ -1,7 +1,7 @@
 //! The one table of a sample's fields. `--json` (and a `--jsonl` sample
 //! line), `--csv` (both column orders and the row of a run that ended at its
 //! preflight) and the write-out variables that are sample fields are all
-//! written from it, and tests hold the JSON Schemas and the README's CSV
+//! written from it, and tests hold the JSON Schemas and docs/output.md's CSV
 //! header to it. A new field is one row here (and whatever reads it into the
 //! `Sample`); the formats pick it up.
 
