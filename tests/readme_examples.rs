@@ -524,3 +524,48 @@ fn an_excerpt_keeps_its_lines_in_order_and_leaves_out_the_rest() {
         "a line the run lacks"
     );
 }
+
+/// `value` with every number that is not an integer set aside: a figure
+/// may change from run to run, a count may not.
+fn figures_free(value: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::Number(n) if !(n.is_u64() || n.is_i64()) => Value::String("N".into()),
+        Value::Array(items) => Value::Array(items.iter().map(figures_free).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), figures_free(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// docs/tls.md's JSON excerpt of a server that accepts only P-384: a cold
+/// probe against such a test server has the same fields, counts and names,
+/// the figures aside.
+#[test]
+fn the_json_excerpt_of_a_hello_retry_is_what_such_a_server_gets() {
+    let text = docs::read("docs/tls.md");
+    let excerpt = text
+        .lines()
+        .find_map(|l| l.strip_prefix("    \"tls_ms\": "))
+        .expect("docs/tls.md's JSON excerpt of a cold sample");
+    let shown: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&format!("{{\"tls_ms\": {excerpt}}}")).expect("the excerpt is JSON");
+    let server = start(ServerOpts {
+        groups: Some("P-384".into()),
+        ..Default::default()
+    });
+    let args = ["-n", "2", "-m", "cold", "--resume", "off", &server.url()];
+    let (doc, out) = support::quick_json(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", support::show(&out));
+    let sample = &doc["samples"][1];
+    for (key, value) in &shown {
+        assert_eq!(
+            figures_free(&sample[key]),
+            figures_free(value),
+            "{key} in docs/tls.md and in {sample:#}"
+        );
+    }
+}
