@@ -3,7 +3,8 @@
 //! `docs/X.md`, `CONTRIBUTING.ko.md` mirrors `CONTRIBUTING.md`. Every English
 //! file has its Korean mirror and every Korean file its English original; a
 //! pair has the same heading structure (level by level, in order), the same
-//! code blocks byte for byte, the same commands, flags, exit codes,
+//! blocks under each heading (paragraphs, list items, tables, code blocks),
+//! the same code blocks byte for byte, the same commands, flags, exit codes,
 //! `error_kind` slugs, JSON field names and links (a link to another English
 //! file points at its Korean mirror). Prose may differ; everything a reader
 //! copies or a script reads may not.
@@ -600,6 +601,94 @@ fn sequence_problems<T: AsRef<str>>(
     out
 }
 
+/// The kinds of the text's blocks, in order, each with the heading it sits
+/// under: `paragraph`, `list item`, `table`, `code block` (fenced or
+/// indented) and `heading N`. A list item's continuation lines belong to it;
+/// a paragraph inside a list item after a blank line is a paragraph.
+fn block_kinds(text: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut section = String::from("(top)");
+    let mut prev = "blank";
+    let mut in_fence = false;
+    for (line, fenced) in fenced_flags(text) {
+        if fenced {
+            if !in_fence {
+                out.push(("code block".to_string(), section.clone()));
+            }
+            in_fence = true;
+            prev = "code";
+            continue;
+        }
+        in_fence = false;
+        let kind = if line.trim().is_empty() {
+            prev = "blank";
+            continue;
+        } else if line.starts_with('#') {
+            section = line.to_string();
+            let level = line.bytes().take_while(|b| *b == b'#').count();
+            prev = "heading";
+            format!("heading {level}")
+        } else if line.starts_with("    ") && matches!(prev, "blank" | "code") {
+            let starts = prev == "blank";
+            prev = "code";
+            if !starts {
+                continue;
+            }
+            "code block".to_string()
+        } else if line.starts_with("- ") || is_numbered_item(line) {
+            prev = "item";
+            "list item".to_string()
+        } else if line.starts_with('|') {
+            let starts = prev != "table";
+            prev = "table";
+            if !starts {
+                continue;
+            }
+            "table".to_string()
+        } else if matches!(prev, "blank" | "heading" | "code" | "table") {
+            prev = "paragraph";
+            "paragraph".to_string()
+        } else {
+            continue; // a continuation line of a paragraph or a list item
+        };
+        out.push((kind, section.clone()));
+    }
+    out
+}
+
+fn is_numbered_item(line: &str) -> bool {
+    let digits = line.bytes().take_while(|b| b.is_ascii_digit()).count();
+    digits > 0 && line[digits..].starts_with(". ")
+}
+
+/// The block structure: paragraphs, list items, tables and code blocks in
+/// the same order under the same headings. Names the first place where it
+/// parts, by the section it is in.
+fn block_problems(en: &str, en_name: &str, ko: &str, ko_name: &str) -> Vec<String> {
+    let (a, b) = (block_kinds(en), block_kinds(ko));
+    let at = a
+        .iter()
+        .zip(&b)
+        .position(|((x, _), (y, _))| x != y)
+        .or((a.len() != b.len()).then(|| a.len().min(b.len())));
+    let Some(i) = at else {
+        return Vec::new();
+    };
+    let show = |blocks: &[(String, String)]| match blocks.get(i) {
+        Some((kind, section)) => format!("a {kind} under {section:?}"),
+        None => "nothing more".to_string(),
+    };
+    vec![format!(
+        "block structure differs ({en_name}: {} blocks, {ko_name}: {}) at block {}: \
+         {en_name} has {}, {ko_name} has {}",
+        a.len(),
+        b.len(),
+        i + 1,
+        show(&a),
+        show(&b)
+    )]
+}
+
 /// The heading structure: the level of every heading in order must match.
 /// Names both titles where the structure first parts.
 fn heading_problems(en: &str, en_name: &str, ko: &str, ko_name: &str) -> Vec<String> {
@@ -676,6 +765,9 @@ fn failure_table_problems(en: &Doc, ko: &Doc) -> Vec<String> {
 fn pair_problems(en: &Doc, ko: &Doc, ko_docs: &BTreeSet<String>) -> Vec<String> {
     let (e, k, en_name, ko_name) = (&en.text, &ko.text, en.name.as_str(), ko.name.as_str());
     let mut out = heading_problems(e, en_name, k, ko_name);
+    if out.is_empty() {
+        out.extend(block_problems(e, en_name, k, ko_name));
+    }
     out.extend(sequence_problems(
         "code block",
         &code_blocks(e),
@@ -942,6 +1034,35 @@ fn checker_reports_a_dropped_section_and_an_altered_code_block() {
         problems.iter().any(|p| p.starts_with("code block ")),
         "{problems:?}"
     );
+}
+
+#[test]
+fn checker_reports_a_dropped_paragraph_or_list_item() {
+    let en = "# A\n\nOne.\n\n- x\n  more x\n- y\n\n    code\n\n| t |\n|---|\n\nTwo.\n";
+    let ko = "# 가\n\n하나.\n\n- x\n  x 더\n- y\n\n    code\n\n| t |\n|---|\n\n둘.\n";
+    assert!(block_problems(en, "en", ko, "ko").is_empty());
+    let kinds: Vec<String> = block_kinds(en).into_iter().map(|(k, _)| k).collect();
+    assert_eq!(
+        kinds,
+        [
+            "heading 1",
+            "paragraph",
+            "list item",
+            "list item",
+            "code block",
+            "table",
+            "paragraph"
+        ]
+    );
+    let ko_lacking_an_item = ko.replace("- y\n", "");
+    assert_eq!(
+        block_problems(en, "en", &ko_lacking_an_item, "ko"),
+        vec![
+            r##"block structure differs (en: 7 blocks, ko: 6) at block 4: en has a list item under "# A", ko has a code block under "# 가""##
+        ]
+    );
+    let ko_lacking_the_end = ko.replace("\n둘.\n", "");
+    assert_eq!(block_problems(en, "en", &ko_lacking_the_end, "ko").len(), 1);
 }
 
 #[test]
