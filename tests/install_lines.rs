@@ -31,15 +31,23 @@ fn install_lines() -> Vec<String> {
         .collect()
 }
 
-/// Where a line writes its file: after `>`, or the last word of an
-/// `install` that copies (not `install -d`). `None` for a line that writes
-/// no file (`cargo build`).
+/// Where cargo puts what `cargo install` builds, as the README says.
+const CARGO_INSTALLS_TO: &str = "~/.cargo/bin/tlsping";
+
+/// Where a line writes its file: after `>`, the last word of an `install`
+/// command that copies (not `install -d`), or cargo's own place for
+/// `cargo install`. `None` for a line that writes no file of the user's
+/// (`cargo build`).
 fn destination(line: &str) -> Option<String> {
     if let Some((_, to)) = line.rsplit_once(" > ") {
         return to.split_whitespace().next().map(str::to_string);
     }
+    if line.starts_with("cargo install ") {
+        return Some(CARGO_INSTALLS_TO.into());
+    }
     let words: Vec<&str> = line.split_whitespace().collect();
-    let at = words.iter().position(|w| *w == "install")?;
+    let at = (0..words.len())
+        .find(|&i| words[i] == "install" && (i == 0 || ["sudo", "|"].contains(&words[i - 1])))?;
     let copies = !words[at..].contains(&"-d") && words.len() > at + 2;
     copies.then(|| words.last().unwrap().to_string())
 }
@@ -78,7 +86,65 @@ fn the_readme_says_where_cargo_install_puts_the_binary() {
         .split_once("    cargo install ")
         .expect("a `cargo install` line");
     let paragraph = before.trim_end().rsplit("\n\n").next().unwrap();
-    assert!(paragraph.contains("`~/.cargo/bin`"), "{paragraph}");
+    let folder = CARGO_INSTALLS_TO.trim_end_matches("/tlsping");
+    assert!(paragraph.contains(&format!("`{folder}`")), "{paragraph}");
+}
+
+/// Runs `script` as a fresh machine would: in `clone` (the checkout),
+/// with nothing of this environment but a `HOME` and a PATH that holds the
+/// places the lines install to.
+fn run_in_fresh_home(script: &[String], home: &Path, prefix: &Path, clone: &Path) {
+    let path = format!(
+        "{}:{}:/usr/bin:/bin",
+        home.join(".cargo/bin").display(),
+        prefix.join("bin").display()
+    );
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{PRELUDE}{}\n", script.join("\n")))
+        .current_dir(clone)
+        .env_clear()
+        .env("HOME", home)
+        .env("PATH", path)
+        .env("TLSPING_BUILT", support::bin())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the install lines failed:\n{}\n{}",
+        script.join("\n"),
+        show(&out)
+    );
+}
+
+/// `file`, which `line` wrote, is what the line promises: a man page, a
+/// completion that names the flags, or the binary, executable, that runs.
+fn check_landed(line: &str, file: &Path) {
+    let meta = std::fs::metadata(file)
+        .unwrap_or_else(|e| panic!("`{line}` left nothing at {}: {e}", file.display()));
+    assert!(
+        meta.is_file() && meta.len() > 0,
+        "{line}: {}",
+        file.display()
+    );
+    let text = String::from_utf8_lossy(&std::fs::read(file).unwrap()).into_owned();
+    if line.contains("--generate man") {
+        assert!(text.contains(".TH "), "{line}: not a man page");
+        assert_eq!(
+            meta.permissions().mode() & 0o444,
+            0o444,
+            "{line}: not readable by all"
+        );
+    } else if line.contains("--generate ") {
+        assert!(
+            text.contains("count"),
+            "{line}: a completion without --count"
+        );
+    } else {
+        assert_eq!(meta.permissions().mode() & 0o777, 0o755, "{line}");
+        let version = Command::new(file).arg("--version").output().unwrap();
+        assert!(version.status.success(), "{line}: {}", show(&version));
+    }
 }
 
 #[test]
@@ -94,56 +160,14 @@ fn every_install_line_works_in_a_fresh_home_and_prefix() {
         std::fs::create_dir(d).unwrap();
     }
     let script: Vec<String> = lines.iter().map(|l| in_prefix(l, &prefix)).collect();
-    let path = format!(
-        "{}:{}:/usr/bin:/bin",
-        home.join(".cargo/bin").display(),
-        prefix.join("bin").display()
-    );
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(format!("{PRELUDE}{}\n", script.join("\n")))
-        .current_dir(&clone)
-        .env_clear()
-        .env("HOME", &home)
-        .env("PATH", path)
-        .env("TLSPING_BUILT", support::bin())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "the install lines failed:\n{}\n{}",
-        script.join("\n"),
-        show(&out)
-    );
+    run_in_fresh_home(&script, &home, &prefix, &clone);
     let mut landed = Vec::new();
     for (line, run) in lines.iter().zip(&script) {
-        let Some(to) = destination(run) else {
-            continue;
-        };
-        let file = place(&to, &home);
-        let meta = std::fs::metadata(&file)
-            .unwrap_or_else(|e| panic!("`{line}` left nothing at {}: {e}", file.display()));
-        assert!(
-            meta.is_file() && meta.len() > 0,
-            "{line}: {}",
-            file.display()
-        );
-        let text = std::fs::read(&file).unwrap();
-        let text = String::from_utf8_lossy(&text);
-        if line.contains("--generate man") {
-            assert!(text.contains(".TH "), "{line}: not a man page");
-            assert!(meta.permissions().mode() & 0o777 != 0o600, "{line}");
-        } else if line.contains("--generate ") {
-            assert!(
-                text.contains("count"),
-                "{line}: a completion without --count"
-            );
-        } else {
-            assert_eq!(meta.permissions().mode() & 0o777, 0o755, "{line}");
-            let version = Command::new(&file).arg("--version").output().unwrap();
-            assert!(version.status.success(), "{line}: {}", show(&version));
+        if let Some(to) = destination(run) {
+            let file = place(&to, &home);
+            check_landed(line, &file);
+            landed.push(file);
         }
-        landed.push(file);
     }
     // Each kind of file, for one user and for every user.
     let under = |root: &Path, what: &str| {
@@ -203,6 +227,11 @@ fn the_destination_of_a_line_is_read_as_the_shell_writes_it() {
         ),
         ("sudo install -d /etc/tlsping", None),
         ("cargo build --release --locked", None),
+        ("cargo install --locked --path .", Some(CARGO_INSTALLS_TO)),
+        (
+            "tlsping --generate bash | sudo install -D -m 644 /dev/stdin /usr/local/x/tlsping",
+            Some("/usr/local/x/tlsping"),
+        ),
     ];
     for (line, want) in cases {
         assert_eq!(destination(line).as_deref(), want, "{line}");
