@@ -28,6 +28,10 @@ const REQUIRED: &[&str] = &[
 /// The front door's length limit, in lines, for both editions.
 const README_MAX_LINES: usize = 300;
 
+/// Within this many lines a reader of either README reaches a runnable
+/// `tlsping` command and the line that reads the TLS share.
+const FIRST_SCREEN_LINES: usize = 60;
+
 /// One markdown file: its path from the repository root (`/`-separated) and
 /// its text.
 struct Doc {
@@ -851,6 +855,7 @@ fn the_readmes_are_front_doors_that_link_to_each_other() {
                 doc.name
             ));
         }
+        problems.extend(first_screen_problems(&doc.name, &doc.text));
     }
     if !en.text.contains("](README.ko.md)") {
         problems.push("link to README.ko.md is missing from README.md".to_string());
@@ -859,6 +864,23 @@ fn the_readmes_are_front_doors_that_link_to_each_other() {
         problems.push("link to README.md is missing from README.ko.md".to_string());
     }
     assert_none("the READMEs", problems);
+}
+
+/// What the first screen of a README lacks: a `$ tlsping` command and the
+/// output line that gives the TLS share.
+fn first_screen_problems(name: &str, text: &str) -> Vec<String> {
+    let first: Vec<&str> = text.lines().take(FIRST_SCREEN_LINES).collect();
+    [
+        ("a `$ tlsping` command", "    $ tlsping "),
+        (
+            "the line that reads the TLS share",
+            ", of which client set-up ",
+        ),
+    ]
+    .into_iter()
+    .filter(|(_, needle)| !first.iter().any(|l| l.contains(needle)))
+    .map(|(what, _)| format!("{name} does not show {what} in its first {FIRST_SCREEN_LINES} lines"))
+    .collect()
 }
 
 /// Every relative link of either edition leads to a file that exists, and an
@@ -1063,6 +1085,20 @@ fn checker_reports_a_dropped_paragraph_or_list_item() {
     );
     let ko_lacking_the_end = ko.replace("\n둘.\n", "");
     assert_eq!(block_problems(en, "en", &ko_lacking_the_end, "ko").len(), 1);
+}
+
+#[test]
+fn checker_reports_a_first_screen_without_a_command() {
+    let good = "# t\n\n    $ tlsping x\n      tls 1ms, of which client set-up 0.5ms\n";
+    assert!(first_screen_problems("r", good).is_empty());
+    let late = format!("{}{good}", "\n".repeat(FIRST_SCREEN_LINES));
+    assert_eq!(
+        first_screen_problems("r", &late),
+        vec![
+            "r does not show a `$ tlsping` command in its first 60 lines",
+            "r does not show the line that reads the TLS share in its first 60 lines",
+        ]
+    );
 }
 
 #[test]
