@@ -253,6 +253,21 @@ fn the_rendered_man_page_has_every_exit_code_kind_variable_and_field() {
         assert!(!field.about.is_empty(), "{json} has no description");
     }
 
+    let summary = section(&page, "SUMMARY FIELDS");
+    for field in tlsping::render::summary_fields::SUMMARY_FIELDS {
+        let line = summary
+            .iter()
+            .find(|l| l.trim_start().split(' ').next() == Some(field.name))
+            .unwrap_or_else(|| panic!("summary field {}: {summary:#?}", field.name));
+        if let Some(m) = &field.metric {
+            assert!(
+                line.contains(&format!("gauge tlsping_{}", m.name)),
+                "{line}"
+            );
+        }
+        assert!(!field.about.is_empty(), "{} has no description", field.name);
+    }
+
     let vars = section(&page, "WRITE-OUT VARIABLES");
     for var in tlsping::render::write_out::variables() {
         assert!(tagged(&vars, var.name), "%{{{}}}: {vars:#?}", var.name);

@@ -1,6 +1,7 @@
 //! The man page's reference sections, each written from the table the code
 //! itself runs on: the exit codes (`exit::CODES`), the failure kinds
-//! (`ErrorKind`), the sample fields (`render::fields::FIELDS`), the
+//! (`ErrorKind`), the sample fields (`render::fields::FIELDS`), the run's
+//! figures (`render::summary_fields::SUMMARY_FIELDS`), the
 //! write-out variables (`render::write_out::variables`), the environment
 //! (`ENVIRONMENT`, which names the constants the code reads) and the
 //! limits of the files it reads. Text goes through the `roff` crate, which
@@ -13,6 +14,7 @@ use crate::exit;
 use crate::files::{size_text, CA_LIMIT, CLIENT_PEM_LIMIT};
 use crate::probe::ErrorKind;
 use crate::render::fields::{JsonKey, FIELDS};
+use crate::render::summary_fields::SUMMARY_FIELDS;
 use crate::render::write_out::{self, MAX_FORMAT_BYTES};
 
 /// Every environment variable tlsping reads, or has libcurl or OpenSSL
@@ -73,7 +75,7 @@ pub(super) fn description() -> String {
          to the first byte of the response) for a cold probe, wait and srv for a warm one. \
          When the rounds end it shows each stage's statistics, cold next to warm.\n\n\
          --json, --jsonl, --csv, --write-out, --openmetrics and --push give the same figures \
-         to programs: see OUTPUT FIELDS and WRITE-OUT VARIABLES below.\n\n{}",
+         to programs: see OUTPUT FIELDS, SUMMARY FIELDS and WRITE-OUT VARIABLES below.\n\n{}",
         super::SAFETY
     )
 }
@@ -86,6 +88,7 @@ pub(super) fn reference_sections() -> String {
     environment(&mut roff);
     files(&mut roff);
     output_fields(&mut roff);
+    summary_fields(&mut roff);
     write_out_variables(&mut roff);
     examples(&mut roff);
     see_also(&mut roff);
@@ -218,6 +221,23 @@ fn output_fields(roff: &mut Roff) {
             places.push(format!("write-out %{{{}}}", var.name()));
         }
         let tag = [bold(json), roman(format!(" ({})", places.join("; ")))];
+        item(roff, tag, field.about);
+    }
+}
+
+fn summary_fields(roff: &mut Roff) {
+    roff.control("SH", ["SUMMARY FIELDS"]);
+    roff.text([roman(
+        "The run's figures: the summary object of --json, the summary line of --jsonl, and \
+         each variant's under --compare. Those marked as a gauge are also in --openmetrics \
+         and --push.",
+    )]);
+    for field in SUMMARY_FIELDS {
+        let mut tag = vec![bold(field.name)];
+        if let Some(m) = &field.metric {
+            let unit = if m.seconds { "_seconds" } else { "" };
+            tag.push(roman(format!(" (gauge tlsping_{}{unit})", m.name)));
+        }
         item(roff, tag, field.about);
     }
 }

@@ -14,6 +14,8 @@ use crate::stats::{Delta, ModeSummary, Summary};
 /// One figure of a summary.
 pub struct SummaryField {
     pub name: &'static str,
+    /// What it is, in a few words (the man page's SUMMARY FIELDS).
+    pub about: &'static str,
     pub value: fn(&Summary) -> Figure,
     /// The gauge it also is, if any.
     pub metric: Option<Metric>,
@@ -69,9 +71,14 @@ pub struct ServerMetricJson {
     n: usize,
 }
 
-const fn figure(name: &'static str, value: fn(&Summary) -> Figure) -> SummaryField {
+const fn figure(
+    name: &'static str,
+    about: &'static str,
+    value: fn(&Summary) -> Figure,
+) -> SummaryField {
     SummaryField {
         name,
+        about,
         value,
         metric: None,
     }
@@ -105,16 +112,17 @@ fn v(value: Value) -> Figure {
 
 /// Every figure of a summary, in the order JSON writes them.
 pub static SUMMARY_FIELDS: &[SummaryField] = &[
-    figure("cold", |s| mode_json(&s.cold)),
-    figure("warm", |s| mode_json(&s.warm)),
-    figure("new_conn", |s| v(json!(s.new_conn))),
-    figure("handshake_overhead_ms", |s| ms(s.handshake.overhead)),
-    figure("handshake_dns_ms", |s| ms(s.handshake.dns)),
-    figure("handshake_tcp_ms", |s| ms(s.handshake.tcp)),
-    figure("handshake_tls_ms", |s| ms(s.handshake.tls)),
-    figure("handshake_excluded", |s| v(json!(s.handshake.excluded))),
+    figure("cold", "cold probes: n timed, sent, ok, loss, and min, mean, median, max, mdev, p95 of total in ms", |s| mode_json(&s.cold)),
+    figure("warm", "warm probes, as cold (only reused connections are timed)", |s| mode_json(&s.warm)),
+    figure("new_conn", "warm probes that had to open a connection", |s| v(json!(s.new_conn))),
+    figure("handshake_overhead_ms", "median of dns+tcp+tls per timed cold sample", |s| ms(s.handshake.overhead)),
+    figure("handshake_dns_ms", "median dns over the same samples", |s| ms(s.handshake.dns)),
+    figure("handshake_tcp_ms", "median tcp over the same samples", |s| ms(s.handshake.tcp)),
+    figure("handshake_tls_ms", "median tls over the same samples", |s| ms(s.handshake.tls)),
+    figure("handshake_excluded", "timed cold samples left out for want of a stage", |s| v(json!(s.handshake.excluded))),
     SummaryField {
         name: "keepalive_gain_ms",
+        about: "median cold total minus median warm total",
         value: |s| v(json!(s.keepalive_gain.map(json_ms))),
         metric: Some(Metric {
             name: "keepalive_gain",
@@ -123,29 +131,30 @@ pub static SUMMARY_FIELDS: &[SummaryField] = &[
             value: |s| s.keepalive_gain.map(delta_secs),
         }),
     },
-    figure("paired_gain_ms", |s| v(json!(s.paired_gain.map(json_ms)))),
+    figure("paired_gain_ms", "median of per-round cold minus warm totals", |s| v(json!(s.paired_gain.map(json_ms)))),
     // Additions: 95% confidence intervals for the two medians, and the n they rest on.
-    figure("paired_gain_ci_ms", |s| {
+    figure("paired_gain_ci_ms", "its 95% confidence interval, [low, high]", |s| {
         v(json!(s.paired_gain_ci.map(json_ms_pair)))
     }),
-    figure("paired_gain_n", |s| v(json!(s.paired_rounds))),
-    figure("handshake_overhead_ci_ms", |s| {
+    figure("paired_gain_n", "rounds the paired gain is over", |s| v(json!(s.paired_rounds))),
+    figure("handshake_overhead_ci_ms", "the overhead median's 95% confidence interval", |s| {
         v(json!(s.handshake_overhead_ci.map(json_ms_pair)))
     }),
-    figure("handshake_overhead_n", |s| v(json!(s.handshake.n))),
-    figure("tls_resumed", |s| v(json!(s.tls_resumed))),
-    figure("cold_samples", |s| v(json!(s.cold_handshakes))),
-    figure("elapsed_ms", |s| v(json!(json_ms(s.elapsed)))),
+    figure("handshake_overhead_n", "samples the overhead median is over", |s| v(json!(s.handshake.n))),
+    figure("tls_resumed", "cold handshakes that resumed a session", |s| v(json!(s.tls_resumed))),
+    figure("cold_samples", "cold handshakes that count", |s| v(json!(s.cold_handshakes))),
+    figure("elapsed_ms", "the run's wall time", |s| v(json!(json_ms(s.elapsed)))),
     // Additions: medians of where the time went (see the sample fields).
-    figure("tls_setup_ms", |s| ms(s.attribution.tls_setup)),
-    figure("tls_after_setup_ms", |s| ms(s.attribution.tls_after_setup)),
-    figure("tls_finish_ms", |s| ms(s.attribution.tls_finish)),
-    figure("tls_network_server_ms", |s| {
+    figure("tls_setup_ms", "median of the client's work before the ClientHello left", |s| ms(s.attribution.tls_setup)),
+    figure("tls_after_setup_ms", "median of tls less the set-up", |s| ms(s.attribution.tls_after_setup)),
+    figure("tls_finish_ms", "median of the client's work on the server's last flight", |s| ms(s.attribution.tls_finish)),
+    figure("tls_network_server_ms", "median of the path and the server inside tls", |s| {
         ms(s.attribution.tls_network_server)
     }),
-    figure("tls_setup_n", |s| v(json!(s.attribution.tls_setup_n))),
+    figure("tls_setup_n", "cold samples the set-up split is over", |s| v(json!(s.attribution.tls_setup_n))),
     SummaryField {
         name: "tcp_rtt_ms",
+        about: "median smoothed TCP RTT the kernel measured",
         value: |s| ms(s.attribution.rtt),
         metric: Some(Metric {
             name: "rtt",
@@ -156,6 +165,7 @@ pub static SUMMARY_FIELDS: &[SummaryField] = &[
     },
     SummaryField {
         name: "tcp_min_rtt_ms",
+        about: "median minimum TCP RTT the kernel measured",
         value: |s| ms(s.attribution.min_rtt),
         metric: Some(Metric {
             name: "min_rtt",
@@ -164,9 +174,10 @@ pub static SUMMARY_FIELDS: &[SummaryField] = &[
             value: |s| s.attribution.min_rtt.map(|d| d.as_secs_f64()),
         }),
     },
-    figure("tcp_rtt_n", |s| v(json!(s.attribution.rtt_n))),
+    figure("tcp_rtt_n", "samples with a kernel RTT", |s| v(json!(s.attribution.rtt_n))),
     SummaryField {
         name: "server_time_ms",
+        about: "median of srv less the min RTT, signed: the server's own time",
         value: |s| v(json!(s.attribution.server_time.map(json_ms))),
         metric: Some(Metric {
             name: "server_time",
@@ -175,10 +186,11 @@ pub static SUMMARY_FIELDS: &[SummaryField] = &[
             value: |s| s.attribution.server_time.map(delta_secs),
         }),
     },
-    figure("server_time_n", |s| v(json!(s.attribution.server_time_n))),
+    figure("server_time_n", "samples the server time is over", |s| v(json!(s.attribution.server_time_n))),
     // Additions: why the cold handshakes cost what they did (`stats::HandshakeWhy`).
     SummaryField {
         name: "tls_round_trips",
+        about: "the most common round-trip count inside tls over the cold handshakes",
         value: |s| v(json!(s.why.round_trips)),
         metric: Some(Metric {
             name: "tls_round_trips",
@@ -187,8 +199,8 @@ pub static SUMMARY_FIELDS: &[SummaryField] = &[
             value: |s| s.why.round_trips.map(f64::from),
         }),
     },
-    figure("tls_round_trips_n", |s| v(json!(s.why.round_trips_n))),
-    figure("tls_extra", |s| {
+    figure("tls_round_trips_n", "handshakes with that count", |s| v(json!(s.why.round_trips_n))),
+    figure("tls_extra", "handshakes with each kind of extra round trip: hello_retry, tls12, initial_window", |s| {
         v(json!({
             "hello_retry": s.why.hello_retry,
             "tls12": s.why.tls12,
@@ -197,6 +209,7 @@ pub static SUMMARY_FIELDS: &[SummaryField] = &[
     }),
     SummaryField {
         name: "server_handshake_ms",
+        about: "median of the server's own handshake time",
         value: |s| ms(s.why.server),
         metric: Some(Metric {
             name: "server_handshake",
@@ -205,22 +218,22 @@ pub static SUMMARY_FIELDS: &[SummaryField] = &[
             value: |s| s.why.server.map(|d| d.as_secs_f64()),
         }),
     },
-    figure("tls_client_ms", |s| ms(s.why.client)),
-    figure("tls_anatomy_n", |s| v(json!(s.why.n))),
-    figure("connection_round_trips", |s| {
+    figure("tls_client_ms", "median of the client's set-up plus finish over the same handshakes", |s| ms(s.why.client)),
+    figure("tls_anatomy_n", "cold handshakes that told their round trips", |s| v(json!(s.why.n))),
+    figure("connection_round_trips", "a new connection's round trips to its first byte: tcp + tls + srv", |s| {
         v(json!(s.why.connection_round_trips().map(
             |(tcp, tls, srv)| u32::from(tcp) + u32::from(tls) + u32::from(srv)
         )))
     }),
-    figure("early_data_saved_ms", |s| {
+    figure("early_data_saved_ms", "median srv of resumed probes without early data less that of those with it", |s| {
         let w = &s.why;
         v(json!(match (w.resumed_srv, w.early_srv) {
             (Some(plain), Some(early)) => Some(json_ms(Delta::between(plain, early))),
             _ => None,
         }))
     }),
-    figure("retrans_probes", |s| v(json!(s.attribution.retransmitted))),
-    figure("server_timing", |s| {
+    figure("retrans_probes", "probes whose connection retransmitted", |s| v(json!(s.attribution.retransmitted))),
+    figure("server_timing", "per Server-Timing name: the median of its dur, and how many samples had it", |s| {
         Figure::Metrics(
             s.attribution
                 .server_timing
