@@ -147,24 +147,6 @@ pub fn wrap_items(lead: &str, items: &[String], width: usize) -> Vec<String> {
     lines
 }
 
-/// Words wrapped at `width`, continuation lines indented by four spaces.
-pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
-    let mut line = String::new();
-    for word in text.split(' ') {
-        let len = line.chars().count();
-        if len > 0 && len + 1 + word.chars().count() > width && !line.trim().is_empty() {
-            lines.push(std::mem::replace(&mut line, "   ".to_string()));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    lines.push(line);
-    lines
-}
-
 /// One difference in words: `cold tls: TLS1.3 is 40.2ms faster than TLS1.2
 /// (95% CI 39.8 .. 40.9), 12 rounds`. "No difference detectable", with the
 /// median beside the interval, when the interval holds 0; "no difference"
@@ -422,7 +404,7 @@ mod tests {
     #[test]
     fn words_wrap_under_the_width() {
         let text = "cold tls: TLS1.3 is 40.2ms faster than TLS1.2 (95% CI 39.8 .. 40.9), 12 rounds";
-        let lines = wrap_words(text, 40);
+        let lines = super::super::format::wrap(text, 40);
         assert!(lines.iter().all(|l| l.chars().count() <= 40), "{lines:#?}");
         assert_eq!(
             lines
@@ -432,6 +414,6 @@ mod tests {
                 .join(" "),
             text
         );
-        assert_eq!(wrap_words(text, 200), [text]);
+        assert_eq!(super::super::format::wrap(text, 200), [text]);
     }
 }

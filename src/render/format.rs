@@ -112,6 +112,54 @@ pub fn secs(d: Duration) -> String {
     format!("{:.1}s", d.as_secs_f64())
 }
 
+/// `text` wrapped at its spaces to `width`, keeping its indent; each
+/// continuation two columns further in (at least four). A word longer than
+/// the room is left whole for the width cut to mark.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    if text.chars().count() <= width {
+        return vec![text.to_string()];
+    }
+    let indent = text.len() - text.trim_start_matches(' ').len();
+    let more = " ".repeat((indent + 2).max(4));
+    let mut lines = Vec::new();
+    let mut line = " ".repeat(indent);
+    let mut bare = true;
+    for word in figure_words(text.trim_start_matches(' ')) {
+        let len = line.chars().count();
+        if !bare && len + 1 + word.chars().count() > width {
+            lines.push(std::mem::replace(&mut line, more.clone()));
+            bare = true;
+        }
+        if !bare {
+            line.push(' ');
+        }
+        line.push_str(&word);
+        bare = false;
+    }
+    lines.push(line);
+    lines
+}
+
+/// The words of `text`, a figure kept with the word before it (`rest
+/// 2.04ms`, `of 40.1ms`, `CI 0.10 .. 0.80`), so a wrap never parts a name
+/// from its value.
+fn figure_words(text: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        let digits = word.trim_start_matches(['-', '+', '~']);
+        // A range's `..` stays with the figures on both sides of it.
+        let figure = digits.starts_with(|c: char| c.is_ascii_digit()) || word == "..";
+        match words.last_mut() {
+            Some(last) if figure && !last.is_empty() => {
+                last.push(' ');
+                last.push_str(word);
+            }
+            _ => words.push(word.to_string()),
+        }
+    }
+    words
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

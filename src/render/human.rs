@@ -8,6 +8,7 @@ use crate::probe::{CompareInfo, Mode, ModeChoice, RunInfo, Sample};
 use crate::stats::{timed, Comparison, RunningMedian, Summary};
 
 use super::distribution::{self, Figures};
+use super::format::wrap;
 use super::layout::{Layout, Style};
 use super::output::{Finished, Output};
 use super::paint::{Line, Paint};
@@ -176,7 +177,7 @@ impl<W: Write> Human<W> {
                 self.write(&title)?;
                 continue;
             }
-            for part in super::compare::wrap_words(&text, self.style.width) {
+            for part in wrap(&text, self.style.width) {
                 self.write(&Line::plain(part))?;
             }
         }
@@ -313,7 +314,7 @@ impl<W: Write> Output for Human<W> {
 /// A statistics line too long for the terminal is split where its figure
 /// ends and its explanation begins (the first double space after `=`), the
 /// explanation going to an indented line of its own; a part still too long
-/// is wrapped at its words (`wrap_indented`).
+/// is wrapped at its words (`format::wrap`).
 fn fold(text: &str, width: usize) -> Vec<String> {
     if text.chars().count() <= width {
         return vec![text.to_string()];
@@ -333,58 +334,9 @@ fn fold(text: &str, width: usize) -> Vec<String> {
     };
     // A figure that does not fit on its own is a sentence: wrap it whole.
     if parts[0].chars().count() > width {
-        return wrap_indented(text, width);
+        return wrap(text, width);
     }
-    parts
-        .into_iter()
-        .flat_map(|p| wrap_indented(&p, width))
-        .collect()
-}
-
-/// `text` wrapped at its spaces to `width`, keeping its indent; each
-/// continuation two columns further in (at least four). A word longer than
-/// the room is left whole for the width cut to mark.
-fn wrap_indented(text: &str, width: usize) -> Vec<String> {
-    if text.chars().count() <= width {
-        return vec![text.to_string()];
-    }
-    let indent = text.len() - text.trim_start_matches(' ').len();
-    let more = " ".repeat((indent + 2).max(4));
-    let mut lines = Vec::new();
-    let mut line = " ".repeat(indent);
-    let mut bare = true;
-    for word in figure_words(text.trim_start_matches(' ')) {
-        let len = line.chars().count();
-        if !bare && len + 1 + word.chars().count() > width {
-            lines.push(std::mem::replace(&mut line, more.clone()));
-            bare = true;
-        }
-        if !bare {
-            line.push(' ');
-        }
-        line.push_str(&word);
-        bare = false;
-    }
-    lines.push(line);
-    lines
-}
-
-/// The words of `text`, a figure kept with the word before it (`rest
-/// 2.04ms`, `of 40.1ms`), so a wrap never parts a name from its value.
-fn figure_words(text: &str) -> Vec<String> {
-    let mut words: Vec<String> = Vec::new();
-    for word in text.split(' ') {
-        let digits = word.trim_start_matches(['-', '+', '~']);
-        let figure = digits.starts_with(|c: char| c.is_ascii_digit());
-        match words.last_mut() {
-            Some(last) if figure && !last.is_empty() => {
-                last.push(' ');
-                last.push_str(word);
-            }
-            _ => words.push(word.to_string()),
-        }
-    }
-    words
+    parts.into_iter().flat_map(|p| wrap(&p, width)).collect()
 }
 
 #[cfg(test)]

@@ -10,7 +10,8 @@ use super::format::{cell, ms, printable, secs, signed_ms, Sign};
 const LABEL: usize = 10;
 const COL: usize = 10;
 
-fn with_unit(d: Option<Duration>) -> String {
+/// A duration as the statistics write one, `-` when not measured.
+pub(super) fn with_unit(d: Option<Duration>) -> String {
     d.map(|d| format!("{}ms", ms(d)))
         .unwrap_or_else(|| "-".into())
 }
