@@ -13,6 +13,10 @@ mod support;
 
 use support::path::DelayedPath;
 use support::quickstart;
+use tlsping::files::{Kind, ReadError};
+
+/// A README is far under this; anything bigger is not one.
+const README_CAP: u64 = 1 << 20;
 
 fn main() {
     let root = env!("CARGO_MANIFEST_DIR");
@@ -32,13 +36,18 @@ fn main() {
     );
     print!("{stdout}");
     for name in ["README.md", "README.ko.md"] {
-        let file = format!("{root}/{name}");
-        let Ok(doc) = std::fs::read_to_string(&file) else {
-            continue;
+        let file = std::path::PathBuf::from(format!("{root}/{name}"));
+        // A regular file only, read to a bound, and replaced by the same
+        // safe rename as tlsping's own output files (never through a link).
+        let doc = match tlsping::files::read_capped_as(&file, README_CAP, Kind::Regular) {
+            Ok(bytes) => String::from_utf8(bytes).expect("a UTF-8 README"),
+            Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => panic!("{name}: {e:?}"),
         };
         match quickstart::splice(&doc, &stdout) {
             Some(new) => {
-                std::fs::write(&file, new).expect("writing the README");
+                tlsping::files::replace_file(&file, |w| w.write_all(new.as_bytes()))
+                    .expect("writing the README");
                 eprintln!("wrote {name}");
             }
             None => eprintln!("{name} has no quickstart-output markers: left alone"),

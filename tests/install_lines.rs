@@ -163,11 +163,21 @@ fn every_install_line_works_in_a_fresh_home_and_prefix() {
         std::fs::create_dir(d).unwrap();
     }
     let script: Vec<String> = lines.iter().map(|l| in_prefix(l, &prefix)).collect();
+    // The lines run as root here: none may reach outside the test's folder.
+    for line in &script {
+        for word in line.split([' ', '>', '=']).filter(|w| w.starts_with('/')) {
+            assert!(
+                Path::new(word).starts_with(dir.path()) || word == "/dev/stdin",
+                "'{word}' is outside the test's folder once moved: {line}"
+            );
+        }
+    }
     run_in_fresh_home(&script, &home, &prefix, &clone);
     let mut landed = Vec::new();
     for (line, run) in lines.iter().zip(&script) {
         if let Some(to) = destination(run) {
             let file = place(&to, &home);
+            assert!(file.starts_with(dir.path()), "{line} writes {file:?}");
             check_landed(line, &file);
             landed.push(file);
         }

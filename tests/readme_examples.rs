@@ -569,3 +569,34 @@ fn the_json_excerpt_of_a_hello_retry_is_what_such_a_server_gets() {
         );
     }
 }
+
+/// The Quickstart's block goes between its markers, in that order: a
+/// document with only the end marker (which starts as the first one does)
+/// is left alone, never written twice over.
+#[test]
+fn the_quickstart_block_goes_between_its_two_markers_only() {
+    let out = "line one\nline two\n";
+    let doc = format!(
+        "intro\n{} by hand -->\nold\n{}\nafter\n",
+        quickstart::BEGIN,
+        quickstart::END
+    );
+    let new = quickstart::splice(&doc, out).unwrap();
+    assert_eq!(new.matches(quickstart::END).count(), 1, "{new}");
+    assert!(
+        !new.contains("old") && new.contains("    line two\n"),
+        "{new}"
+    );
+    assert!(
+        new.ends_with(&format!("{}\nafter\n", quickstart::END)),
+        "{new}"
+    );
+    let only_end = format!("intro\n{}\nafter\n", quickstart::END);
+    assert_eq!(quickstart::splice(&only_end, out), None);
+    let reversed = format!(
+        "{}\nx\n{} by hand -->\n",
+        quickstart::END,
+        quickstart::BEGIN
+    );
+    assert_eq!(quickstart::splice(&reversed, out), None);
+}

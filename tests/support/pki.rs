@@ -58,10 +58,16 @@ pub fn ca() -> &'static Ca {
     static CA: OnceLock<Ca> = OnceLock::new();
     CA.get_or_init(|| {
         let (cert, key) = make_ca("tlsping test CA");
-        let dir = std::env::temp_dir().join(format!("tlsping-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        // A directory made new, and the file in it too: never a path
+        // someone else could have prepared (the tests run as root).
+        let dir = super::temp::private_dir("tlsping-test-");
         let pem_path = dir.join("ca.pem");
-        std::fs::write(&pem_path, cert.to_pem().unwrap()).unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&pem_path)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, &cert.to_pem().unwrap()))
+            .unwrap();
         Ca {
             cert,
             key,

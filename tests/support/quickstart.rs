@@ -80,8 +80,11 @@ pub fn run(bin: &str, path: &DelayedPath) -> Output {
 /// `stdout`, indented as a block; `None` when `doc` has no markers.
 pub fn splice(doc: &str, stdout: &str) -> Option<String> {
     let lines: Vec<&str> = doc.lines().collect();
-    let begin = lines.iter().position(|l| l.starts_with(BEGIN))?;
-    let end = begin + lines[begin..].iter().position(|l| *l == END)?;
+    // The end marker starts as the first one does: it is never a beginning.
+    let begin = lines
+        .iter()
+        .position(|l| l.starts_with(BEGIN) && *l != END)?;
+    let end = begin + 1 + lines[begin + 1..].iter().position(|l| *l == END)?;
     let mut out: Vec<String> = lines[..=begin].iter().map(|l| l.to_string()).collect();
     out.push(format!("    $ {COMMAND}"));
     let printed: Vec<&str> = stdout.trim_end().lines().collect();

@@ -6,18 +6,29 @@ use std::path::{Path, PathBuf};
 pub struct TempDir(PathBuf);
 
 impl TempDir {
-    /// `tlsping-tmp-<pid>-<tag>`, emptied first: `tag` tells apart the
-    /// directories of one test binary, the pid those of binaries run at once.
+    /// `tlsping-tmp-<tag>-<random>`, made new (never one that was there
+    /// already, which someone else could have prepared), then opened to
+    /// reading by others (mode 0755) for a binary run as another user.
     pub fn new(tag: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("tlsping-tmp-{}-{tag}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
+        TempDir(private_dir(&format!("tlsping-tmp-{tag}-")))
     }
 
     pub fn path(&self) -> &Path {
         &self.0
     }
+}
+
+/// A directory made new under the system temp dir with `prefix` and a
+/// random part, mode 0755; it stays until removed.
+pub fn private_dir(prefix: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .expect("a new temp dir")
+        .keep();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    dir
 }
 
 impl Drop for TempDir {
