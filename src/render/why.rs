@@ -7,18 +7,13 @@
 
 use std::time::Duration;
 
-use crate::probe::handshake_messages::{name_or_hex, sig_scheme_name};
+use crate::probe::handshake_messages::{group_name, name_or_hex, sig_scheme_name};
 use crate::probe::{RunInfo, TlsMax};
 use crate::stats::HandshakeWhy;
 
 use super::fields::group_label;
 use super::format::{ms, signed_ms, Sign};
-
-/// A duration as the statistics write one, `-` when not measured.
-fn with_unit(d: Option<Duration>) -> String {
-    d.map(|d| format!("{}ms", ms(d)))
-        .unwrap_or_else(|| "-".into())
-}
+use super::summary::with_unit;
 
 /// `n` of the handshakes, when not all of them.
 fn of_all(k: usize, n: usize) -> String {
@@ -132,7 +127,7 @@ fn early_data_line(why: &HandshakeWhy) -> Option<String> {
         (Some(plain), _) => format!(
             "against {} for the {} resumed without it: {}ms saved",
             with_unit(Some(plain)),
-            why.resumed - why.early_data,
+            why.resumed.saturating_sub(why.early_data),
             signed_ms(crate::stats::Delta::between(plain, srv), Sign::Minus)
         ),
         (None, Some(rtt)) => format!(
@@ -179,10 +174,17 @@ fn advice(info: &RunInfo, why: &HandshakeWhy) -> Vec<String> {
             .chain(rest)
             .collect::<Vec<_>>()
             .join(",");
-        out.push(format!(
-            "  to save a round trip: send a {wanted} key share first (a run with --curves \
-             {curves} measures it), or have the server accept {ours}"
-        ));
+        // `--curves` takes names: a group this build cannot name (shown in
+        // hex) gets no command line.
+        let named = why.names.retry_group.and_then(group_name).is_some();
+        out.push(if named {
+            format!(
+                "  to save a round trip: send a {wanted} key share first (a run with --curves \
+                 {curves} measures it), or have the server accept {ours}"
+            )
+        } else {
+            format!("  to save a round trip: have the server accept {ours}")
+        });
     }
     if why.tls12 > 0 {
         out.push(if info.settings.tls_max == Some(TlsMax::V1_2) {
@@ -352,6 +354,19 @@ mod tests {
             text.contains("+ server 4.00ms + client 1.60ms + rest 44.4ms"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_group_this_build_cannot_name_gets_no_command_line() {
+        let mut w = why();
+        w.names.retry_group = Some(0x7a7a);
+        let text = lines(&synthetic::run_info(), &w).join("\n");
+        assert!(text.contains("the server wants 0x7a7a"), "{text}");
+        assert!(
+            text.contains("to save a round trip: have the server accept X25519"),
+            "{text}"
+        );
+        assert!(!text.contains("--curves"), "{text}");
     }
 
     #[test]
