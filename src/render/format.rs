@@ -160,6 +160,12 @@ fn figure_words(text: &str) -> Vec<String> {
     words
 }
 
+/// A duration as the statistics write one, `-` when not measured.
+pub fn with_unit(d: Option<Duration>) -> String {
+    d.map(|d| format!("{}ms", ms(d)))
+        .unwrap_or_else(|| "-".into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,16 +5,10 @@ use std::time::Duration;
 use crate::probe::{Mode, ModeChoice, OcspStaple, Proto, RunInfo};
 use crate::stats::{share_percent, ModeSummary, Summary, P95_MIN_N};
 
-use super::format::{cell, ms, printable, secs, signed_ms, Sign};
+use super::format::{cell, ms, printable, secs, signed_ms, with_unit, Sign};
 
 const LABEL: usize = 10;
 const COL: usize = 10;
-
-/// A duration as the statistics write one, `-` when not measured.
-pub(super) fn with_unit(d: Option<Duration>) -> String {
-    d.map(|d| format!("{}ms", ms(d)))
-        .unwrap_or_else(|| "-".into())
-}
 
 /// A signed gain in ms with its sign, or `-` when there is none.
 fn gain(d: Option<crate::stats::Delta>) -> String {

@@ -12,8 +12,7 @@ use crate::probe::{RunInfo, TlsMax};
 use crate::stats::HandshakeWhy;
 
 use super::fields::group_label;
-use super::format::{ms, signed_ms, Sign};
-use super::summary::with_unit;
+use super::format::{ms, signed_ms, with_unit, Sign};
 
 /// `n` of the handshakes, when not all of them.
 fn of_all(k: usize, n: usize) -> String {
