@@ -280,15 +280,8 @@ fn an_https_push_trusts_what_the_probes_trust() {
 }
 
 /// The proxy variables, each pointing at a proxy of its own in the
-/// combination test (libcurl's own names: `tlsping::cli::PROXY_VARS`).
-const VARS: [&str; 6] = [
-    "https_proxy",
-    "HTTPS_PROXY",
-    "http_proxy",
-    "HTTP_PROXY",
-    "all_proxy",
-    "ALL_PROXY",
-];
+/// combination test.
+const VARS: [&str; 6] = tlsping::cli::PROXY_VARS;
 
 /// The rule the docs state, said again on its own: the probes of an
 /// `https` (`http`) target take `https_proxy`, then `HTTPS_PROXY` (for http
