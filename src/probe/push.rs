@@ -466,12 +466,24 @@ mod tests {
     use std::io::{Read, Write};
 
     /// A loopback listener answering every request with `code`, for at
-    /// most `count` connections and 5 s each: its port.
+    /// most `count` connections, 30 s in all and 5 s each: its port.
     fn answering(code: u16, count: usize) -> u16 {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
+        listener.set_nonblocking(true).unwrap();
+        let until = std::time::Instant::now() + Duration::from_secs(30);
+        let accepted = std::iter::from_fn(move || {
+            while std::time::Instant::now() < until {
+                match listener.accept() {
+                    Ok((stream, _)) => return Some(stream),
+                    Err(_) => std::thread::sleep(Duration::from_millis(2)),
+                }
+            }
+            None
+        });
         std::thread::spawn(move || {
-            for mut stream in listener.incoming().take(count).flatten() {
+            for mut stream in accepted.take(count) {
+                stream.set_nonblocking(false).unwrap();
                 let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
                 let mut seen = Vec::new();
                 let mut buf = [0u8; 1024];
