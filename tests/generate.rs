@@ -363,7 +363,12 @@ fn the_environment_table_names_every_variable_the_code_reads() {
     let through = [
         ("var_os(name)", vec!["SSL_CERT_FILE", "SSL_CERT_DIR"]),
         ("var(k)", tlsping::cli::PROXY_VARS.to_vec()),
-        ("var(PUSH_AUTH_VAR)", vec![tlsping::cli::PUSH_AUTH_VAR]),
+        ("var_os(PUSH_AUTH_VAR)", vec![tlsping::cli::PUSH_AUTH_VAR]),
+        // probe::push::env_value: the probes' proxy, as libcurl picks it.
+        (
+            "var(name)",
+            [&tlsping::cli::PROXY_VARS[..], &["no_proxy", "NO_PROXY"]].concat(),
+        ),
     ];
     let mut seen = 0;
     for (file, text) in sources() {

@@ -3,12 +3,19 @@
 //! not POST: it replaces every series of the grouping key, so a series the
 //! previous run had and this one lacks (a Server-Timing name, a `0.95`
 //! quantile) does not linger beside the new figures.
+//!
+//! The push takes the probes' way and trusts what they trust: the proxy
+//! the probes use or none (`PushRoute`, `probes_proxy`), and the trust
+//! store they load, from the same sources by the same code (`TrustStore`),
+//! `--cacert` and `-k` aside. Its credentials never reach a message: the
+//! gateway's answer is quoted without a line that could carry them.
 
 use std::time::Duration;
 
 use curl::easy::{Easy2, Handler, List, WriteError};
 
 use super::curl_ffi;
+use super::trust::TrustStore;
 
 /// The whole push, from resolving the host to the last byte of the answer.
 pub const PUSH_TIMEOUT: Duration = Duration::from_secs(5);
@@ -21,21 +28,37 @@ const ANSWER_LIMIT: usize = 512;
 const CONTENT_TYPE: &str = "Content-Type: text/plain; version=0.0.4; charset=utf-8";
 
 /// Keeps the start of the answer and drops the rest; abandons the push
-/// when `stop` says so.
+/// when `stop` says so; installs the trust store in an https push's TLS
+/// set-up, as the probes' handler does.
 struct Answer {
     kept: Vec<u8>,
+    /// More came than was kept.
+    cut: bool,
     stop: Box<dyn Fn() -> bool>,
+    trust: Option<TrustStore>,
 }
 
 impl Handler for Answer {
     fn write(&mut self, data: &[u8]) -> Result<usize, WriteError> {
         let room = ANSWER_LIMIT.saturating_sub(self.kept.len());
         self.kept.extend_from_slice(&data[..data.len().min(room)]);
+        self.cut |= data.len() > room;
         Ok(data.len())
     }
 
     fn progress(&mut self, _: f64, _: f64, _: f64, _: f64) -> bool {
         !(self.stop)()
+    }
+
+    // The curl crate's callback signature: only libcurl calls it, with its own SSL_CTX.
+    #[allow(clippy::not_unsafe_ptr_arg_deref)]
+    fn ssl_ctx(&mut self, ssl_ctx: *mut std::os::raw::c_void) -> Result<(), curl::Error> {
+        if let Some(trust) = &self.trust {
+            // SAFETY: libcurl calls this callback with the SSL_CTX it is
+            // setting up for this transfer, before any handshake uses it.
+            unsafe { curl_ffi::install_trust_store(ssl_ctx, trust.store()) };
+        }
+        Ok(())
     }
 }
 
@@ -82,11 +105,255 @@ pub struct PushTarget {
     /// HTTP basic authentication, from `--push-auth-file`,
     /// `TLSPING_PUSH_AUTH` or the URL.
     pub auth: Option<Credentials>,
-    /// The probes' proxy rule: `true` when they dial the pinned address
-    /// directly (the default), so the push bypasses the environment's
-    /// proxy too; `false` (`--no-pin-ip`, `--connect-to`) lets libcurl take
-    /// it from `https_proxy` and the rest, as the probes do.
-    pub direct: bool,
+    /// Straight to the Pushgateway, or through the probes' proxy.
+    pub route: PushRoute,
+}
+
+/// The push's way, the probes' way: one rule for every combination of the
+/// proxy variables.
+#[derive(Clone, PartialEq, Eq)]
+pub enum PushRoute {
+    /// Straight to the Pushgateway, whatever the environment says: the
+    /// probes dial the pinned address (the default), or they go without a
+    /// proxy themselves.
+    Direct,
+    /// Through the proxy the probes use (`probes_proxy`), named by
+    /// `variable`; libcurl still goes straight to a Pushgateway whose host
+    /// `NO_PROXY` (or `no_proxy`) names.
+    Proxy { variable: &'static str, url: String },
+}
+
+impl std::fmt::Debug for PushRoute {
+    /// The variable, not the proxy's URL, which may hold a password.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PushRoute::Direct => f.write_str("Direct"),
+            PushRoute::Proxy { variable, .. } => write!(f, "Proxy({variable})"),
+        }
+    }
+}
+
+/// The value of an environment variable, as libcurl reads one: a variable
+/// that is set but empty counts as unset.
+fn env_value(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// The proxy libcurl gives a transfer to `https`/`http` `host` when nothing
+/// but the environment sets one (the probes of a run that does not pin its
+/// address): none when `no_proxy` (else `NO_PROXY`) names the host; else
+/// `https_proxy`, then `HTTPS_PROXY`, for https, or `http_proxy` alone for
+/// http (libcurl never reads `HTTP_PROXY`, which a CGI request's `Proxy:`
+/// header could set); then `all_proxy`, then `ALL_PROXY`. The variable and
+/// its value. libcurl's own order and matching (its `proxy.c`), so the
+/// push never takes a proxy the probes do not.
+pub fn probes_proxy(https: bool, host: &str) -> Option<(&'static str, String)> {
+    probes_proxy_in(&env_value, https, host)
+}
+
+fn probes_proxy_in(
+    env: &dyn Fn(&str) -> Option<String>,
+    https: bool,
+    host: &str,
+) -> Option<(&'static str, String)> {
+    let no_proxy = env("no_proxy").or_else(|| env("NO_PROXY"));
+    if no_proxy.is_some_and(|list| no_proxy_names(host, &list)) {
+        return None;
+    }
+    let order: &[&'static str] = if https {
+        &["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
+    } else {
+        &["http_proxy", "all_proxy", "ALL_PROXY"]
+    };
+    order
+        .iter()
+        .find_map(|&name| env(name).map(|value| (name, value)))
+}
+
+/// Whether a `NO_PROXY` list names `host`, as libcurl matches it: `*`
+/// alone names every host; otherwise the entries, separated by commas (with
+/// blanks around them; a blank with no comma ends the list), name a host
+/// name and its subdomains (`example.com` and `.example.com` both match
+/// `www.example.com`, not `notexample.com`; case and a trailing dot aside),
+/// or an address and a CIDR range for an address host.
+pub fn no_proxy_names(host: &str, list: &str) -> bool {
+    use std::net::{Ipv4Addr, Ipv6Addr};
+    if host.is_empty() || list.is_empty() {
+        return false;
+    }
+    if list == "*" {
+        return true;
+    }
+    let v4 = host.parse::<Ipv4Addr>().ok();
+    let v6 = host.parse::<Ipv6Addr>().ok();
+    let name = if v4.is_none() && v6.is_none() {
+        host.strip_suffix('.').unwrap_or(host)
+    } else {
+        host
+    };
+    let blank = |c: char| c == ' ' || c == '\t';
+    let mut rest = list;
+    loop {
+        rest = rest.trim_start_matches(blank);
+        let end = rest
+            .find(|c: char| blank(c) || c == ',')
+            .unwrap_or(rest.len());
+        let (token, after) = rest.split_at(end);
+        if !token.is_empty() {
+            let matched = match (v4, v6) {
+                (Some(addr), _) => ip_entry_names(token, |net, bits| {
+                    let net: Ipv4Addr = net.parse().ok()?;
+                    if bits > 32 {
+                        return None;
+                    }
+                    let mask = match bits {
+                        0 | 32 => u32::MAX,
+                        b => u32::MAX << (32 - b),
+                    };
+                    Some((u32::from(addr) ^ u32::from(net)) & mask == 0)
+                }),
+                (None, Some(addr)) => ip_entry_names(token, |net, bits| {
+                    let net: Ipv6Addr = net.parse().ok()?;
+                    let bits = if bits == 0 { 128 } else { bits };
+                    if bits > 128 {
+                        return None;
+                    }
+                    let mask = u128::MAX.checked_shl(128 - bits).unwrap_or(0);
+                    Some((u128::from(addr) ^ u128::from(net)) & mask == 0)
+                }),
+                (None, None) => host_entry_names(token, name),
+            };
+            if matched {
+                return true;
+            }
+        }
+        rest = after.trim_start_matches(blank);
+        if !rest.starts_with(',') {
+            return false;
+        }
+        rest = rest.trim_start_matches(',');
+    }
+}
+
+/// An entry against a host name: `example.com` names it and its subdomains.
+fn host_entry_names(token: &str, name: &str) -> bool {
+    let token = token.strip_suffix('.').unwrap_or(token);
+    let token = token.strip_prefix('.').unwrap_or(token);
+    if token.len() == name.len() {
+        token.eq_ignore_ascii_case(name)
+    } else if token.len() < name.len() {
+        let cut = name.len() - token.len();
+        name.as_bytes()[cut - 1] == b'.'
+            && name
+                .get(cut..)
+                .is_some_and(|tail| tail.eq_ignore_ascii_case(token))
+    } else {
+        false
+    }
+}
+
+/// An entry against an address host: `ADDR` or `ADDR/BITS`; `matches`
+/// compares the two (`None`: the entry is no address of that family).
+fn ip_entry_names(token: &str, matches: impl Fn(&str, u32) -> Option<bool>) -> bool {
+    // libcurl copies an entry into 128 bytes; a longer one names nothing.
+    if token.len() >= 128 {
+        return false;
+    }
+    let (net, bits) = match token.split_once('/') {
+        Some((net, bits)) => match bits.parse::<u32>() {
+            Ok(b) if b <= 128 && bits.bytes().all(|c| c.is_ascii_digit()) => (net, b),
+            _ => return false,
+        },
+        None => (token, 0),
+    };
+    matches(net, bits).unwrap_or(false)
+}
+
+/// What of the Pushgateway's answer a message may quote: its lines, less
+/// every line that could carry the credential (the header's name, the
+/// password or `user:password` as sent, in base64, percent-encoded or
+/// JSON-escaped, in any case) and the last line when the answer was cut
+/// there (a cut encoding is no longer found whole). The rest is text for
+/// `text::printable` to escape before a terminal.
+fn quotable_answer(answer: &[u8], cut: bool, auth: Option<&Credentials>) -> String {
+    let text = String::from_utf8_lossy(answer);
+    let mut lines: Vec<&str> = text
+        .split('\n')
+        .map(|l| l.trim_end_matches('\r').trim())
+        .collect();
+    if cut {
+        lines.pop();
+    }
+    let secrets = auth.map(secret_forms).unwrap_or_default();
+    let carries = |line: &str| {
+        let lower = line.to_ascii_lowercase();
+        lower.contains("authorization")
+            || lower.contains("basic ")
+            || secrets.iter().any(|s| lower.contains(s.as_str()))
+    };
+    let (mut kept, mut left_out) = (Vec::new(), 0);
+    for line in lines.into_iter().filter(|l| !l.is_empty()) {
+        if carries(line) {
+            left_out += 1;
+        } else {
+            kept.push(line);
+        }
+    }
+    let mut quoted = kept.join(" | ");
+    if left_out > 0 {
+        if !quoted.is_empty() {
+            quoted.push(' ');
+        }
+        quoted.push_str(&format!(
+            "({left_out} line{} left out: the credential could be in {})",
+            if left_out == 1 { "" } else { "s" },
+            if left_out == 1 { "it" } else { "them" }
+        ));
+    }
+    quoted
+}
+
+/// Every spelling of a credential an answer might echo, lower-cased (lines
+/// are compared lower-cased): the password (when not empty) and
+/// `user:password` as they are, percent-encoded (every byte but the
+/// unreserved ones, or every byte) and JSON-escaped; `user:password` in
+/// base64, both alphabets, with and without padding.
+fn secret_forms(auth: &Credentials) -> Vec<String> {
+    let pair = format!("{}:{}", auth.user, auth.password);
+    let mut raw = vec![pair.clone()];
+    if !auth.password.is_empty() {
+        raw.push(auth.password.clone());
+    }
+    let mut forms = Vec::new();
+    for secret in &raw {
+        forms.push(secret.clone());
+        let percent = |all: bool| {
+            secret
+                .bytes()
+                .map(|b| {
+                    if !all && (b.is_ascii_alphanumeric() || b"-._~".contains(&b)) {
+                        char::from(b).to_string()
+                    } else {
+                        format!("%{b:02x}")
+                    }
+                })
+                .collect::<String>()
+        };
+        forms.push(percent(false));
+        forms.push(percent(true));
+        let json = serde_json::to_string(secret).unwrap_or_default();
+        forms.push(json.trim_matches('"').to_string());
+    }
+    let standard = openssl::base64::encode_block(pair.as_bytes());
+    let url_safe = base64_url(pair.as_bytes());
+    for b64 in [standard, url_safe] {
+        forms.push(b64.trim_end_matches('=').to_string());
+    }
+    forms
+        .into_iter()
+        .filter(|f| !f.is_empty())
+        .map(|f| f.to_ascii_lowercase())
+        .collect()
 }
 
 /// A user and a password, never printed: `Debug` says only that they are there.
@@ -107,7 +374,7 @@ impl std::fmt::Debug for PushTarget {
         f.debug_struct("PushTarget")
             .field("url", &self.url)
             .field("auth", &self.auth)
-            .field("direct", &self.direct)
+            .field("route", &self.route)
             .finish()
     }
 }
@@ -123,9 +390,20 @@ pub fn push(
     stop: Box<dyn Fn() -> bool>,
 ) -> Result<(), String> {
     let url = grouping_url(&to.url, key);
+    // The store the probes load when no --cacert is given: SSL_CERT_FILE,
+    // else the SSL_CERT_DIR list, else the system's bundle, each read with
+    // the same limit (OpenSSL reading `SSL_CERT_FILE=/dev/zero` itself
+    // would never end).
+    let trust = if url.starts_with("https://") {
+        Some(TrustStore::load(None)?)
+    } else {
+        None
+    };
     let mut easy = Easy2::new(Answer {
         kept: Vec::new(),
+        cut: false,
         stop,
+        trust,
     });
     let failed = |e: curl::Error| e.to_string();
     easy.url(&url).map_err(failed)?;
@@ -144,9 +422,12 @@ pub fn push(
     // otherwise hold the process past `PUSH_TIMEOUT`, until the system's own
     // resolver gives up (its timeout times its attempts).
     curl_ffi::quick_exit(&mut easy).map_err(failed)?;
-    if to.direct {
+    match &to.route {
         // As the probes: straight to the host, whatever the environment says.
-        easy.proxy("").map_err(failed)?;
+        PushRoute::Direct => easy.proxy("").map_err(failed)?,
+        // The probes' proxy, never one picked by the push's own scheme;
+        // libcurl still reads NO_PROXY for the Pushgateway's host.
+        PushRoute::Proxy { url, .. } => easy.proxy(url).map_err(failed)?,
     }
     if let Some(auth) = &to.auth {
         let mut basic = curl::easy::Auth::new();
@@ -155,19 +436,10 @@ pub fn push(
         easy.username(&auth.user).map_err(failed)?;
         easy.password(&auth.password).map_err(failed)?;
     }
-    if url.starts_with("https://") {
-        // The system's trust store, found as for the probes (SSL_CERT_FILE,
-        // SSL_CERT_DIR, the usual places), and read with the same limit:
-        // OpenSSL reading `SSL_CERT_FILE=/dev/zero` itself would never end.
-        let found = openssl_probe::probe();
-        if let Some(file) = found.cert_file {
-            let named = format!("the CA bundle {}", file.display());
-            let pem =
-                crate::files::read_named(&named, &file, crate::files::CA_LIMIT, "a CA bundle")?;
-            easy.ssl_cainfo_blob(&pem).map_err(failed)?;
-        } else if let Some(dir) = found.cert_dir {
-            easy.capath(dir).map_err(failed)?;
-        }
+    if easy.get_ref().trust.is_some() {
+        // No CA file or directory of libcurl's own: the store above is
+        // installed as the TLS set-up starts (`Answer::ssl_ctx`).
+        curl_ffi::clear_ca_locations(&mut easy).map_err(failed)?;
     }
     if let Err(e) = easy.perform() {
         if e.is_aborted_by_callback() {
@@ -179,16 +451,226 @@ pub fn push(
     if (200..300).contains(&code) {
         return Ok(());
     }
-    let answer = String::from_utf8_lossy(&easy.get_ref().kept);
-    Err(format!(
-        "the Pushgateway answered {code}: {}",
-        answer.trim()
-    ))
+    let answer = easy.get_ref();
+    let quoted = quotable_answer(&answer.kept, answer.cut, to.auth.as_ref());
+    Err(if quoted.is_empty() {
+        format!("the Pushgateway answered {code}")
+    } else {
+        format!("the Pushgateway answered {code}: {quoted}")
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::{Read, Write};
+
+    /// A loopback listener answering every request with `code`, for at
+    /// most `count` connections, 30 s in all and 5 s each: its port.
+    fn answering(code: u16, count: usize) -> u16 {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        listener.set_nonblocking(true).unwrap();
+        let until = std::time::Instant::now() + Duration::from_secs(30);
+        let accepted = std::iter::from_fn(move || {
+            while std::time::Instant::now() < until {
+                match listener.accept() {
+                    Ok((stream, _)) => return Some(stream),
+                    Err(_) => std::thread::sleep(Duration::from_millis(2)),
+                }
+            }
+            None
+        });
+        std::thread::spawn(move || {
+            for mut stream in accepted.take(count) {
+                stream.set_nonblocking(false).unwrap();
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+                let mut seen = Vec::new();
+                let mut buf = [0u8; 1024];
+                while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => seen.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let answer = format!("HTTP/1.1 {code} X\r\nContent-Length: 0\r\n\r\n");
+                let _ = stream.write_all(answer.as_bytes());
+            }
+        });
+        port
+    }
+
+    #[test]
+    fn no_proxy_lists_match_as_libcurl_matches_them() {
+        // libcurl itself decides each case (CURLOPT_NOPROXY is read by the
+        // same code as NO_PROXY), through a real proxy and a real server on
+        // 127.0.0.1: the proxy answers 299, the server 200.
+        let name = "a.example.test";
+        let cases: &[(&str, &str)] = &[
+            (name, "example.test"),
+            (name, ".example.test"),
+            (name, "EXAMPLE.TEST."),
+            (name, "xample.test"),
+            (name, "a.example.test"),
+            (name, "b.example.test, a.example.test"),
+            (name, "b.example.test a.example.test"),
+            (name, ",, a.example.test ,"),
+            (name, "b.example.test,\ta.example.test"),
+            (name, "*"),
+            (name, "*.example.test"),
+            (name, "test"),
+            (name, "."),
+            (name, "other.test"),
+            ("127.0.0.1", "127.0.0.1"),
+            ("127.0.0.1", "127.0.0.0/8"),
+            ("127.0.0.1", "127.0.0.0/24"),
+            ("127.0.0.1", "127.0.0.1/32"),
+            ("127.0.0.1", "127.0.0.0/0"),
+            ("127.0.0.1", "126.0.0.0/7"),
+            ("127.0.0.1", "127.0.0.2"),
+            ("127.0.0.1", "10.0.0.0/8"),
+            ("127.0.0.1", "127.0.0.1/33"),
+            ("127.0.0.1", "127.0.0.1/"),
+            ("127.0.0.1", "127.0.0.1/+8"),
+            ("127.0.0.1", "::1"),
+            ("127.0.0.1", "localhost"),
+            ("127.0.0.1", "0.0.1"),
+        ];
+        let server = answering(200, cases.len());
+        let proxy = answering(299, cases.len());
+        let mut direct = 0;
+        for &(host, list) in cases {
+            let mut easy = curl::easy::Easy::new();
+            easy.url(&format!("http://{host}:{server}/")).unwrap();
+            let mut resolve = List::new();
+            resolve
+                .append(&format!("{name}:{server}:127.0.0.1"))
+                .unwrap();
+            easy.resolve(resolve).unwrap();
+            easy.proxy(&format!("http://127.0.0.1:{proxy}")).unwrap();
+            easy.noproxy(list).unwrap();
+            easy.timeout(Duration::from_secs(5)).unwrap();
+            easy.perform().unwrap();
+            let by_libcurl = easy.response_code().unwrap() == 200;
+            direct += usize::from(by_libcurl);
+            assert_eq!(
+                no_proxy_names(host, list),
+                by_libcurl,
+                "{host} against {list:?}: libcurl says {}",
+                if by_libcurl { "direct" } else { "proxy" }
+            );
+        }
+        // Both ways are taken: the cases tell the matchers apart.
+        assert_eq!((direct, cases.len() - direct), (14, 14));
+    }
+
+    #[test]
+    fn the_probes_proxy_follows_libcurls_order_of_variables() {
+        let env_of = |set: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                set.iter()
+                    .find(|(k, v)| *k == name && !v.is_empty())
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let pick = |set: &'static [(&'static str, &'static str)], https: bool, host: &str| {
+            probes_proxy_in(&env_of(set), https, host).map(|(v, _)| v)
+        };
+        let all: &[(&str, &str)] = &[
+            ("http_proxy", "h"),
+            ("HTTP_PROXY", "H"),
+            ("https_proxy", "s"),
+            ("HTTPS_PROXY", "S"),
+            ("all_proxy", "a"),
+            ("ALL_PROXY", "A"),
+        ];
+        assert_eq!(pick(all, true, "x.test"), Some("https_proxy"));
+        assert_eq!(pick(all, false, "x.test"), Some("http_proxy"));
+        assert_eq!(pick(&[("HTTP_PROXY", "H")], false, "x.test"), None);
+        assert_eq!(
+            pick(&[("HTTP_PROXY", "H"), ("ALL_PROXY", "A")], false, "x.test"),
+            Some("ALL_PROXY")
+        );
+        assert_eq!(pick(&[("http_proxy", "h")], true, "x.test"), None);
+        assert_eq!(
+            pick(&[("https_proxy", ""), ("HTTPS_PROXY", "S")], true, "x.test"),
+            Some("HTTPS_PROXY"),
+            "an empty variable counts as unset"
+        );
+        assert_eq!(
+            pick(
+                &[("HTTPS_PROXY", "S"), ("no_proxy", "x.test")],
+                true,
+                "x.test"
+            ),
+            None
+        );
+        assert_eq!(
+            pick(
+                &[
+                    ("all_proxy", "a"),
+                    ("no_proxy", "y.test"),
+                    ("NO_PROXY", "x.test")
+                ],
+                true,
+                "x.test"
+            ),
+            Some("all_proxy"),
+            "no_proxy wins over NO_PROXY"
+        );
+        assert_eq!(
+            pick(
+                &[("all_proxy", "a"), ("no_proxy", ""), ("NO_PROXY", "x.test")],
+                true,
+                "x.test"
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn a_gateways_answer_is_quoted_without_the_credential() {
+        let auth = Credentials {
+            user: "pusher".into(),
+            password: "pa ss/wörd\"".into(),
+        };
+        let forms = secret_forms(&auth);
+        let b64 = openssl::base64::encode_block(b"pusher:pa ss/w\xc3\xb6rd\"");
+        let echoed = [
+            "PUT /metrics/job/tlsping HTTP/1.1".to_string(),
+            format!("authorization: basic {b64}"),
+            format!("X-Echo: {}", b64.trim_end_matches('=')),
+            format!("X-Url: {}", base64_url(b"pusher:pa ss/w\xc3\xb6rd\"")),
+            "X-Raw: pa ss/wörd\"".to_string(),
+            "X-Pct: pa%20ss%2Fw%C3%B6rd%22".to_string(),
+            "X-pct-lower: pusher%3apa%20ss%2fw%c3%b6rd%22".to_string(),
+            "{\"password\": \"pa ss/wörd\\\"\"}".to_string(),
+            "unauthorized: no such user".to_string(),
+        ];
+        for line in &echoed[1..8] {
+            let lower = line.to_ascii_lowercase();
+            assert!(
+                forms.iter().any(|f| lower.contains(f.as_str())) || lower.contains("authorization"),
+                "{line}"
+            );
+        }
+        let answer = echoed.join("\r\n");
+        let quoted = quotable_answer(answer.as_bytes(), false, Some(&auth));
+        assert_eq!(
+            quoted,
+            "PUT /metrics/job/tlsping HTTP/1.1 | unauthorized: no such user \
+             (7 lines left out: the credential could be in them)"
+        );
+        // Cut inside the encoded credential: the cut line goes too.
+        let cut = format!("denied\nX: {}", &b64[..6]);
+        assert_eq!(quotable_answer(cut.as_bytes(), true, Some(&auth)), "denied");
+        // Without credentials, the answer as it came, line by line.
+        assert_eq!(
+            quotable_answer(b"bad request\r\n\r\nline 2\n", false, None),
+            "bad request | line 2"
+        );
+        assert_eq!(quotable_answer(b"", false, None), "");
+    }
 
     #[test]
     fn base64_url_matches_the_rfc_vectors_in_the_url_alphabet() {

@@ -148,15 +148,6 @@ fn dir_certificates(list: &Path, named: &str) -> Result<Vec<X509>, String> {
                 Err(crate::files::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
                     continue
                 }
-                Err(crate::files::ReadError::Io(e)) => {
-                    return Err(format!("{named}: {}: {e}", path.display()))
-                }
-                Err(crate::files::ReadError::NotRegular(what)) => {
-                    return Err(format!(
-                        "{named}: {}: it is {what}, not a regular file",
-                        path.display()
-                    ))
-                }
                 Err(crate::files::ReadError::TooLarge) => {
                     return Err(format!(
                         "the certificates in {named} hold more than {}, the limit for CA \
@@ -164,6 +155,15 @@ fn dir_certificates(list: &Path, named: &str) -> Result<Vec<X509>, String> {
                         crate::files::size_text(crate::files::CA_LIMIT),
                         path.display()
                     ))
+                }
+                Err(e) => {
+                    let named = format!("{named}: {}", path.display());
+                    return Err(crate::files::read_error_text(
+                        &named,
+                        budget,
+                        "CA certificates",
+                        e,
+                    ));
                 }
             };
             budget -= pem.len() as u64;

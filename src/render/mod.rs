@@ -29,8 +29,8 @@ pub mod why;
 pub mod write_out;
 
 use std::io::Write;
-use std::path::PathBuf;
 
+use crate::files::Destination;
 use crate::probe::RunInfo;
 
 pub use human::Human;
@@ -53,6 +53,8 @@ pub enum Format {
     WriteOut(write_out::WriteOut),
     /// `--openmetrics -`: the run's figures when it ends, no table.
     OpenMetrics,
+    /// `--svg -`: the picture of the run when it ends, no table.
+    Svg,
 }
 
 /// What the command line asked to be written: a format on standard output
@@ -60,10 +62,11 @@ pub enum Format {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outputs {
     pub stdout: Format,
-    /// `--svg`: the picture of the run, written when it ends.
-    pub svg: Option<PathBuf>,
+    /// `--svg FILE`: the picture of the run, written when it ends; its
+    /// directory held since the command line was checked.
+    pub svg: Option<Destination>,
     /// `--openmetrics FILE`: the run's figures, written when it ends.
-    pub openmetrics: Option<PathBuf>,
+    pub openmetrics: Option<Destination>,
     /// `--label`: added to every series of the figures, after `target`.
     pub labels: openmetrics::Labels,
 }
@@ -106,13 +109,18 @@ pub fn open(
             openmetrics::Destination::Stdout(stdout(Escape::Visible)),
             openmetrics::run_labels(info, &asked.labels),
         )),
+        Format::Svg => Box::new(svg_file::SvgFile::new(svg_file::Picture::Stdout(stdout(
+            Escape::Visible,
+        )))),
     }];
-    if let Some(path) = &asked.svg {
-        outputs.push(Box::new(svg_file::SvgFile::new(path.clone())));
+    if let Some(file) = &asked.svg {
+        outputs.push(Box::new(svg_file::SvgFile::new(svg_file::Picture::File(
+            file.clone(),
+        ))));
     }
-    if let Some(path) = &asked.openmetrics {
+    if let Some(file) = &asked.openmetrics {
         outputs.push(Box::new(openmetrics::OpenMetrics::new(
-            openmetrics::Destination::File(path.clone()),
+            openmetrics::Destination::File(file.clone()),
             openmetrics::run_labels(info, &asked.labels),
         )));
     }
@@ -152,7 +160,10 @@ mod tests {
             (Format::Csv { time_first: true }, Escape::Visible, false),
             (Format::WriteOut(write_out), Escape::Visible, false),
             (Format::OpenMetrics, Escape::Visible, false),
+            (Format::Svg, Escape::Visible, true),
         ];
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str| Destination::open(&dir.path().join(name)).unwrap();
         for (format, escape, keeps) in cases {
             let asked = Outputs::stdout(format.clone());
             let (outputs, escapes) = opened(&asked);
@@ -162,24 +173,30 @@ mod tests {
             assert_eq!(outputs[0].what(), "the output");
 
             let with_svg = Outputs {
-                svg: Some("run.svg".into()),
+                svg: Some(file("run.svg")),
                 ..asked
             };
             let (outputs, escapes) = opened(&with_svg);
             assert_eq!(escapes, [escape], "the picture does not go to stdout");
             assert_eq!(outputs.len(), 2);
             assert!(outputs[1].keeps_samples());
-            assert_eq!(outputs[1].what(), "the picture to run.svg");
+            assert_eq!(
+                outputs[1].what(),
+                format!("the picture to {}", dir.path().join("run.svg").display())
+            );
 
             let with_figures = Outputs {
-                openmetrics: Some("run.prom".into()),
+                openmetrics: Some(file("run.prom")),
                 ..Outputs::stdout(format.clone())
             };
             let (outputs, escapes) = opened(&with_figures);
             assert_eq!(escapes, [escape], "the figures' file is not stdout");
             assert_eq!(outputs.len(), 2);
             assert!(!outputs[1].keeps_samples());
-            assert_eq!(outputs[1].what(), "the figures to run.prom");
+            assert_eq!(
+                outputs[1].what(),
+                format!("the figures to {}", dir.path().join("run.prom").display())
+            );
         }
     }
 }

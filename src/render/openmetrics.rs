@@ -14,7 +14,6 @@
 //! with the same labels and the same escaping.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -68,8 +67,9 @@ type Settled = (
 
 /// Where the exposition goes (`--push` takes `exposition` itself).
 pub enum Destination {
-    /// Written through a temporary file beside it (`files::replace_file`).
-    File(PathBuf),
+    /// Written through a temporary file in its held directory
+    /// (`files::Destination`).
+    File(crate::files::Destination),
     /// `--openmetrics -`: in place of the table.
     Stdout(Box<dyn Write>),
 }
@@ -90,9 +90,7 @@ impl OpenMetrics {
     fn write(&mut self, run: &Finished) -> io::Result<()> {
         let text = exposition(run, &self.labels);
         match &mut self.dest {
-            Destination::File(path) => {
-                crate::files::replace_file(path, |out| out.write_all(text.as_bytes()))
-            }
+            Destination::File(file) => file.replace(|out| out.write_all(text.as_bytes())),
             Destination::Stdout(out) => {
                 out.write_all(text.as_bytes())?;
                 out.flush()
@@ -104,7 +102,7 @@ impl OpenMetrics {
 impl Output for OpenMetrics {
     fn what(&self) -> String {
         match &self.dest {
-            Destination::File(path) => format!("the figures to {}", path.display()),
+            Destination::File(file) => format!("the figures to {}", file.path().display()),
             Destination::Stdout(_) => "the output".into(),
         }
     }

@@ -1,18 +1,27 @@
 //! `--svg FILE`: the picture of the run (drawn by `svg`), written to its
-//! file once the rounds are over, beside whatever stdout shows.
+//! file once the rounds are over, beside whatever stdout shows; `--svg -`
+//! writes it on stdout in place of the table.
 
-use std::io;
-use std::path::PathBuf;
+use std::io::{self, Write};
 
 use super::output::{Finished, Output};
+use crate::files::Destination;
+
+/// Where the picture goes.
+pub enum Picture {
+    /// Through a temporary file in its held directory (`files::Destination`).
+    File(Destination),
+    /// `--svg -`: standard output.
+    Stdout(Box<dyn Write>),
+}
 
 pub struct SvgFile {
-    path: PathBuf,
+    to: Picture,
 }
 
 impl SvgFile {
-    pub fn new(path: PathBuf) -> SvgFile {
-        SvgFile { path }
+    pub fn new(to: Picture) -> SvgFile {
+        SvgFile { to }
     }
 }
 
@@ -23,11 +32,19 @@ impl Output for SvgFile {
     }
 
     fn what(&self) -> String {
-        format!("the picture to {}", self.path.display())
+        match &self.to {
+            Picture::File(file) => format!("the picture to {}", file.path().display()),
+            Picture::Stdout(_) => "the output".into(),
+        }
     }
 
-    /// Through a temporary file, as every file we write (`files::replace_file`).
     fn end(&mut self, run: &Finished) -> io::Result<()> {
-        crate::files::replace_file(&self.path, |out| super::svg::write_svg(out, run))
+        match &mut self.to {
+            Picture::File(file) => file.replace(|out| super::svg::write_svg(out, run)),
+            Picture::Stdout(out) => {
+                super::svg::write_svg(out, run)?;
+                out.flush()
+            }
+        }
     }
 }

@@ -10,6 +10,7 @@ pub mod ocsp;
 pub mod path;
 pub mod pki;
 pub mod prometheus;
+pub mod proxy;
 pub mod quickstart;
 mod relay;
 pub mod server;
