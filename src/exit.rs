@@ -197,10 +197,10 @@ impl Exit {
 static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 
 /// Notes whether standard output is closed. Called before the Rust
-/// runtime starts (main.rs puts it in `.init_array`), which opens
-/// `/dev/null` on a closed stdout, so that an output sent to a closed
-/// stdout would be lost without a word.
-pub extern "C" fn note_closed_stdout() {
+/// runtime starts (main.rs's start-up hook, in `.init_array`): the runtime
+/// opens `/dev/null` on a closed stdout, and an output sent there would be
+/// lost without a word.
+pub fn note_stdout_at_start() {
     // SAFETY: F_GETFD only reads descriptor 1's flags; it fails with EBADF
     // when nothing is open there.
     let closed = unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_GETFD) } == -1;

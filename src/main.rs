@@ -5,12 +5,17 @@ use std::process::ExitCode;
 use tlsping::exit::{self, Exit};
 use tlsping::{cli, run};
 
-/// Looks at standard output before the Rust runtime opens `/dev/null` on
-/// it when it is closed (see `exit::note_closed_stdout`).
+/// The binary's one start-up hook: it looks at standard output before the
+/// Rust runtime opens `/dev/null` on a closed one, which would hide it
+/// (`exit::note_stdout_at_start`).
 #[cfg(target_os = "linux")]
 #[used]
 #[link_section = ".init_array"]
-static NOTE_CLOSED_STDOUT: extern "C" fn() = exit::note_closed_stdout;
+static NOTE_CLOSED_STDOUT: extern "C" fn() = note_closed_stdout;
+
+extern "C" fn note_closed_stdout() {
+    exit::note_stdout_at_start();
+}
 
 fn main() -> ExitCode {
     let exit = match exit::closed_stdout() {

@@ -178,6 +178,8 @@ pub fn push(
     // connection, a handshake, an answer) is cut every `STOP_POLL` to ask
     // `stop`; libcurl's own progress callback comes once a second at most.
     let multi = curl::multi::Multi::new();
+    // Its resolver threads are the multi handle's: they too are let go.
+    curl_ffi::multi_quick_exit(&multi).map_err(|e| e.to_string())?;
     let stop = || (easy.get_ref().stop)();
     if let Err(e) = curl_ffi::perform_polling(&multi, &easy, &stop, STOP_POLL) {
         if e.is_aborted_by_callback() {

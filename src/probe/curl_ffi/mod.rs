@@ -30,7 +30,7 @@ pub use live::{group_name, LiveHandle};
 pub use ocsp_staple::{request_staple, take_first_response};
 pub use perform::{guarded, perform_on, perform_polling, raise_caught};
 pub use request_counter::count_requests;
-pub use setopt::{allow_early_data, quick_exit, set_curves};
+pub use setopt::{allow_early_data, multi_quick_exit, quick_exit, set_curves};
 pub use sockets::{hang_up, read_tcp_info_at_close, tcp_at_close, tcp_at_close_clear};
 pub use sockets::{open_socket, CloseWatch, KernelTcp};
 pub use trust_store::{clear_ca_locations, install_trust_store};
