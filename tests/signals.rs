@@ -332,39 +332,40 @@ fn a_second_ctrl_c_leaves_at_once() {
     );
 }
 
-#[test]
-fn ctrl_c_during_a_hung_probe_cancels_it_without_counting_a_failure() {
-    // Preflight and round 1 answer; round 2's cold probe hangs until Ctrl+C.
+/// A run of `args` (`-w 5s` and the server's URL added) against a server
+/// whose connections after the first `ok_first` take the request and hang,
+/// sent Ctrl+C 200 ms into the first hang (once the server has seen
+/// `requests` requests): its output, and how long it took to end after.
+fn ctrl_c_during_a_hang(ok_first: usize, requests: usize, args: &[&str]) -> (Output, Duration) {
     let server = start_faulty(FaultOpts {
-        ok_first: 2,
+        ok_first,
         fault: Fault::Hang,
         ..Default::default()
     });
-    let mut child = spawn(&[
-        "--json",
-        "-m",
-        "cold",
-        "-n",
-        "3",
-        "--warmup",
-        "0",
-        "-w",
-        "5s",
-        "-i",
-        "200ms",
-        &server.url(),
-    ]);
-    // Round 2's connection is the first faulty one; its request then hangs for up to 5 s.
+    let url = server.url();
+    let mut all = args.to_vec();
+    all.extend(["-w", "5s", &url]);
+    let mut child = spawn(&all);
     wait_for(&mut child, "the hanging request", || {
         server.counters.faulted.load(Ordering::SeqCst) >= 1
-            && server.counters.requests.load(Ordering::SeqCst) >= 3
+            && server.counters.requests.load(Ordering::SeqCst) >= requests
     });
     std::thread::sleep(Duration::from_millis(200));
     let sent = Instant::now();
     sigint(&child);
     let out = wait_bounded(child, Duration::from_secs(10));
+    (out, sent.elapsed())
+}
+
+#[test]
+fn ctrl_c_during_a_hung_probe_cancels_it_without_counting_a_failure() {
+    // Preflight and round 1 answer; round 2's cold probe hangs until
+    // Ctrl+C (for up to 5 s).
+    let args = [
+        "--json", "-m", "cold", "-n", "3", "--warmup", "0", "-i", "200ms",
+    ];
+    let (out, took) = ctrl_c_during_a_hang(2, 3, &args);
     // libcurl looks at the cancel flag about once a second while it waits.
-    let took = sent.elapsed();
     assert!(took < Duration::from_secs(3), "{took:?}");
     let doc: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("not one JSON document ({e}): {}", show(&out)));
@@ -379,6 +380,12 @@ fn ctrl_c_during_a_hung_probe_cancels_it_without_counting_a_failure() {
     assert_eq!(doc["summary"]["cold"]["sent"], 1, "{doc:#}");
     assert_eq!(doc["summary"]["cold"]["loss"], 0.0, "{doc:#}");
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    // How far it got: round 1 whole, round 2 cut while its probe ran.
+    let ending = &doc["ending"];
+    assert_eq!(ending["rounds_completed"], 1, "{ending}");
+    assert_eq!(ending["rounds_asked"], 3, "{ending}");
+    assert_eq!(ending["cut_round"], 2, "{ending}");
+    assert_eq!(ending["stopped_by"], "interrupt", "{ending}");
 }
 
 #[test]
@@ -388,28 +395,8 @@ fn ctrl_c_mid_round_says_how_far_the_run_got_and_the_cut_round_shows_dashes() {
     // first in its round, hangs until Ctrl+C: it is canceled and its warm
     // probe never runs. The header said 20 rounds: the ending must say
     // what ran, and the row of round 2 shows `-` where nothing was measured.
-    let server = start_faulty(FaultOpts {
-        ok_first: 3,
-        fault: Fault::Hang,
-        ..Default::default()
-    });
-    let mut child = spawn(&[
-        "-n",
-        "20",
-        "--order",
-        "cold-first",
-        "-w",
-        "5s",
-        "-i",
-        "200ms",
-        &server.url(),
-    ]);
-    wait_for(&mut child, "the hanging request", || {
-        server.counters.faulted.load(Ordering::SeqCst) >= 1
-    });
-    std::thread::sleep(Duration::from_millis(200));
-    sigint(&child);
-    let out = wait_bounded(child, Duration::from_secs(10));
+    let args = ["-n", "20", "--order", "cold-first", "-i", "200ms"];
+    let (out, _) = ctrl_c_during_a_hang(3, 0, &args);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert!(
         stderr(&out).contains(
