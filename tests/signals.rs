@@ -68,6 +68,14 @@ fn wait_bounded(mut child: Child, limit: Duration) -> Output {
     }
 }
 
+/// The run-wide series (those without labels) of the metrics file at
+/// `path`, by name; a file that was not written fails the test.
+fn run_series(path: &std::path::Path) -> impl Fn(&str) -> Option<f64> {
+    let text = std::fs::read_to_string(path).expect("the metrics file was written");
+    let series = support::prometheus::parse(&text);
+    move |name| support::prometheus::value_of(&series, name, &[])
+}
+
 #[test]
 fn ctrl_c_ends_an_endless_json_run_with_a_complete_document() {
     let server = start(ServerOpts::default());
@@ -295,11 +303,9 @@ fn a_signal_with_stdout_blocked_still_writes_the_files_and_pushes() {
         "{pushed_after:?}: the push waited for stdout"
     );
     assert!(body.contains("tlsping_run_exit_code"), "{body}");
-    let text = std::fs::read_to_string(&metrics).expect("the metrics file was written");
-    let series = support::prometheus::parse(&text);
-    let value = |name| support::prometheus::value_of(&series, name, &[]);
-    assert_eq!(value("tlsping_run_exit_code"), Some(143.0), "{text}");
-    assert_eq!(value("tlsping_run_interrupted"), Some(1.0), "{text}");
+    let value = run_series(&metrics);
+    assert_eq!(value("tlsping_run_exit_code"), Some(143.0));
+    assert_eq!(value("tlsping_run_interrupted"), Some(1.0));
     assert!(std::fs::read_to_string(&picture)
         .expect("the picture was written")
         .contains("</svg>"));
@@ -456,16 +462,13 @@ fn sigterm_mid_run_is_told_in_the_json_and_the_metrics_file() {
         "{doc:#}"
     );
     assert!(stderr(&out).contains(&said), "{}", show(&out));
-    let text = std::fs::read_to_string(&metrics).expect("the metrics file was written");
-    let series = support::prometheus::parse(&text);
-    let value = |name| support::prometheus::value_of(&series, name, &[]);
-    assert_eq!(value("tlsping_run_exit_code"), Some(143.0), "{text}");
-    assert_eq!(value("tlsping_run_interrupted"), Some(1.0), "{text}");
-    assert_eq!(value("tlsping_run_rounds_asked"), Some(20.0), "{text}");
+    let value = run_series(&metrics);
+    assert_eq!(value("tlsping_run_exit_code"), Some(143.0));
+    assert_eq!(value("tlsping_run_interrupted"), Some(1.0));
+    assert_eq!(value("tlsping_run_rounds_asked"), Some(20.0));
     assert_eq!(
         value("tlsping_run_rounds_completed"),
-        Some(completed as f64),
-        "{text}"
+        Some(completed as f64)
     );
 }
 
@@ -506,13 +509,11 @@ fn a_reader_that_closes_stdout_ends_the_run_quietly_with_the_verdicts_code() {
     // Stopped at the first failed write, before the 5 rounds (preflight + 10 requests).
     let seen = server.counters.snapshot();
     assert!(seen.requests < 11, "{seen:?}");
-    let text = std::fs::read_to_string(&metrics).expect("the metrics file was written");
-    let series = support::prometheus::parse(&text);
-    let value = |name| support::prometheus::value_of(&series, name, &[]);
-    assert_eq!(value("tlsping_run_exit_code"), Some(0.0), "{text}");
-    assert!(value("tlsping_run_rounds_completed") < Some(5.0), "{text}");
-    assert_eq!(value("tlsping_run_rounds_asked"), Some(5.0), "{text}");
-    assert_eq!(value("tlsping_run_interrupted"), Some(0.0), "{text}");
+    let value = run_series(&metrics);
+    assert_eq!(value("tlsping_run_exit_code"), Some(0.0));
+    assert!(value("tlsping_run_rounds_completed") < Some(5.0));
+    assert_eq!(value("tlsping_run_rounds_asked"), Some(5.0));
+    assert_eq!(value("tlsping_run_interrupted"), Some(0.0));
 }
 
 /// A FIFO in `dir`, nobody writing to it.
@@ -655,10 +656,8 @@ fn a_signal_while_the_push_is_under_way_abandons_it_with_the_signals_code() {
         );
         let doc: Value = serde_json::from_slice(&out.stdout).expect("the JSON was written whole");
         assert_eq!(doc["samples"].as_array().map(Vec::len), Some(2));
-        let text = std::fs::read_to_string(&metrics).expect("the metrics file was written");
-        let series = support::prometheus::parse(&text);
-        let recorded = support::prometheus::value_of(&series, "tlsping_run_exit_code", &[]);
-        assert_eq!(recorded, Some(f64::from(code)), "{signal}: {text}");
+        let recorded = run_series(&metrics)("tlsping_run_exit_code");
+        assert_eq!(recorded, Some(f64::from(code)), "{signal}");
     }
 }
 
