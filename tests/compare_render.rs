@@ -469,6 +469,7 @@ fn json(
         warnings: &[],
         history: &tlsping::stats::NO_RECORDS,
         exit_code: 0,
+        ending: tlsping::render::Ending::complete(info.settings.count),
     };
     tlsping::render::json::write_document(&mut buf, &run).unwrap();
     serde_json::from_slice(&buf).unwrap()
@@ -654,6 +655,7 @@ fn csv_preflight_row_keeps_the_variant_column() {
             warnings: &[],
             history: &tlsping::stats::NO_RECORDS,
             exit_code: 0,
+            ending: tlsping::render::Ending::complete(info.settings.count),
         };
         CsvStream::new(&mut buf, false)
             .ended_before_rounds(&run)

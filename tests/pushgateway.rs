@@ -379,20 +379,27 @@ fn the_push_goes_out_when_another_output_failed() {
         }
     });
     let server = start(ServerOpts::default());
-    // A closed stdout: the JSON document, written at the end, fails.
-    let mut child = std::process::Command::new(support::bin())
+    // A full disk under stdout: the JSON document, written at the end,
+    // fails. (A reader that closed stdout would be no failure.)
+    let full = std::fs::File::options()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = std::process::Command::new(support::bin())
         .args(["--json", "--cacert", &cacert(), "-n", "1", "-i", "200ms"])
         .args(["--push", &format!("http://{addr}"), &server.url()])
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
+        .stdout(full)
         .stderr(Stdio::piped())
-        .spawn()
+        .output()
         .expect("running tlsping");
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
-    assert!(stderr(&out).contains("output"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("could not write the output: No space left on device"),
+        "{}",
+        stderr(&out)
+    );
     let sent = rx
         .recv_timeout(Duration::from_secs(10))
         .expect("the push arrived");

@@ -251,3 +251,121 @@ fn piped_output_is_wide_and_uncut() {
         "the -v TLS line whole:\n{text}"
     );
 }
+
+#[test]
+fn every_file_that_cannot_be_written_is_told_on_a_line_of_its_own() {
+    // Both files' folder goes away during the run: at the end neither the
+    // picture nor the figures can be written, and each says so (exit 2).
+    use std::io::BufRead;
+    let server = start(ServerOpts::default());
+    let dir = support::TempDir::new("both-fail");
+    let gone = dir.path().join("gone");
+    std::fs::create_dir(&gone).unwrap();
+    let (picture, figures) = (gone.join("p.svg"), gone.join("m.prom"));
+    let cacert = support::cacert();
+    let mut child = support::command(&[
+        "-4",
+        "--cacert",
+        &cacert,
+        "-n",
+        "3",
+        "-i",
+        "300ms",
+        "--svg",
+        support::path_str(&picture),
+        "--openmetrics",
+        support::path_str(&figures),
+        &server.url(),
+    ])
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    let read = lines.read_line(&mut first);
+    std::fs::remove_dir_all(&gone).unwrap();
+    assert!(read.is_ok() && first.starts_with("HEAD "), "{first:?}");
+    // Reading the rest lets the run end (bounded by its 3 rounds).
+    let mut rest = String::new();
+    let _ = std::io::Read::read_to_string(&mut lines, &mut rest);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    let told: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("tlsping: could not write"))
+        .collect();
+    assert_eq!(told.len(), 2, "{err}");
+    assert!(
+        told[0].starts_with(&format!(
+            "tlsping: could not write the picture to {}: ",
+            picture.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        told[1].starts_with(&format!(
+            "tlsping: could not write the figures to {}: ",
+            figures.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        rest.contains("statistics ---"),
+        "stdout is complete: {rest}"
+    );
+}
+
+#[test]
+fn text_asked_for_that_cannot_be_written_exits_2_and_a_closed_reader_0() {
+    // `--version >/dev/full`, `--help >&-`: the text is lost, which is an
+    // output that could not be written (exit 2, said on stderr). A reader
+    // that closed its end before (`| head -0`) has had enough: exit 0.
+    let server = start(ServerOpts::default());
+    let url = server.url();
+    let cases: [&[&str]; 4] = [
+        &["--version"],
+        &["--help"],
+        &["--generate", "man"],
+        &["--json", "-n", "2", "-i", "200ms", &url],
+    ];
+    for args in cases {
+        let full = std::fs::File::options()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        if args[0] != "--json" {
+            let out = support::command(args).stdout(full).output().unwrap();
+            assert_eq!(out.status.code(), Some(2), "{args:?} >/dev/full");
+            assert!(
+                stderr(&out)
+                    .starts_with("tlsping: could not write the output: No space left on device"),
+                "{args:?}: {}",
+                stderr(&out)
+            );
+            let (reader, writer) = std::io::pipe().unwrap();
+            drop(reader);
+            let out = support::command(args).stdout(writer).output().unwrap();
+            assert_eq!(out.status.code(), Some(0), "{args:?} | head -0");
+            assert_eq!(stderr(&out), "", "{args:?} | head -0");
+        }
+        // A closed stdout: the run would write into whatever file or
+        // socket took descriptor 1; it dials nothing.
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("exec \"$0\" \"$@\" >&-")
+            .arg(support::bin())
+            .args(args)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?} >&-");
+        assert_eq!(
+            stderr(&out),
+            "tlsping: could not write the output: standard output is closed\n",
+            "{args:?} >&-"
+        );
+    }
+    assert_eq!(server.counters.snapshot().tcp, 0, "nothing may be dialed");
+}

@@ -8,6 +8,8 @@
 //! Every run is `-4`: only 127.0.0.1 is ever dialled.
 
 mod support;
+#[path = "support/synthetic.rs"]
+mod synthetic;
 
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Output, Stdio};
@@ -64,6 +66,14 @@ fn wait_bounded(mut child: Child, limit: Duration) -> Output {
         stdout: out.join().unwrap_or_default(),
         stderr: err.join().unwrap_or_default(),
     }
+}
+
+/// The run-wide series (those without labels) of the metrics file at
+/// `path`, by name; a file that was not written fails the test.
+fn run_series(path: &std::path::Path) -> impl Fn(&str) -> Option<f64> {
+    let text = std::fs::read_to_string(path).expect("the metrics file was written");
+    let series = support::prometheus::parse(&text);
+    move |name| support::prometheus::value_of(&series, name, &[])
 }
 
 #[test]
@@ -177,17 +187,17 @@ fn pipe_nearly_full(fd: std::os::fd::RawFd) -> bool {
 /// few dozen rows and the server stops seeing requests. Waits (bounded)
 /// until it has been quiet for longer than three intervals.
 fn blocked_on_its_output(server: &support::TestServer) -> Child {
+    blocked_with(server, &[])
+}
+
+/// `blocked_on_its_output`, with more arguments.
+fn blocked_with(server: &support::TestServer, more: &[&str]) -> Child {
     use std::os::fd::AsRawFd;
-    let mut child = spawn(&[
-        "--csv",
-        "-m",
-        "warm",
-        "-n",
-        "0",
-        "-i",
-        "200ms",
-        &server.url(),
-    ]);
+    let url = server.url();
+    let mut args = vec!["--csv", "-m", "warm", "-n", "0", "-i", "200ms"];
+    args.extend_from_slice(more);
+    args.push(&url);
+    let mut child = spawn(&args);
     let pipe = child.stdout.as_ref().expect("piped stdout").as_raw_fd();
     // SAFETY: `pipe` is the read end we own; F_SETPIPE_SZ only resizes its buffer.
     let size = unsafe { libc::fcntl(pipe, libc::F_SETPIPE_SZ, 4096) };
@@ -255,6 +265,53 @@ fn a_stdout_nobody_reads_cannot_keep_a_run_past_the_first_sigterm() {
 }
 
 #[test]
+fn a_signal_with_stdout_blocked_still_writes_the_files_and_pushes() {
+    // The run is stuck writing to a pipe nobody reads when SIGTERM comes:
+    // stdout is given up, not waited for, so the metrics file, the
+    // picture and the push are done at once, each with the code the
+    // process then exits with (143, once the grace for stdout is over).
+    let (gateway, pushed) = support::prometheus::answering_stand_in(1);
+    let dir = support::TempDir::new("blocked");
+    let metrics = dir.path().join("m.prom");
+    let picture = dir.path().join("p.svg");
+    let server = start(ServerOpts::default());
+    let mut child = blocked_with(
+        &server,
+        &[
+            "--openmetrics",
+            support::path_str(&metrics),
+            "--svg",
+            support::path_str(&picture),
+            "--push",
+            &gateway,
+        ],
+    );
+    let sent = Instant::now();
+    // SAFETY: kill(2) with the pid of a child we spawned and still own.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    let body = pushed.recv_timeout(Duration::from_secs(4));
+    let pushed_after = sent.elapsed();
+    let status = exit_within(
+        &mut child,
+        Duration::from_secs(15),
+        "one SIGTERM did not end a run blocked on its output",
+    );
+    assert_eq!(status.code(), Some(143));
+    let body = body.expect("the push went out while stdout was blocked");
+    assert!(
+        pushed_after < Duration::from_secs(3),
+        "{pushed_after:?}: the push waited for stdout"
+    );
+    assert!(body.contains("tlsping_run_exit_code"), "{body}");
+    let value = run_series(&metrics);
+    assert_eq!(value("tlsping_run_exit_code"), Some(143.0));
+    assert_eq!(value("tlsping_run_interrupted"), Some(1.0));
+    assert!(std::fs::read_to_string(&picture)
+        .expect("the picture was written")
+        .contains("</svg>"));
+}
+
+#[test]
 fn a_second_ctrl_c_leaves_at_once() {
     // The first Ctrl+C cannot finish a run stuck writing its output; the
     // second must end it at once.
@@ -281,39 +338,40 @@ fn a_second_ctrl_c_leaves_at_once() {
     );
 }
 
-#[test]
-fn ctrl_c_during_a_hung_probe_cancels_it_without_counting_a_failure() {
-    // Preflight and round 1 answer; round 2's cold probe hangs until Ctrl+C.
+/// A run of `args` (`-w 5s` and the server's URL added) against a server
+/// whose connections after the first `ok_first` take the request and hang,
+/// sent Ctrl+C 200 ms into the first hang (once the server has seen
+/// `requests` requests): its output, and how long it took to end after.
+fn ctrl_c_during_a_hang(ok_first: usize, requests: usize, args: &[&str]) -> (Output, Duration) {
     let server = start_faulty(FaultOpts {
-        ok_first: 2,
+        ok_first,
         fault: Fault::Hang,
         ..Default::default()
     });
-    let mut child = spawn(&[
-        "--json",
-        "-m",
-        "cold",
-        "-n",
-        "3",
-        "--warmup",
-        "0",
-        "-w",
-        "5s",
-        "-i",
-        "200ms",
-        &server.url(),
-    ]);
-    // Round 2's connection is the first faulty one; its request then hangs for up to 5 s.
+    let url = server.url();
+    let mut all = args.to_vec();
+    all.extend(["-w", "5s", &url]);
+    let mut child = spawn(&all);
     wait_for(&mut child, "the hanging request", || {
         server.counters.faulted.load(Ordering::SeqCst) >= 1
-            && server.counters.requests.load(Ordering::SeqCst) >= 3
+            && server.counters.requests.load(Ordering::SeqCst) >= requests
     });
     std::thread::sleep(Duration::from_millis(200));
     let sent = Instant::now();
     sigint(&child);
     let out = wait_bounded(child, Duration::from_secs(10));
+    (out, sent.elapsed())
+}
+
+#[test]
+fn ctrl_c_during_a_hung_probe_cancels_it_without_counting_a_failure() {
+    // Preflight and round 1 answer; round 2's cold probe hangs until
+    // Ctrl+C (for up to 5 s).
+    let args = [
+        "--json", "-m", "cold", "-n", "3", "--warmup", "0", "-i", "200ms",
+    ];
+    let (out, took) = ctrl_c_during_a_hang(2, 3, &args);
     // libcurl looks at the cancel flag about once a second while it waits.
-    let took = sent.elapsed();
     assert!(took < Duration::from_secs(3), "{took:?}");
     let doc: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("not one JSON document ({e}): {}", show(&out)));
@@ -328,14 +386,111 @@ fn ctrl_c_during_a_hung_probe_cancels_it_without_counting_a_failure() {
     assert_eq!(doc["summary"]["cold"]["sent"], 1, "{doc:#}");
     assert_eq!(doc["summary"]["cold"]["loss"], 0.0, "{doc:#}");
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    // How far it got: round 1 whole, round 2 cut while its probe ran.
+    let ending = &doc["ending"];
+    assert_eq!(ending["rounds_completed"], 1, "{ending}");
+    assert_eq!(ending["rounds_asked"], 3, "{ending}");
+    assert_eq!(ending["cut_round"], 2, "{ending}");
+    assert_eq!(ending["stopped_by"], "interrupt", "{ending}");
+}
+
+#[test]
+fn ctrl_c_mid_round_says_how_far_the_run_got_and_the_cut_round_shows_dashes() {
+    // Preflight and round 1 answer (three connections: the preflight's,
+    // round 1's cold one and the warm one, kept); round 2's cold probe,
+    // first in its round, hangs until Ctrl+C: it is canceled and its warm
+    // probe never runs. The header said 20 rounds: the ending must say
+    // what ran, and the row of round 2 shows `-` where nothing was measured.
+    let args = ["-n", "20", "--order", "cold-first", "-i", "200ms"];
+    let (out, _) = ctrl_c_during_a_hang(3, 0, &args);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(
+        stderr(&out).contains(
+            "tlsping: interrupted (Ctrl+C) after 1 of 20 rounds; round 2 was cut short\n"
+        ),
+        "{}",
+        show(&out)
+    );
+    let text = stdout(&out);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("   2 |"))
+        .unwrap_or_else(|| panic!("no row for round 2: {text}"));
+    let cells: Vec<&str> = row.split('|').collect();
+    assert!(cells[1].contains("canceled"), "{row}");
+    // The warm side: wait, srv and total, each `-`.
+    let warm: Vec<&str> = cells[2].split_whitespace().collect();
+    assert_eq!(warm, ["-", "-", "-"], "{row}");
+}
+
+#[test]
+fn sigterm_mid_run_is_told_in_the_json_and_the_metrics_file() {
+    // The machine outputs say how far a run a signal stopped got, beside
+    // the warning on stderr: the JSON's `ending` (schema-valid) and the
+    // metrics file's `tlsping_run_*` series agree with each other.
+    let dir = support::TempDir::new("ending");
+    let metrics = dir.path().join("m.prom");
+    let server = start(ServerOpts::default());
+    let mut child = spawn(&[
+        "--json",
+        "-n",
+        "20",
+        "-i",
+        "200ms",
+        "--openmetrics",
+        support::path_str(&metrics),
+        &server.url(),
+    ]);
+    wait_for(&mut child, "two rounds", || {
+        server.counters.snapshot().requests >= 5
+    });
+    // SAFETY: kill(2) with the pid of a child we spawned and still own.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    let out = wait_bounded(child, Duration::from_secs(10));
+    assert_eq!(out.status.code(), Some(143), "{}", show(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not one JSON document ({e}): {}", show(&out)));
+    synthetic::assert_valid_document(&doc);
+    let ending = &doc["ending"];
+    assert_eq!(ending["stopped_by"], "terminate", "{ending}");
+    assert_eq!(ending["rounds_asked"], 20, "{ending}");
+    let completed = ending["rounds_completed"].as_u64().unwrap_or(0);
+    assert!((2..20).contains(&completed), "{ending}");
+    let said = format!("terminated (SIGTERM) after {completed} of 20 rounds");
+    assert!(
+        support::warnings(&doc).iter().any(|w| w.starts_with(&said)),
+        "{doc:#}"
+    );
+    assert!(stderr(&out).contains(&said), "{}", show(&out));
+    let value = run_series(&metrics);
+    assert_eq!(value("tlsping_run_exit_code"), Some(143.0));
+    assert_eq!(value("tlsping_run_interrupted"), Some(1.0));
+    assert_eq!(value("tlsping_run_rounds_asked"), Some(20.0));
+    assert_eq!(
+        value("tlsping_run_rounds_completed"),
+        Some(completed as f64)
+    );
 }
 
 // ------------------------------------------------------------ closed stdout
 
 #[test]
-fn a_closed_stdout_ends_the_run_with_exit_2_and_one_line() {
+fn a_reader_that_closes_stdout_ends_the_run_quietly_with_the_verdicts_code() {
+    // `tlsping ... | head -3`: a reader that has had enough is no error.
+    // The rounds stop, nothing is said, the exit is what the rounds that
+    // ran earned, and the metrics file records that very code.
+    let dir = support::TempDir::new("closed");
+    let metrics = dir.path().join("m.prom");
     let server = start(ServerOpts::default());
-    let mut child = spawn(&["-n", "5", "-i", "200ms", &server.url()]);
+    let mut child = spawn(&[
+        "-n",
+        "5",
+        "-i",
+        "200ms",
+        "--openmetrics",
+        support::path_str(&metrics),
+        &server.url(),
+    ]);
     let pipe = child.stdout.take().expect("stdout is piped");
     let mut first = String::new();
     let mut lines = BufReader::new(pipe);
@@ -349,16 +504,16 @@ fn a_closed_stdout_ends_the_run_with_exit_2_and_one_line() {
     // Closing our end: every later write of tlsping fails with EPIPE.
     drop(lines);
     let out = wait_bounded(child, Duration::from_secs(10));
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.starts_with("tlsping: could not write the output"),
-        "{err}"
-    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(stderr(&out), "", "{}", show(&out));
     // Stopped at the first failed write, before the 5 rounds (preflight + 10 requests).
     let seen = server.counters.snapshot();
     assert!(seen.requests < 11, "{seen:?}");
+    let value = run_series(&metrics);
+    assert_eq!(value("tlsping_run_exit_code"), Some(0.0));
+    assert!(value("tlsping_run_rounds_completed") < Some(5.0));
+    assert_eq!(value("tlsping_run_rounds_asked"), Some(5.0));
+    assert_eq!(value("tlsping_run_interrupted"), Some(0.0));
 }
 
 /// A FIFO in `dir`, nobody writing to it.
@@ -438,11 +593,9 @@ fn a_fifo_named_as_a_file_to_read_is_refused_at_once() {
     assert_eq!(server.counters.snapshot().tcp, 0, "nothing may be dialed");
 }
 
-#[test]
-fn a_signal_while_the_push_is_under_way_abandons_it() {
-    // A Pushgateway that takes the connection and never answers: the push
-    // would wait out its 5 s. A SIGTERM that comes meanwhile ends it at
-    // libcurl's next progress check (within a second), exit 143.
+/// A Pushgateway that takes the connection and never answers, holding it
+/// 15 s at most: its URL, and a receiver told when the push connected.
+fn hanging_gateway() -> (String, std::sync::mpsc::Receiver<()>) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
@@ -453,37 +606,66 @@ fn a_signal_while_the_push_is_under_way_abandons_it() {
             drop(held);
         }
     });
+    (format!("http://{addr}"), rx)
+}
+
+#[test]
+fn a_signal_while_the_push_is_under_way_abandons_it_with_the_signals_code() {
+    // The push would wait out its 5 s. Any signal that comes meanwhile
+    // ends it at once, like every other wait, and the run exits with that
+    // signal's code: Ctrl+C as SIGTERM and SIGHUP. The metrics file,
+    // written after the push, records the same code.
     let server = start(ServerOpts::default());
-    let push = format!("http://{addr}");
-    let child = spawn(&["--json", "-n", "1", "--push", &push, &server.url()]);
-    if rx.recv_timeout(Duration::from_secs(15)).is_err() {
-        let _ = wait_bounded(child, Duration::from_secs(1));
-        panic!("the push never reached the gateway");
+    for (signal, code) in [
+        (libc::SIGINT, 130),
+        (libc::SIGTERM, 143),
+        (libc::SIGHUP, 129),
+    ] {
+        let (push, connected) = hanging_gateway();
+        let dir = support::TempDir::new("push-signal");
+        let metrics = dir.path().join("m.prom");
+        let child = spawn(&[
+            "--json",
+            "-n",
+            "1",
+            "--openmetrics",
+            support::path_str(&metrics),
+            "--push",
+            &push,
+            &server.url(),
+        ]);
+        if connected.recv_timeout(Duration::from_secs(15)).is_err() {
+            let _ = wait_bounded(child, Duration::from_secs(1));
+            panic!("the push never reached the gateway");
+        }
+        let sent = Instant::now();
+        // SAFETY: kill(2) with the pid of a child we spawned and still own.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
+        let out = wait_bounded(child, Duration::from_secs(10));
+        let took = sent.elapsed();
+        assert_eq!(out.status.code(), Some(code), "{signal}: {}", show(&out));
+        assert!(
+            stderr(&out).contains("--push failed: a signal came while it was under way"),
+            "{signal}: {}",
+            show(&out)
+        );
+        // It takes some tens of milliseconds; the margin is for a loaded machine.
+        assert!(
+            took < Duration::from_millis(750),
+            "{signal}: {took:?}: the push was not abandoned at once"
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).expect("the JSON was written whole");
+        assert_eq!(doc["samples"].as_array().map(Vec::len), Some(2));
+        let recorded = run_series(&metrics)("tlsping_run_exit_code");
+        assert_eq!(recorded, Some(f64::from(code)), "{signal}");
     }
-    let sent = Instant::now();
-    // SAFETY: kill(2) with the pid of a child we spawned and still own.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
-    let out = wait_bounded(child, Duration::from_secs(10));
-    let took = sent.elapsed();
-    assert_eq!(out.status.code(), Some(143), "{}", show(&out));
-    assert!(
-        stderr(&out).contains("--push failed: a signal came while it was under way"),
-        "{}",
-        show(&out)
-    );
-    assert!(
-        took < Duration::from_millis(3500),
-        "{took:?}: the push was waited out"
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout).expect("the JSON was written whole");
-    assert_eq!(doc["samples"].as_array().map(Vec::len), Some(2));
 }
 
 #[test]
 fn a_stdout_closed_mid_run_costs_neither_the_files_nor_the_push() {
     // `tlsping --csv ... | head -1`: stdout fails at the second row, mid-run.
     // The metrics file and the picture are still written and the push still
-    // goes, with the figures of what was measured; the exit says stdout failed.
+    // goes, with the figures of what was measured.
     let (gateway, rx) = support::prometheus::answering_stand_in(1);
     let dir = support::TempDir::new("head");
     let metrics = dir.path().join("m.prom");
@@ -513,12 +695,8 @@ fn a_stdout_closed_mid_run_costs_neither_the_files_nor_the_push() {
     }
     drop(lines);
     let out = wait_bounded(child, Duration::from_secs(15));
-    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
-    assert!(
-        stderr(&out).contains("could not write the output"),
-        "{}",
-        show(&out)
-    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(stderr(&out), "", "a closed stdout is no error");
     let text = std::fs::read_to_string(&metrics).expect("the metrics file was written");
     assert!(text.contains("tlsping_rounds"), "{text}");
     assert!(text.ends_with("# EOF\n"), "{text}");

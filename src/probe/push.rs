@@ -1,5 +1,5 @@
 //! `--push`: one HTTP PUT of the run's figures to a Prometheus Pushgateway,
-//! through libcurl as every probe, after everything else is written. PUT,
+//! through libcurl as every probe, once stdout and the picture are written. PUT,
 //! not POST: it replaces every series of the grouping key, so a series the
 //! previous run had and this one lacks (a Server-Timing name, a `0.95`
 //! quantile) does not linger beside the new figures.
@@ -19,6 +19,11 @@ use super::trust::TrustStore;
 
 /// The whole push, from resolving the host to the last byte of the answer.
 pub const PUSH_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How soon a push notices `stop` while it waits on the network: a signal
+/// abandons it well within a quarter of a second, as it ends the run's
+/// other waits.
+const STOP_POLL: Duration = Duration::from_millis(50);
 
 /// What is kept of the Pushgateway's answer, for the warning.
 const ANSWER_LIMIT: usize = 512;
@@ -379,9 +384,9 @@ impl std::fmt::Debug for PushTarget {
     }
 }
 
-/// PUTs `body` to the group `key` at `to`. `stop` is asked at libcurl's
-/// progress checks (at least once a second): `true` abandons the push (a
-/// signal came while it was under way). `Err` says why it did not arrive:
+/// PUTs `body` to the group `key` at `to`. `stop` is asked every
+/// `STOP_POLL` while the push waits (and at libcurl's progress checks):
+/// `true` abandons the push (a signal came while it was under way). `Err` says why it did not arrive:
 /// libcurl's error, or the status and the start of the answer.
 pub fn push(
     to: &PushTarget,
@@ -441,7 +446,14 @@ pub fn push(
         // installed as the TLS set-up starts (`Answer::ssl_ctx`).
         curl_ffi::clear_ca_locations(&mut easy).map_err(failed)?;
     }
-    if let Err(e) = easy.perform() {
+    // On a multi handle of its own, so that a wait that hangs (a
+    // connection, a handshake, an answer) is cut every `STOP_POLL` to ask
+    // `stop`; libcurl's own progress callback comes once a second at most.
+    let multi = curl::multi::Multi::new();
+    // Its resolver threads are the multi handle's: they too are let go.
+    curl_ffi::multi_quick_exit(&multi).map_err(|e| e.to_string())?;
+    let stop = || (easy.get_ref().stop)();
+    if let Err(e) = curl_ffi::perform_polling(&multi, &easy, &stop, STOP_POLL) {
         if e.is_aborted_by_callback() {
             return Err("a signal came while it was under way; abandoned".into());
         }

@@ -56,6 +56,11 @@ pub struct Rounds {
     pub samples: Vec<Sample>,
     pub elapsed: Duration,
     pub stop: Option<EarlyStop>,
+    /// Rounds whose every probe ran to its end (warmup rounds included).
+    pub completed: u32,
+    /// The round `stop` cut off after some of its probes ran (or while one
+    /// ran: a canceled probe), if it did.
+    pub cut: Option<u32>,
 }
 
 /// The modes of round `round`, in the order they run.
@@ -283,49 +288,67 @@ impl Rounding<'_> {
         }
     }
 
-    /// Every probe of round `round`, into `this_round`; `Some` stops the run.
-    fn round(
-        &mut self,
-        round: u32,
-        this_round: &mut Vec<Sample>,
-        observer: &mut dyn Observer,
-    ) -> Option<EarlyStop> {
-        let mut probe_ended: Option<Instant> = None;
+    /// The probes of round `round`, in the order they run: each variant's
+    /// (in an order rotated by one each round), each in the round's modes.
+    fn planned(&self, round: u32) -> Vec<(usize, Mode)> {
         // The cold/warm order flips once per full rotation of the variants,
         // not every round: with an even number of variants, flipping every
         // round would give the same variant's cold probe the first slot
         // every time.
         let variant_count = self.running.len() as u32;
         let modes_round = (round - 1) / variant_count.max(1) + 1;
-        for index in super::compare::variant_order(self.running.len(), round) {
-            for mode in round_modes(
-                self.base.settings.mode,
-                self.base.settings.order,
-                modes_round,
-            ) {
-                if self.running[index].stopped {
-                    break;
+        let modes = round_modes(
+            self.base.settings.mode,
+            self.base.settings.order,
+            modes_round,
+        );
+        super::compare::variant_order(self.running.len(), round)
+            .into_iter()
+            .flat_map(|index| modes.iter().map(move |&mode| (index, mode)))
+            .collect()
+    }
+
+    /// Every probe of round `round`, into `this_round`; `Some` stops the
+    /// run, and says whether it cut the round off (see `Rounds::cut`).
+    fn round(
+        &mut self,
+        round: u32,
+        this_round: &mut Vec<Sample>,
+        observer: &mut dyn Observer,
+    ) -> Option<(EarlyStop, bool)> {
+        let mut probe_ended: Option<Instant> = None;
+        let planned = self.planned(round);
+        for (k, &(index, mode)) in planned.iter().enumerate() {
+            // A variant left out meanwhile runs no more probes.
+            if self.running[index].stopped {
+                continue;
+            }
+            // Each probe starts a quarter interval after the previous one
+            // ended (not after our output of it).
+            if let Some(ended) = probe_ended {
+                let next = ended + self.base.settings.interval / 4;
+                if !wait_until(&self.running, next, &self.env.cancel) {
+                    return Some((EarlyStop::Interrupted, true));
                 }
-                // Each probe starts a quarter interval after the previous one
-                // ended (not after our output of it).
-                if let Some(ended) = probe_ended {
-                    let next = ended + self.base.settings.interval / 4;
-                    if !wait_until(&self.running, next, &self.env.cancel) {
-                        return Some(EarlyStop::Interrupted);
-                    }
-                }
-                let sample = self.probe(index, mode, round);
-                probe_ended = Some(Instant::now());
-                let written = observer.sample(&sample);
-                let stop = self.judge(index, &sample, written, observer);
-                this_round.push(sample);
-                if stop.is_some() {
-                    return stop;
-                }
+            }
+            let sample = self.probe(index, mode, round);
+            probe_ended = Some(Instant::now());
+            let written = observer.sample(&sample);
+            let stop = self.judge(index, &sample, written, observer);
+            let canceled = sample
+                .error
+                .as_ref()
+                .is_some_and(|e| e.kind == ErrorKind::Canceled);
+            this_round.push(sample);
+            if let Some(stop) = stop {
+                let more = planned[k + 1..]
+                    .iter()
+                    .any(|&(i, _)| !self.running[i].stopped);
+                return Some((stop, canceled || more));
             }
         }
         let all_left_out = self.running.iter().all(|l| l.stopped);
-        stop_rules::after_round(all_left_out, self.backed_off)
+        stop_rules::after_round(all_left_out, self.backed_off).map(|stop| (stop, false))
     }
 }
 
@@ -360,6 +383,7 @@ pub fn run_variants(
     };
     let mut samples = Vec::new();
     let mut stop = None;
+    let (mut completed, mut cut) = (0, None);
     let mut round: u32 = 1;
     let mut ticks = Ticks::new(started.mono, base.settings.interval);
     while base.settings.count == 0 || round <= base.settings.count {
@@ -369,7 +393,12 @@ pub fn run_variants(
             break;
         }
         let mut this_round = Vec::new();
-        stop = rounding.round(round, &mut this_round, observer);
+        let ended = rounding.round(round, &mut this_round, observer);
+        match ended {
+            Some((_, true)) => cut = Some(round),
+            _ => completed += 1,
+        }
+        stop = ended.map(|(stop, _)| stop);
         if let Err(e) = observer.round(round, &this_round) {
             stop.get_or_insert(EarlyStop::Output(e.to_string()));
         }
@@ -383,6 +412,8 @@ pub fn run_variants(
         samples,
         elapsed: started.mono.elapsed(),
         stop,
+        completed,
+        cut,
     }
 }
 

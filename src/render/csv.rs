@@ -226,6 +226,7 @@ mod tests {
                         warnings: &[],
                         history: &crate::stats::NO_RECORDS,
                         exit_code: 0,
+                        ending: crate::render::Ending::complete(info.settings.count),
                     };
                     w.ended_before_rounds(&run).unwrap();
                 }

@@ -278,9 +278,13 @@ impl<W: Write> Human<W> {
                 }
             }
             Layout::Blocks => {
-                for s in samples {
-                    let lines = self.rows.block_row(s, slow.of(s.mode));
-                    if s.mode == Mode::Warm && self.rows.mode == ModeChoice::Both {
+                // A mode whose probe did not run (a round cut off) shows `-`.
+                for mode in self.rows.modes() {
+                    let lines = match samples.iter().find(|s| s.mode == mode) {
+                        Some(s) => self.rows.block_row(s, slow.of(mode)),
+                        None => self.rows.block_not_run(round, mode),
+                    };
+                    if mode == Mode::Warm && self.rows.mode == ModeChoice::Both {
                         self.pending_warm.extend(lines);
                     } else {
                         for line in lines {

@@ -22,7 +22,27 @@ pub struct Document<'a> {
     pub run: super::run_fields::RunJson<'a>,
     pub samples: SamplesJson<'a>,
     pub summary: SummaryJson<'a>,
+    pub ending: EndingJson,
     pub warnings: &'a [String],
+}
+
+/// `ending`: how many rounds ran, of how many asked, and what stopped them
+/// early (`null` when every round asked for ran).
+#[derive(Serialize)]
+pub struct EndingJson {
+    rounds_completed: u32,
+    rounds_asked: u32,
+    cut_round: Option<u32>,
+    stopped_by: Option<&'static str>,
+}
+
+pub fn ending_json(e: &super::output::Ending) -> EndingJson {
+    EndingJson {
+        rounds_completed: e.completed,
+        rounds_asked: e.asked,
+        cut_round: e.cut,
+        stopped_by: e.stopped_by.map(|s| s.as_str()),
+    }
 }
 
 #[derive(Serialize)]
@@ -260,6 +280,7 @@ pub fn write_document<W: std::io::Write>(mut out: W, run: &Finished) -> std::io:
         run: run_json(run.info),
         samples: SamplesJson(run.samples, compare),
         summary: summary_json(run.summary, run.comparison, compare),
+        ending: ending_json(&run.ending),
         warnings: run.warnings,
     };
     serde_json::to_writer(&mut out, &doc)?;

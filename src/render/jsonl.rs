@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::probe::{CompareInfo, RunInfo, Sample};
 
-use super::json::{run_json, summary_json, SampleJson, SCHEMA};
+use super::json::{ending_json, run_json, summary_json, EndingJson, SampleJson, SCHEMA};
 use super::output::{Finished, Output};
 
 /// One line: its type first, then the object's own fields.
@@ -32,11 +32,13 @@ struct RunLine<'a, T: Serialize> {
     run: &'a T,
 }
 
-/// The summary line also carries every warning of the run.
+/// The summary line also carries how the rounds ended and every warning
+/// of the run.
 #[derive(Serialize)]
 struct SummaryLine<'a, T: Serialize> {
     #[serde(flatten)]
     summary: &'a T,
+    ending: EndingJson,
     warnings: &'a [String],
 }
 
@@ -91,6 +93,7 @@ impl<W: Write> Output for JsonlStream<W> {
             "summary",
             &SummaryLine {
                 summary: &figures,
+                ending: ending_json(&run.ending),
                 warnings: run.warnings,
             },
         )

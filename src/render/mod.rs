@@ -35,7 +35,7 @@ use crate::probe::RunInfo;
 
 pub use human::Human;
 pub use layout::{Layout, Style};
-pub use output::{Escape, Finished, Output};
+pub use output::{Ending, Escape, Finished, Output, StoppedBy};
 pub use warnings::Warnings;
 
 /// The format on standard output; one at most of the machine ones.

@@ -100,6 +100,11 @@ impl OpenMetrics {
 }
 
 impl Output for OpenMetrics {
+    /// The file does; on stdout, it is written with the rest of stdout.
+    fn records_exit_code(&self) -> bool {
+        matches!(self.dest, Destination::File(_))
+    }
+
     fn what(&self) -> String {
         match &self.dest {
             Destination::File(file) => format!("the figures to {}", file.path().display()),
@@ -460,13 +465,41 @@ fn run_facts(f: &mut Families, run: &Finished) {
     );
     f.gauge(
         "run_exit_code",
-        "The exit code of the run (before --push's own outcome)",
+        "The run's exit code (an --openmetrics file: the process's own; --push: before the push's outcome)",
         None,
         vec![(Vec::new(), f64::from(run.exit_code))],
     );
+    ending(f, &run.ending);
     certificates(f, info);
     connections(f, info);
     early_data(f, run);
+}
+
+/// How far the rounds got, and whether a signal stopped them.
+fn ending(f: &mut Families, e: &super::output::Ending) {
+    use super::output::StoppedBy;
+    f.gauge(
+        "run_rounds_completed",
+        "Rounds whose every probe ran to its end, warmup rounds included",
+        None,
+        vec![(Vec::new(), f64::from(e.completed))],
+    );
+    f.gauge(
+        "run_rounds_asked",
+        "Rounds asked for (-n); 0 when the run goes on until it is stopped",
+        None,
+        vec![(Vec::new(), f64::from(e.asked))],
+    );
+    let signal = matches!(
+        e.stopped_by,
+        Some(StoppedBy::Interrupt | StoppedBy::Terminate | StoppedBy::HangUp)
+    );
+    f.gauge(
+        "run_interrupted",
+        "1 when a signal (Ctrl+C, SIGTERM, SIGHUP) stopped the rounds, 0 otherwise",
+        None,
+        vec![(Vec::new(), f64::from(u8::from(signal)))],
+    );
 }
 
 /// Each certificate's notAfter.

@@ -20,6 +20,7 @@ fn of(samples: &[Sample], labels: &[(&str, &str)]) -> String {
         warnings: &[],
         history: &history,
         exit_code: 1,
+        ending: crate::render::Ending::complete(info.settings.count),
     };
     let labels: Labels = labels
         .iter()
@@ -132,6 +133,7 @@ fn ended_at_preflight(info: &crate::probe::RunInfo) -> String {
         warnings: &[],
         history: &history,
         exit_code: 2,
+        ending: crate::render::Ending::complete(info.settings.count),
     };
     exposition(&run, &run_labels(info, &Vec::new()))
 }
@@ -213,6 +215,7 @@ fn a_compare_variant_that_could_not_run_is_a_total_loss_beside_the_others() {
         warnings: &[],
         history: &history,
         exit_code: 0,
+        ending: crate::render::Ending::complete(info.settings.count),
     };
     let text = exposition(&run, &run_labels(&info, &Vec::new()));
     assert_eq!(

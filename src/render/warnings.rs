@@ -287,6 +287,30 @@ pub fn address_lookup_failed(host: &str, e: &crate::probe::AddressLookupError) -
     }
 }
 
+/// A signal stopped the rounds: what it was, and how far they got (the
+/// table's header said how many were asked). `None` for every other ending:
+/// a safety valve has its own warning, a closed stdout is a reader that
+/// had enough, and a failed output is told with the exit.
+pub fn ending(e: &crate::render::Ending) -> Option<String> {
+    use crate::render::StoppedBy;
+    let by = match e.stopped_by? {
+        StoppedBy::Interrupt => "interrupted (Ctrl+C)",
+        StoppedBy::Terminate => "terminated (SIGTERM)",
+        StoppedBy::HangUp => "hung up (SIGHUP)",
+        _ => return None,
+    };
+    let ran = match (e.asked, e.completed) {
+        (0, 1) => "1 round".to_string(),
+        (0, n) => format!("{n} rounds"),
+        (asked, n) => format!("{n} of {asked} rounds"),
+    };
+    let cut = e
+        .cut
+        .map(|r| format!("; round {r} was cut short"))
+        .unwrap_or_default();
+    Some(format!("{by} after {ran}{cut}"))
+}
+
 /// A signal came before round 1: the run ends with nothing measured.
 pub const INTERRUPTED_BEFORE_ROUNDS: &str = "interrupted before round 1: nothing was measured";
 
@@ -359,6 +383,41 @@ pub fn setting(w: &SettingWarning) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_signal_that_stopped_the_rounds_is_told_with_how_far_they_got() {
+        use crate::render::{Ending, StoppedBy};
+        let ending = |completed, asked, cut, stopped_by| Ending {
+            completed,
+            asked,
+            cut,
+            stopped_by,
+        };
+        let said = |e| super::ending(&e);
+        assert_eq!(
+            said(ending(7, 20, Some(8), Some(StoppedBy::Interrupt))).as_deref(),
+            Some("interrupted (Ctrl+C) after 7 of 20 rounds; round 8 was cut short")
+        );
+        assert_eq!(
+            said(ending(3, 0, None, Some(StoppedBy::Terminate))).as_deref(),
+            Some("terminated (SIGTERM) after 3 rounds")
+        );
+        assert_eq!(
+            said(ending(1, 0, None, Some(StoppedBy::HangUp))).as_deref(),
+            Some("hung up (SIGHUP) after 1 round")
+        );
+        // Every other ending is told elsewhere, or is no news.
+        for by in [
+            None,
+            Some(StoppedBy::StdoutClosed),
+            Some(StoppedBy::OutputFailed),
+            Some(StoppedBy::SafetyValve),
+            Some(StoppedBy::Preflight),
+        ] {
+            assert_eq!(said(ending(2, 20, None, by)), None, "{by:?}");
+        }
+        assert_eq!(said(Ending::complete(20)), None);
+    }
 
     #[test]
     fn an_overlap_of_dns_and_tcp_is_said_once_with_its_size() {

@@ -210,7 +210,7 @@ impl RowFormat {
     }
 
     /// The modes the run shows, cold first.
-    fn modes(&self) -> Vec<Mode> {
+    pub fn modes(&self) -> Vec<Mode> {
         match self.mode {
             ModeChoice::Both => vec![Mode::Cold, Mode::Warm],
             ModeChoice::Cold => vec![Mode::Cold],

@@ -5,7 +5,7 @@ use crate::probe::{Mode, Sample};
 use crate::render::format::{self, cell};
 use crate::render::paint::{Line, Paint};
 
-use super::{notes, stage_names, stages, status_or_dash, title, RowFormat, Slow};
+use super::{notes, shown_stages, stage_names, stages, status_or_dash, title, RowFormat, Slow};
 
 /// Width of one value in the stacked and block layouts.
 const VAL: usize = 5;
@@ -60,6 +60,30 @@ impl RowFormat {
             line.push(format!(" {notes}"), Paint::Dim);
         }
         line
+    }
+
+    /// The line of a mode whose probe did not run in its round (the round
+    /// was cut off), after `prefix`: `-` for every figure and the code.
+    pub fn not_run_line(&self, prefix: &str, mode: Mode, stage_width: usize) -> Line {
+        let mut line = Line::plain(prefix.to_string());
+        if self.style.quiet {
+            line.push(format!("= {:>VAL$} -", "-"), Paint::Plain);
+            return line;
+        }
+        let text = shown_stages(mode)
+            .iter()
+            .map(|stage| format!("{} {:>VAL$}", stage.as_str(), "-"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        line.push(format!("{text:<stage_width$}"), Paint::Plain);
+        line.push(format!(" = {:>VAL$}   -", "-"), Paint::Plain);
+        line
+    }
+
+    /// Blocks: the line of a mode whose probe did not run in round `round`.
+    pub fn block_not_run(&self, round: u32, mode: Mode) -> Vec<Line> {
+        let w = self.stages_width(mode, false);
+        vec![self.not_run_line(&format!("{round:>4} "), mode, w)]
     }
 
     /// Width of a mode's stage text, so `=` lines up in every row.
@@ -118,18 +142,19 @@ impl RowFormat {
         let indent = format!("           {}", self.tags.blank());
         // COLD on the first line of every round whatever the order, so the
         // cold lines read straight down; `*` marks the probe that ran first.
-        let mut in_order: Vec<&Sample> = samples.to_vec();
-        in_order.sort_by_key(|s| s.mode != Mode::Cold);
+        // A mode whose probe did not run (a round cut off) shows `-`.
         let mut lines = Vec::new();
-        for (i, s) in in_order.into_iter().enumerate() {
-            let mode = title(s.mode, true);
-            let mark = if first == Some(s.mode) { '*' } else { ' ' };
+        for (i, mode) in self.modes().into_iter().enumerate() {
+            let mark = if first == Some(mode) { '*' } else { ' ' };
             let number = match round {
                 Some(round) if i == 0 => format!("#{round}"),
                 _ => String::new(),
             };
-            let prefix = format!("{number:>4} {tag}{mode}{mark} ");
-            lines.extend(self.probe_lines(&prefix, s, slow.of(s.mode), w, &indent));
+            let prefix = format!("{number:>4} {tag}{}{mark} ", title(mode, true));
+            match samples.iter().find(|s| s.mode == mode) {
+                Some(s) => lines.extend(self.probe_lines(&prefix, s, slow.of(mode), w, &indent)),
+                None => lines.push(self.not_run_line(&prefix, mode, w)),
+            }
         }
         lines
     }

@@ -124,6 +124,24 @@ impl RowFormat {
         }
     }
 
+    /// The cells of a mode whose probe did not run in the row's round: `-`
+    /// in each, as for every figure not measured.
+    fn wide_not_run(&self, line: &mut Line, mode: Mode) {
+        let mut cells = String::with_capacity(self.wide_width(mode));
+        if self.style.quiet {
+            write_cell(&mut cells, None, CELL);
+        } else {
+            for name in stage_names(mode, self.style.verbose) {
+                if name == "rt" {
+                    cells.push_str(&format!("{:>4}", "-"));
+                } else {
+                    write_cell(&mut cells, None, CELL);
+                }
+            }
+        }
+        line.push(cells, Paint::Plain);
+    }
+
     /// A wide row after `lead`: one probe of each mode, `*` beside `first`.
     fn wide_line(
         &self,
@@ -139,9 +157,8 @@ impl RowFormat {
         for mode in self.modes() {
             let w = self.wide_width(mode);
             match find(mode) {
-                None => {
-                    line.push(format!("{:w$}", ""), Paint::Plain);
-                }
+                // Not run: its round was cut off (or its variant left out).
+                None => self.wide_not_run(&mut line, mode),
                 Some(s) => match self.reason(s) {
                     Some(reason) if self.style.quiet => {
                         line.push(format!("{:>w$}", "err"), Paint::Red);
