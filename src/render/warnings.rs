@@ -8,8 +8,8 @@
 use std::time::Duration;
 
 use crate::probe::{
-    Axis, HttpVersion, Notice, ProbeError, Proto, RetryAfter, RunInfo, SettingWarning, TlsFacts,
-    Valve,
+    Axis, ErrorKind, HttpVersion, Method, Notice, PreflightFailed, ProbeError, Proto, RetryAfter,
+    RunInfo, SettingWarning, Target, TlsFacts, Valve,
 };
 
 #[derive(Debug, Default)]
@@ -232,9 +232,103 @@ pub fn probe_failure(e: &ProbeError, timeout: Duration) -> String {
     format!("{} ({})", super::format::reason(e.kind, timeout), e.text)
 }
 
-/// The error line of a run whose preflight failed.
-pub fn preflight_failed(url: &str, e: &ProbeError, timeout: Duration) -> String {
-    format!("preflight to {url} failed: {}", probe_failure(e, timeout))
+/// The error line of a run whose preflight (to `target`) failed, with what
+/// to try next when what it learned tells.
+pub fn preflight_failed(target: &Target, f: &PreflightFailed, timeout: Duration) -> String {
+    format!(
+        "preflight to {} failed: {}",
+        target.url(),
+        failure_and_next_step(target, f, timeout)
+    )
+}
+
+/// A failed preflight in a line, and what to try next.
+fn failure_and_next_step(target: &Target, f: &PreflightFailed, timeout: Duration) -> String {
+    let failure = probe_failure(&f.error, timeout);
+    match next_step(target, f) {
+        Some(step) => format!("{failure}; {step}"),
+        None => failure,
+    }
+}
+
+/// `target` over the other scheme, on the same port.
+fn other_scheme(target: &Target) -> String {
+    let mut other = target.clone();
+    other.https = !other.https;
+    other.url()
+}
+
+/// OpenSSL's words for a first answer that is not TLS at all: the bytes
+/// of a plain HTTP response read as a TLS record.
+fn not_tls(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    [
+        "wrong version number",
+        "packet length too long",
+        "http request",
+    ]
+    .iter()
+    .any(|words| lower.contains(words))
+}
+
+/// What to try after a preflight failure, from what the failure and the
+/// preflight's progress say; `None` where they say nothing to try.
+fn next_step(target: &Target, f: &PreflightFailed) -> Option<String> {
+    match f.error.kind {
+        ErrorKind::CertUnknownCa => Some(
+            "if you trust this server, name its CA with --cacert FILE (or SSL_CERT_FILE), \
+             or skip the check with -k"
+                .into(),
+        ),
+        ErrorKind::CertName => {
+            let names = match &f.cert_names {
+                Some((names, count)) if !names.is_empty() => {
+                    let more = count.saturating_sub(names.len());
+                    let more = if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    };
+                    format!("the certificate is for {}{more}; ", names.join(", "))
+                }
+                _ => String::new(),
+            };
+            Some(format!(
+                "{names}measure a name it is for (--connect-to keeps the address), or skip the \
+                 check with -k"
+            ))
+        }
+        ErrorKind::TlsError if target.https && not_tls(&f.error.text) => Some(format!(
+            "the server did not answer in TLS: does this port speak plain HTTP? ({})",
+            other_scheme(target)
+        )),
+        _ if !target.https && f.speaks_tls => Some(format!(
+            "this port speaks TLS: measure {}",
+            other_scheme(target)
+        )),
+        ErrorKind::Timeout if f.unanswered && f.method == Method::Head => Some(format!(
+            "{}the HEAD request went out, and nothing came back: a server that does not \
+             answer HEAD is measured with -X GET",
+            match f.tls {
+                Some(tls) if f.handshake.is_some() => {
+                    format!("TCP and {} completed, ", tls.version_label())
+                }
+                _ => String::new(),
+            }
+        )),
+        _ => None,
+    }
+}
+
+/// The warning for an `http://` target that answered 400 on a port that
+/// speaks TLS.
+pub fn plain_http_to_tls_port(target: &Target, status: u16) -> String {
+    format!(
+        "{} answered {status}, and its port speaks TLS: a plain HTTP request went to an HTTPS \
+         port; measure {}",
+        target.url(),
+        other_scheme(target)
+    )
 }
 
 /// `--http-version` asked for one version and the server answered over another.
@@ -290,9 +384,12 @@ pub fn address_lookup_failed(host: &str, e: &crate::probe::AddressLookupError) -
 /// A signal came before round 1: the run ends with nothing measured.
 pub const INTERRUPTED_BEFORE_ROUNDS: &str = "interrupted before round 1: nothing was measured";
 
-/// Why a variant cannot run: its preflight failed.
-pub fn variant_preflight_failed(e: &ProbeError, timeout: Duration) -> String {
-    format!("its preflight failed: {}", probe_failure(e, timeout))
+/// Why a variant (to `target`) cannot run: its preflight failed.
+pub fn variant_preflight_failed(target: &Target, f: &PreflightFailed, timeout: Duration) -> String {
+    format!(
+        "its preflight failed: {}",
+        failure_and_next_step(target, f, timeout)
+    )
 }
 
 /// Why a variant cannot run: the server answered over another HTTP version.
