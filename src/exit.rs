@@ -40,8 +40,10 @@ pub const CODES: [(u8, &str); 4] = [
 
 /// What an exit of 128 + N means, beside `CODES`.
 pub const SIGNALLED: &str = "signal N ended the run: 143 for SIGTERM and 129 for SIGHUP, \
-     after what was measured is written; 130 for a second Ctrl+C, which leaves at once \
-     (a first one ends the run at the next probe, judged as above)";
+     after what was measured is written; 130 for Ctrl+C before round 1 (during the \
+     preflight: nothing was measured), for a second Ctrl+C, which leaves at once, and for a \
+     first that could not end the run within 5s (a first one otherwise ends the run at the \
+     next probe, judged as above)";
 
 /// The code of a process that `signal` ended (or a run it stopped).
 pub fn signal_code(signal: i32) -> u8 {

@@ -45,6 +45,7 @@ const EXAMPLES: &str = "Examples:
     about = "What a new HTTPS connection costs (DNS, TCP, TLS, server) next to a reused one, round by round.",
     long_about = None,
     disable_version_flag = true,
+    disable_help_flag = true,
     after_help = format!("{SAFETY}\n\n{EXAMPLES}"),
 )]
 pub struct Args {
@@ -192,6 +193,12 @@ pub struct Args {
 
     #[command(flatten)]
     pub output: output::OutputArgs,
+
+    // Our own help flag: clap's own would tell the man page that `-h`
+    // prints a summary of `--help`, and both print the same.
+    /// Print help
+    #[arg(short = 'h', long = "help", action = ArgAction::Help)]
+    pub help: Option<bool>,
 }
 
 /// `--mode`.

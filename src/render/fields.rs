@@ -348,7 +348,8 @@ pub static FIELDS: [Field; 55] = [
     Field::new(
         Top("new_conn"),
         Flag,
-        "the probe opened a connection (for a warm probe: the server had not kept the old one)",
+        "a warm probe had to open a connection (the server had not kept the old one); \
+         always false for a cold probe, whose connection is new by design",
         |s, _| flag(Some(s.new_conn())),
     )
     .csv("new_conn", 11),
