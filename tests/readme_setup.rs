@@ -166,6 +166,36 @@ fn newest_source(root: &Path) -> std::time::SystemTime {
     newest
 }
 
+/// `sh -c LINE` in `root`, with the environment a newcomer's shell has:
+/// without what cargo sets for the test that runs it (`CARGO_BIN_EXE_*`,
+/// `CARGO_PKG_*`, `OUT_DIR`...), which a nested cargo would take for a
+/// change (an example reads `CARGO_BIN_EXE_tlsping` and would be built
+/// again); cargo's own configuration in the environment stays.
+fn shell(line: &str, root: &Path) -> Command {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg(line).current_dir(root);
+    let configuration = [
+        "CARGO_HOME",
+        "CARGO_TARGET_DIR",
+        "CARGO_INCREMENTAL",
+        "CARGO_BUILD_",
+        "CARGO_NET_",
+        "CARGO_HTTP_",
+        "CARGO_REGISTR",
+        "CARGO_PROFILE_",
+        "CARGO_TERM_",
+    ];
+    for (name, _) in std::env::vars_os() {
+        let Some(name) = name.to_str() else { continue };
+        let set_by_cargo = (name.starts_with("CARGO") || name == "OUT_DIR")
+            && !configuration.iter().any(|c| name.starts_with(c));
+        if set_by_cargo {
+            cmd.env_remove(name);
+        }
+    }
+    cmd
+}
+
 /// Skips (one line) outside CI, fails under `CI=true`.
 fn skip(why: &str) {
     assert!(
@@ -201,12 +231,8 @@ fn the_build_and_run_command_works_as_written_on_this_checkout() {
     // run's target directory, wherever that is.
     let target = release.parent().unwrap().parent().unwrap();
     let line = line.replace("target/release/", &format!("{}/release/", target.display()));
-    let mut cmd = Command::new("sh");
-    cmd.arg("-c")
-        .arg(&line)
-        .current_dir(root)
-        .env("NO_COLOR", "1")
-        .env("COLUMNS", "120");
+    let mut cmd = shell(&line, root);
+    cmd.env("NO_COLOR", "1").env("COLUMNS", "120");
     if target != root.join("target") {
         cmd.env("CARGO_TARGET_DIR", target);
     }
@@ -236,12 +262,7 @@ fn under_ci_the_test_command_finds_every_test_built_from_the_lock_file() {
     }
     let test = set_up("README.md").test;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(format!("{test} --no-run"))
-        .current_dir(root)
-        .output()
-        .unwrap();
+    let out = shell(&format!("{test} --no-run"), root).output().unwrap();
     assert!(out.status.success(), "`{test} --no-run`: {}", show(&out));
     assert!(
         !support::stderr(&out).contains("Compiling "),
