@@ -456,6 +456,52 @@ fn a_misspelt_flag_gets_a_did_you_mean() {
 }
 
 #[test]
+fn a_value_not_among_a_flags_values_is_refused_with_the_ones_it_takes() {
+    let cases: &[(&str, &[&str])] = &[
+        ("-m", &["both", "cold", "warm"]),
+        ("--order", &["alternate", "cold-first", "warm-first"]),
+        ("--resume", &["on", "off"]),
+        ("--tls-max", &["1.2", "1.3"]),
+        ("--http-version", &["1.1", "2", "auto"]),
+        (
+            "--generate",
+            &["man", "bash", "zsh", "fish", "elvish", "powershell"],
+        ),
+    ];
+    for (flag, values) in cases {
+        let text = refuse(&[flag, "nonsense", "a.test"]);
+        let line = text.lines().next().unwrap();
+        assert!(line.contains("'nonsense'"), "{flag}: {text}");
+        assert!(
+            line.contains(&format!("not one of {}", values.join(", "))),
+            "{flag}: {text}"
+        );
+        assert_eq!(text.lines().count(), 2, "{flag}: {text}");
+    }
+    // clap's guess at what was meant stays in the line too.
+    let text = refuse(&["-m", "cld", "a.test"]);
+    assert!(
+        text.contains("not one of both, cold, warm (a similar value exists: 'cold')"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_curl_format_given_to_w_says_that_w_is_the_timeout_here() {
+    // curl's `-w` is its --write-out; ours is the original's --timeout.
+    for format in ["%{http_code}\\n", "%{time_total}"] {
+        let text = refuse(&["-w", format, "a.test"]);
+        assert!(text.contains("-w is --timeout here"), "{text}");
+        assert!(text.contains("curl's -w is --write-out"), "{text}");
+        assert_eq!(text.lines().count(), 2, "{text}");
+    }
+    // A duration typed wrong is told the forms it takes, and nothing of curl.
+    let text = refuse(&["-w", "5", "a.test"]);
+    assert!(text.contains("400ms, 1s, 1.5s, 2m"), "{text}");
+    assert!(!text.contains("write-out"), "{text}");
+}
+
+#[test]
 fn warmup_covering_every_round_is_not_said_where_no_statistics_are_shown() {
     for quiet in [
         vec!["-n", "1", "--write-out", "%{time_total}\n", "a.test"],

@@ -90,7 +90,7 @@ fn timeouts_in_the_rounds_stop_the_run_after_three_in_a_row() {
     let valve = "3 probes failed in a row: stopping";
     assert!(warnings(&doc).iter().any(|w| w == valve), "{doc:#}");
     assert!(
-        stderr(&out).contains(&format!("tlsping: {valve}\n")),
+        stderr(&out).contains(&format!("tlsping: warning: {valve}\n")),
         "{}",
         show(&out)
     );

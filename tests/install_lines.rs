@@ -76,6 +76,7 @@ cargo() {
   case "$1" in
     build) install -D -m 755 "$TLSPING_BUILT" target/release/tlsping ;;
     install) install -D -m 755 "$TLSPING_BUILT" "${CARGO_HOME:-$HOME/.cargo}/bin/tlsping" ;;
+    test) ;; # the set-up's test command: tests/readme_setup.rs holds it to .ci/run
     *) echo "cargo $1: not an install step" >&2; return 1 ;;
   esac
 }

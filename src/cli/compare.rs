@@ -10,6 +10,22 @@ use crate::probe::{
 use super::connection::parse_curves;
 use super::UsageError;
 
+/// The axes' names, as the shell completions offer them for `--compare`.
+pub const AXIS_NAMES: [&str; AXES.len()] = {
+    let mut names = [""; AXES.len()];
+    let mut i = 0;
+    while i < AXES.len() {
+        names[i] = AXES[i].name;
+        i += 1;
+    }
+    names
+};
+
+/// `--compare`'s value as typed: `parse` reads it once the other flags are known.
+pub fn axis_text(v: &str) -> Result<String, String> {
+    Ok(v.to_string())
+}
+
 /// The help of `--compare`: every axis with its default values.
 pub fn help() -> String {
     let axes: Vec<String> = AXES

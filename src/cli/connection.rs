@@ -9,6 +9,9 @@ use crate::probe::{entry_head, Config, ModeChoice, PemFile, TlsMax};
 use super::UsageError;
 
 /// `--tls-max`: `1.2` or `1.3`.
+/// What `--tls-max` takes.
+pub const TLS_MAX_VALUES: [&str; 2] = ["1.2", "1.3"];
+
 pub fn parse_tls_max(v: &str) -> Result<TlsMax, String> {
     match v {
         "1.2" => Ok(TlsMax::V1_2),
@@ -16,7 +19,10 @@ pub fn parse_tls_max(v: &str) -> Result<TlsMax, String> {
         "1.0" | "1.1" | "1" => Err(format!(
             "--tls-max {v}: the lowest version tlsping offers is TLS 1.2"
         )),
-        other => Err(format!("--tls-max '{other}' is not one of 1.2, 1.3")),
+        other => Err(format!(
+            "--tls-max '{other}' is not one of {}",
+            TLS_MAX_VALUES.join(", ")
+        )),
     }
 }
 

@@ -45,6 +45,7 @@ const EXAMPLES: &str = "Examples:
     about = "What a new HTTPS connection costs (DNS, TCP, TLS, server) next to a reused one, round by round.",
     long_about = None,
     disable_version_flag = true,
+    disable_help_flag = true,
     after_help = format!("{SAFETY}\n\n{EXAMPLES}"),
 )]
 pub struct Args {
@@ -70,7 +71,7 @@ pub struct Args {
     pub interval: Duration,
 
     /// Deadline for one probe, from DNS to the end of the body
-    #[arg(short = 'w', long, value_name = "D", default_value = "5s", value_parser = parse_duration,
+    #[arg(short = 'w', long, value_name = "D", default_value = "5s", value_parser = parse_timeout,
           help_heading = "Measurement")]
     pub timeout: Duration,
 
@@ -108,8 +109,8 @@ pub struct Args {
     pub method: Option<String>,
 
     /// HTTP version: 1.1 or 2, that version or nothing (default: h2 when offered, else 1.1)
-    #[arg(long = "http-version", value_name = "V", value_parser = parse_http_version,
-          help_heading = "Request")]
+    #[arg(long = "http-version", value_name = "V", hide_possible_values = true,
+          value_parser = Offering::new(parse_http_version, &HTTP_VERSIONS), help_heading = "Request")]
     pub http_version: Option<HttpVersion>,
 
     /// Append ?_=<seq> to every request
@@ -145,7 +146,8 @@ pub struct Args {
     pub resume: Option<Switch>,
 
     /// Highest TLS version offered: 1.2 or 1.3 (the lowest is always 1.2)
-    #[arg(long = "tls-max", value_name = "V", value_parser = connection::parse_tls_max,
+    #[arg(long = "tls-max", value_name = "V", hide_possible_values = true,
+          value_parser = Offering::new(connection::parse_tls_max, &connection::TLS_MAX_VALUES),
           help_heading = "Connection")]
     pub tls_max: Option<crate::probe::TlsMax>,
 
@@ -184,11 +186,19 @@ pub struct Args {
     pub early_data: bool,
 
     // The help lists every axis of `probe::AXES` (`compare::help`).
-    #[arg(long, value_name = "AXIS[=A,B,..]", help = compare::help(), help_heading = "Measurement")]
+    #[arg(long, value_name = "AXIS[=A,B,..]", help = compare::help(), hide_possible_values = true,
+          value_parser = Offering::new(compare::axis_text, &compare::AXIS_NAMES),
+          help_heading = "Measurement")]
     pub compare: Option<String>,
 
     #[command(flatten)]
     pub output: output::OutputArgs,
+
+    // Our own help flag: clap's own would tell the man page that `-h`
+    // prints a summary of `--help`, and both print the same.
+    /// Print help
+    #[arg(short = 'h', long = "help", action = ArgAction::Help)]
+    pub help: Option<bool>,
 }
 
 /// `--mode`.
@@ -214,6 +224,10 @@ pub enum Switch {
     Off,
 }
 
+/// What `--http-version` takes, as completions offer it (`1` and `2.0`
+/// are accepted too).
+const HTTP_VERSIONS: [&str; 3] = ["1.1", "2", "auto"];
+
 /// `--http-version`: `1.1` (or `1`), `2` (or `2.0`), `auto`; HTTP/3 is
 /// refused by name, since a user may well try it.
 fn parse_http_version(v: &str) -> Result<HttpVersion, String> {
@@ -222,7 +236,64 @@ fn parse_http_version(v: &str) -> Result<HttpVersion, String> {
         "1.1" | "1" => Ok(HttpVersion::V1_1),
         "2" | "2.0" => Ok(HttpVersion::V2),
         "3" | "3.0" => Err("--http-version 3 (HTTP/3) is not supported; use 1.1 or 2".into()),
-        other => Err(format!("--http-version '{other}' is not one of 1.1, 2")),
+        other => Err(format!(
+            "--http-version '{other}' is not one of {}",
+            HTTP_VERSIONS.join(", ")
+        )),
+    }
+}
+
+/// `-w`/`--timeout`, as in the original tool. curl's `-w` is its
+/// `--write-out`, and a curl user may well type `-w '%{http_code}\n'`:
+/// a value that looks like a format says where that flag is here.
+fn parse_timeout(v: &str) -> Result<Duration, String> {
+    parse_duration(v).map_err(|e| {
+        if v.contains("%{") || v.contains('\\') {
+            format!(
+                "'{v}' is a format, not a duration: -w is --timeout here, as in the original \
+                 tlsping; curl's -w is --write-out"
+            )
+        } else {
+            e
+        }
+    })
+}
+
+/// A value parser of our own (`parse`, with our words for a refusal) that
+/// also tells clap the values it takes, so that the shell completions
+/// offer them instead of file names.
+#[derive(Clone)]
+struct Offering<P> {
+    parse: P,
+    names: &'static [&'static str],
+}
+
+impl<P> Offering<P> {
+    const fn new(parse: P, names: &'static [&'static str]) -> Offering<P> {
+        Offering { parse, names }
+    }
+}
+
+impl<P: clap::builder::TypedValueParser> clap::builder::TypedValueParser for Offering<P> {
+    type Value = P::Value;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Self::Value, clap::Error> {
+        self.parse.parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            self.names
+                .iter()
+                .map(|&name| clap::builder::PossibleValue::new(name)),
+        ))
     }
 }
 
@@ -498,10 +569,21 @@ where
                     .lines()
                     .map(str::trim)
                     .find_map(|l| l.strip_prefix("tip: "));
+                // A value not among a flag's values (`-m`, `--order`,
+                // `--resume`, `--generate`): clap lists them on a line of
+                // their own, and the one line we print has to name them.
+                let values = text.lines().map(str::trim).find_map(|l| {
+                    l.strip_prefix("[possible values: ")
+                        .and_then(|l| l.strip_suffix(']'))
+                });
+                let first = match values {
+                    Some(values) => format!("{first}: not one of {values}"),
+                    None => first.to_string(),
+                };
                 if let Some(tip) = tip.filter(|t| t.starts_with("a similar")) {
                     Err(usage(format!("{first} ({tip})")))
                 } else if missing.is_empty() {
-                    Err(usage(first.to_string()))
+                    Err(usage(first))
                 } else {
                     Err(usage(format!("{} {}", first, missing.join(", "))))
                 }

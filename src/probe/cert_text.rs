@@ -78,6 +78,53 @@ pub(super) fn curl_certinfo(cert: &X509Ref) -> String {
     text
 }
 
+/// At most this many of a certificate's names are kept, each at most
+/// `MAX_NAME_CHARS` characters: a server picks them, and a certificate
+/// may carry thousands.
+pub const MAX_NAMES: usize = 8;
+const MAX_NAME_CHARS: usize = 100;
+
+/// The names a certificate is for: its subject alternative names (DNS
+/// names and IP addresses), or its subject's common name when it has
+/// none; at most `MAX_NAMES` of them, and how many there are in all.
+/// Raw, as the server wrote them: the line that shows them escapes them.
+pub(super) fn names(cert: &X509Ref) -> (Vec<String>, usize) {
+    let mut all: Vec<String> = match cert.subject_alt_names() {
+        Some(sans) => sans
+            .iter()
+            .filter_map(|name| {
+                name.dnsname().map(str::to_string).or_else(|| {
+                    name.ipaddress().and_then(|ip| match ip.len() {
+                        4 => <[u8; 4]>::try_from(ip)
+                            .ok()
+                            .map(|b| std::net::IpAddr::from(b).to_string()),
+                        16 => <[u8; 16]>::try_from(ip)
+                            .ok()
+                            .map(|b| std::net::IpAddr::from(b).to_string()),
+                        _ => None,
+                    })
+                })
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    if all.is_empty() {
+        all = cert
+            .subject_name()
+            .entries_by_nid(Nid::COMMONNAME)
+            .filter_map(|e| e.data().to_string().ok())
+            .collect();
+    }
+    let count = all.len();
+    all.truncate(MAX_NAMES);
+    for name in &mut all {
+        if name.chars().count() > MAX_NAME_CHARS {
+            *name = name.chars().take(MAX_NAME_CHARS - 1).chain(['…']).collect();
+        }
+    }
+    (all, count)
+}
+
 #[cfg(test)]
 mod tests {
     use openssl::asn1::Asn1Time;
@@ -121,6 +168,29 @@ mod tests {
         b.append_extension(san).unwrap();
         b.sign(&key, MessageDigest::sha256()).unwrap();
         b.build()
+    }
+
+    #[test]
+    fn a_certificates_names_are_its_alternative_names_bounded() {
+        let cert = certificate();
+        assert_eq!(names(&cert), (vec!["example.test".to_string()], 1));
+        // Many long names: the first few, each cut, and the count of all.
+        let key = PKey::from_rsa(Rsa::generate(2048).unwrap()).unwrap();
+        let mut b = X509::builder().unwrap();
+        b.set_pubkey(&key).unwrap();
+        let mut san = SubjectAlternativeName::new();
+        for i in 0..20 {
+            san.dns(&format!("{}{i}.test", "a".repeat(300)));
+        }
+        san.ip("10.0.0.1");
+        let san = san.build(&b.x509v3_context(None, None)).unwrap();
+        b.append_extension(san).unwrap();
+        b.sign(&key, MessageDigest::sha256()).unwrap();
+        let (kept, count) = names(&b.build());
+        assert_eq!((kept.len(), count), (MAX_NAMES, 21));
+        assert!(kept
+            .iter()
+            .all(|n| n.chars().count() == MAX_NAME_CHARS && n.ends_with('…')));
     }
 
     #[test]

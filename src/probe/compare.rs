@@ -61,9 +61,24 @@ pub enum AddressLookupError {
 /// How often a waiting lookup looks at the interrupt flag.
 const LOOKUP_POLL: std::time::Duration = std::time::Duration::from_millis(50);
 
+/// The addresses libcurl gives a name it never asks the resolver about:
+/// `localhost` and every name under `.localhost` (RFC 6761) are ::1, then
+/// 127.0.0.1, whatever the system's hosts file says. A run to such a name
+/// dials these, so these are what `--compare addr` compares.
+fn libcurls_own_addresses(host: &str) -> Option<Vec<IpAddr>> {
+    let name = host.strip_suffix('.').unwrap_or(host).to_ascii_lowercase();
+    (name == "localhost" || name.ends_with(".localhost")).then(|| {
+        vec![
+            IpAddr::V6(std::net::Ipv6Addr::LOCALHOST),
+            IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
+        ]
+    })
+}
+
 /// The addresses `host` resolves to, in the resolver's order, without
 /// repeats, at most `MAX_VARIANTS`; looked up once, before anything is
-/// timed. The system resolver runs on a thread of its own, so the wait for
+/// timed; for the names libcurl resolves itself, its own answer
+/// (`libcurls_own_addresses`). The system resolver runs on a thread of its own, so the wait for
 /// it ends at `timeout` or at the first signal (`cancel`); a lookup given
 /// up on finishes on its own, its answer dropped.
 pub fn addresses_of(
@@ -72,6 +87,12 @@ pub fn addresses_of(
     timeout: std::time::Duration,
     cancel: &super::cancel::Cancel,
 ) -> Result<Vec<IpAddr>, AddressLookupError> {
+    if cancel.is_canceled() {
+        return Err(AddressLookupError::Interrupted);
+    }
+    if let Some(own) = libcurls_own_addresses(host) {
+        return Ok(own);
+    }
     let (tx, rx) = std::sync::mpsc::channel();
     let host = host.to_string();
     std::thread::spawn(move || {
@@ -174,6 +195,23 @@ mod tests {
         )
         .unwrap();
         assert_eq!(found, ["127.0.0.1".parse::<IpAddr>().unwrap()]);
+        // The names libcurl resolves itself, as it dials them.
+        for name in ["localhost", "LocalHost.", "api.localhost"] {
+            let found = addresses_of(
+                name,
+                443,
+                std::time::Duration::from_secs(5),
+                &Default::default(),
+            );
+            assert_eq!(
+                found.unwrap(),
+                [
+                    "::1".parse::<IpAddr>().unwrap(),
+                    "127.0.0.1".parse().unwrap()
+                ],
+                "{name}"
+            );
+        }
     }
     use crate::probe::TlsMax;
 

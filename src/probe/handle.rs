@@ -178,6 +178,28 @@ impl ProbeHandle {
         self.easy.get_mut().perform_started_us = Some(curl_ffi::monotonic_us());
     }
 
+    /// Has libcurl gather the server's certificates in its handshakes
+    /// (`CURLOPT_CERTINFO`), before it checks them: so that a failed
+    /// check can say which names the certificate is for. Inside the
+    /// handshake, so for the preflight only, which is in no statistic.
+    pub(super) fn gather_certificates(&mut self) -> Result<(), curl::Error> {
+        self.easy.certinfo(true)
+    }
+
+    /// Has the next transfer connect (and make its TLS handshake) and send
+    /// no request.
+    pub(super) fn connect_only(&mut self) -> Result<(), curl::Error> {
+        self.easy.connect_only(true)
+    }
+
+    /// The names the server's certificate of the last transfer is for, and
+    /// how many it has (`cert_text::names`), when libcurl gathered it.
+    pub(super) fn certificate_names(&self) -> Option<(Vec<String>, usize)> {
+        let pem = curl_ffi::first_certificate_pem(&self.easy, 1 << 16)?;
+        let cert = openssl::x509::X509::from_pem(pem.as_bytes()).ok()?;
+        Some(super::cert_text::names(&cert))
+    }
+
     /// The last response's `Location`, if any.
     pub fn location(&self) -> Option<&str> {
         self.easy.get_ref().location()

@@ -28,6 +28,18 @@ fn intern(name: &str) -> &'static str {
     leaked
 }
 
+/// A negotiated group's name as `--curves` spells it (and the help, and
+/// the anatomy's names of the groups a server asks for): OpenSSL names
+/// the two Edwards curves in lower case, and every other group as
+/// `--curves` takes it already.
+fn group_spelling(name: &str) -> &str {
+    match name {
+        "x25519" => "X25519",
+        "x448" => "X448",
+        other => other,
+    }
+}
+
 /// What a callback reads off the live TLS connection: the facts, and the
 /// server's leaf certificate (a counted reference) to examine after the transfer.
 pub(super) struct LiveTls {
@@ -41,7 +53,8 @@ pub(super) struct LiveTls {
 /// already has (none without room), so nothing is allocated here.
 pub(super) fn read(ssl: &SslRef, chain: &mut Vec<X509>, staple: &mut TakenStaple) -> LiveTls {
     // Copied (interned) at once: the name is the connection's.
-    let group = curl_ffi::group_name(ssl).map(|name| intern(&name.to_string_lossy()));
+    let group =
+        curl_ffi::group_name(ssl).map(|name| intern(group_spelling(&name.to_string_lossy())));
     let facts = TlsFacts {
         version: ssl.version_str(),
         alpn: ssl.selected_alpn_protocol().and_then(Proto::from_alpn),

@@ -56,7 +56,7 @@ pub use config::{
 };
 pub use curl_ffi::{curl_version, library_versions, UrlPart, UrlParts};
 pub use env::ProbeEnv;
-pub use preflight::{run as preflight, Preflight};
+pub use preflight::{run as preflight, Preflight, PreflightFailed};
 pub use push::{probes_proxy, push, Credentials, PushRoute, PushTarget, PUSH_TIMEOUT};
 pub use retry_after::RetryAfter;
 pub use sample::Outcome;
@@ -83,6 +83,8 @@ pub fn run_info(cfg: &Config, pre: &Preflight) -> RunInfo {
         tls: pre.tls,
         ip_pinned: cfg.pin_ip && pre.addr.is_some(),
         dns_first: pre.dns_first,
+        preflight_tcp: pre.tcp,
+        preflight_tls: pre.handshake,
         preflight_status: pre.status,
         preflight_bytes: pre.bytes,
         ..settled_by(cfg)
@@ -95,6 +97,21 @@ pub fn run_info_failed(cfg: &Config, err: ProbeError) -> RunInfo {
     RunInfo {
         preflight_error: Some(err),
         ..settled_by(cfg)
+    }
+}
+
+/// The run's facts when the preflight failed, with what it learned before
+/// it did: the address it connected to, the TLS handshake it completed,
+/// the stages it went through.
+pub fn run_info_preflight_failed(cfg: &Config, failed: &PreflightFailed) -> RunInfo {
+    RunInfo {
+        method: failed.method.label().to_string(),
+        addr: failed.addr,
+        tls: failed.tls,
+        dns_first: failed.dns,
+        preflight_tcp: failed.tcp,
+        preflight_tls: failed.handshake,
+        ..run_info_failed(cfg, failed.error.clone())
     }
 }
 
@@ -111,6 +128,8 @@ fn settled_by(cfg: &Config) -> RunInfo {
         tls: None,
         ip_pinned: false,
         dns_first: None,
+        preflight_tcp: None,
+        preflight_tls: None,
         preflight_status: 0,
         preflight_bytes: 0,
         settings: cfg.settings.clone(),

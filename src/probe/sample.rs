@@ -279,7 +279,7 @@ fn classify(
     status: u16,
     connected: bool,
 ) -> ProbeError {
-    let text = match err.extra_description() {
+    let full = match err.extra_description() {
         Some(extra) => format!("{}: {}", err.description(), extra),
         None => err.description().to_string(),
     };
@@ -288,10 +288,38 @@ fn classify(
         os_errno: easy.os_errno().unwrap_or(0),
         verify_result: answers::verify_result(easy),
         status,
-        text: &text,
+        text: &full,
         connected,
     });
-    ProbeError { kind, text }
+    ProbeError {
+        kind,
+        text: libcurl_words(err.code(), err.description(), err.extra_description()),
+    }
+}
+
+/// libcurl's words for a failure, said once: the description of its code,
+/// then the detail, unless the detail says it already (a refused connect's
+/// detail ends with the description) or the description is not ours to
+/// repeat (a refused certificate's "SSL peer certificate or SSH remote key
+/// was not OK": no SSH key is checked here).
+fn libcurl_words(
+    code: super::curl_ffi::codes::CURLcode,
+    description: &str,
+    extra: Option<&str>,
+) -> String {
+    let Some(extra) = extra.filter(|e| !e.is_empty()) else {
+        return description.to_string();
+    };
+    if code == super::curl_ffi::codes::CURLE_PEER_FAILED_VERIFICATION {
+        return extra.to_string();
+    }
+    match extra
+        .strip_suffix(description)
+        .and_then(|e| e.strip_suffix(": "))
+    {
+        Some(detail) if !detail.is_empty() => detail.to_string(),
+        _ => format!("{description}: {extra}"),
+    }
 }
 
 /// Everything `capture` asks for about the transfer `easy` just ran for
@@ -329,5 +357,45 @@ pub(super) fn transfer_facts(
         url: url.to_string(),
         certs,
         ..answers::transfer_facts(easy, &capture.headers)
+    }
+}
+
+#[cfg(test)]
+mod words_tests {
+    use super::super::curl_ffi::codes;
+    use super::libcurl_words;
+
+    #[test]
+    fn libcurls_words_say_each_thing_once() {
+        assert_eq!(
+            libcurl_words(
+                codes::CURLE_COULDNT_CONNECT,
+                "Could not connect to server",
+                Some(
+                    "Failed to connect to 127.0.0.1 port 9 after 0 ms: Could not connect to server"
+                )
+            ),
+            "Failed to connect to 127.0.0.1 port 9 after 0 ms"
+        );
+        assert_eq!(
+            libcurl_words(
+                codes::CURLE_PEER_FAILED_VERIFICATION,
+                "SSL peer certificate or SSH remote key was not OK",
+                Some("SSL certificate OpenSSL verify result: self-signed certificate (18)")
+            ),
+            "SSL certificate OpenSSL verify result: self-signed certificate (18)"
+        );
+        assert_eq!(
+            libcurl_words(
+                codes::CURLE_OPERATION_TIMEDOUT,
+                "Timeout was reached",
+                Some("Operation timed out after 1000 milliseconds with 0 bytes received")
+            ),
+            "Timeout was reached: Operation timed out after 1000 milliseconds with 0 bytes received"
+        );
+        assert_eq!(
+            libcurl_words(codes::CURLE_GOT_NOTHING, "Empty reply", None),
+            "Empty reply"
+        );
     }
 }

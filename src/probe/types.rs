@@ -573,6 +573,10 @@ pub struct RunInfo {
     pub tls: Option<TlsFacts>,
     pub ip_pinned: bool,
     pub dns_first: Option<Duration>,
+    /// The preflight's own connect and TLS handshake, as far as it got
+    /// (`None`: not reached, or not made); in no statistic.
+    pub preflight_tcp: Option<Duration>,
+    pub preflight_tls: Option<Duration>,
     pub preflight_status: u16,
     pub preflight_bytes: u32,
     /// The settings as given (`--calibrate` among them: the server is

@@ -6,8 +6,9 @@ use super::retry_after::RetryAfter;
 /// A reason to stop probing a server that the run itself cannot overrule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Valve {
-    /// The server answered 429 Too Many Requests: it rate-limits us.
-    TooManyRequests,
+    /// The server answered 429 Too Many Requests: it rate-limits us (and
+    /// said for how long, when it sent a `Retry-After`).
+    TooManyRequests(Option<RetryAfter>),
     /// The server answered 503 with a `Retry-After`: it asked clients to
     /// back off (for this long, when the value could be read).
     BackOff(RetryAfter),
@@ -26,7 +27,7 @@ impl Valve {
     /// (429) or to back off (503 with `Retry-After`).
     pub fn tripped_by(status: u16, retry_after: Option<RetryAfter>) -> Option<Valve> {
         match (status, retry_after) {
-            (429, _) => Some(Valve::TooManyRequests),
+            (429, asked) => Some(Valve::TooManyRequests(asked)),
             (503, Some(asked)) => Some(Valve::BackOff(asked)),
             _ => None,
         }
@@ -40,10 +41,13 @@ mod tests {
     #[test]
     fn only_429_and_a_503_that_asks_for_a_pause_trip_a_valve() {
         let seconds = Some(RetryAfter::Seconds(30));
-        assert_eq!(Valve::tripped_by(429, None), Some(Valve::TooManyRequests));
+        assert_eq!(
+            Valve::tripped_by(429, None),
+            Some(Valve::TooManyRequests(None))
+        );
         assert_eq!(
             Valve::tripped_by(429, seconds),
-            Some(Valve::TooManyRequests)
+            Some(Valve::TooManyRequests(seconds))
         );
         assert_eq!(
             Valve::tripped_by(503, seconds),

@@ -151,8 +151,8 @@ pub fn wrap_items(lead: &str, items: &[String], width: usize) -> Vec<String> {
 /// (95% CI 39.8 .. 40.9), 12 rounds`. "No difference detectable", with the
 /// median beside the interval, when the interval holds 0; "no difference"
 /// when the median prints as zero, since "0.00ms faster" would claim a
-/// direction the figure does not show. Without an interval the median
-/// still decides, with that caveat. `None` when there is no median.
+/// direction the figure does not show. Without an interval there is no
+/// conclusion yet, and the line draws none. `None` when there is no median.
 pub fn difference_line(d: &Difference, cmp: &CompareInfo) -> Option<String> {
     let median = d.median?;
     let (v, base) = (
@@ -195,13 +195,13 @@ pub fn difference_line(d: &Difference, cmp: &CompareInfo) -> Option<String> {
             signed(lo),
             signed(hi)
         ),
-        None if prints_as_zero(median) => format!(
-            "no difference between the medians of {v} and {base} (too few rounds for an interval)"
+        // Below the minimum a median alone decides nothing: no direction.
+        None => format!(
+            "no conclusion yet on {v} against {base}: an interval needs {} rounds \
+             (medians {}ms apart)",
+            crate::stats::ci::min_n(),
+            crate::render::format::ms(median.abs())
         ),
-        None if median.is_negative() => {
-            format!("{} (too few rounds for an interval)", faster(median))
-        }
-        None => format!("{} (too few rounds for an interval)", slower(median)),
     };
     Some(format!("{stage}: {text}, {rounds}"))
 }
@@ -299,12 +299,13 @@ mod tests {
         );
         assert_eq!(
             line(diff(-40.2, None, 3)),
-            "cold tls: TLS1.3 is 40.2ms faster than TLS1.2 (too few rounds for an interval), 3 rounds"
+            "cold tls: no conclusion yet on TLS1.3 against TLS1.2: an interval needs 6 rounds \
+             (medians 40.2ms apart), 3 rounds"
         );
         assert_eq!(
             line(diff(0.0, None, 1)),
-            "cold tls: no difference between the medians of TLS1.3 and TLS1.2 \
-             (too few rounds for an interval), 1 round"
+            "cold tls: no conclusion yet on TLS1.3 against TLS1.2: an interval needs 6 rounds \
+             (medians 0.00ms apart), 1 round"
         );
     }
 
@@ -323,18 +324,18 @@ mod tests {
             "cold tls: no difference between TLS1.3 and TLS1.2 \
              (median 0.00ms, 95% CI 0.00 .. 0.00), 12 rounds"
         );
-        for median in [-0.004, 0.0049] {
-            assert_eq!(
-                line(diff(median, None, 3)),
-                "cold tls: no difference between the medians of TLS1.3 and TLS1.2 \
-                 (too few rounds for an interval), 3 rounds"
+        // Without an interval, no direction whatever the median.
+        for median in [-0.004, 0.0049, -0.006, 12.0] {
+            let text = line(diff(median, None, 3));
+            assert!(
+                text.contains("no conclusion yet on TLS1.3 against TLS1.2"),
+                "{text}"
+            );
+            assert!(
+                !text.contains("faster") && !text.contains("slower"),
+                "{text}"
             );
         }
-        // The smallest median that prints is still a direction.
-        assert_eq!(
-            line(diff(-0.006, None, 3)),
-            "cold tls: TLS1.3 is 0.01ms faster than TLS1.2 (too few rounds for an interval), 3 rounds"
-        );
     }
 
     #[test]

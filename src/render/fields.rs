@@ -298,15 +298,18 @@ pub static FIELDS: [Field; 55] = [
     Field::new(Top("dns_ms"), Ms, "cold: the name lookup", |s, _| {
         time(s.dns())
     })
-    .csv("dns_ms", 3),
+    .csv("dns_ms", 3)
+    .preflight(|info| time(info.dns_first)),
     Field::new(Top("tcp_ms"), Ms, "cold: the TCP connect", |s, _| {
         time(s.tcp())
     })
-    .csv("tcp_ms", 4),
+    .csv("tcp_ms", 4)
+    .preflight(|info| time(info.preflight_tcp)),
     Field::new(Top("tls_ms"), Ms, "cold: the TLS handshake", |s, _| {
         time(s.tls())
     })
-    .csv("tls_ms", 5),
+    .csv("tls_ms", 5)
+    .preflight(|info| time(info.preflight_tls)),
     Field::new(
         Top("wait_ms"),
         Ms,
@@ -345,7 +348,8 @@ pub static FIELDS: [Field; 55] = [
     Field::new(
         Top("new_conn"),
         Flag,
-        "the probe opened a connection (for a warm probe: the server had not kept the old one)",
+        "a warm probe had to open a connection (the server had not kept the old one); \
+         always false for a cold probe, whose connection is new by design",
         |s, _| flag(Some(s.new_conn())),
     )
     .csv("new_conn", 11),
@@ -370,28 +374,32 @@ pub static FIELDS: [Field; 55] = [
         "the HTTP version of the response: http/1.0, http/1.1 or h2",
         |s, _| text(s.proto.map(|p| p.as_str())),
     )
-    .csv("proto", 14),
+    .csv("proto", 14)
+    .preflight(|info| text(info.proto.map(|p| p.as_str()))),
     Field::new(
         Top("tls_version"),
         Text,
         "TLS1.2 or TLS1.3, on a probe that made a handshake",
         |s, _| owned(s.tls.map(|f| tls_version_label(f.version))),
     )
-    .csv("tls_version", 15),
+    .csv("tls_version", 15)
+    .preflight(|info| owned(info.tls.map(|f| tls_version_label(f.version)))),
     Field::new(
         Top("alpn"),
         Text,
         "the protocol the handshake agreed on by ALPN",
         |s, _| text(s.tls.and_then(|f| f.alpn).map(|p| p.as_str())),
     )
-    .csv("alpn", 16),
+    .csv("alpn", 16)
+    .preflight(|info| text(info.tls.and_then(|f| f.alpn).map(|p| p.as_str()))),
     Field::new(
         Top("tls_resumed"),
         Flag,
         "the handshake resumed an earlier session instead of a full exchange",
         |s, _| flag(s.tls.map(|f| f.resumed)),
     )
-    .csv("tls_resumed", 17),
+    .csv("tls_resumed", 17)
+    .preflight(|info| flag(info.tls.map(|f| f.resumed))),
     Field::new(
         Top("cert_chain_len"),
         Count,
@@ -399,6 +407,7 @@ pub static FIELDS: [Field; 55] = [
         |s, _| count(s.tls.and_then(|f| f.chain_len)),
     )
     .csv("cert_chain_len", 18)
+    .preflight(|info| count(info.tls.and_then(|f| f.chain_len)))
     .shown(Shown::JsonWhenSet),
     Field::new(
         Top("tls_cipher"),
@@ -431,7 +440,8 @@ pub static FIELDS: [Field; 55] = [
         "the address the probe connected to",
         |s, _| owned(s.addr.map(|a| a.to_string())),
     )
-    .csv("addr", 20),
+    .csv("addr", 20)
+    .preflight(|info| owned(info.addr.map(|a| a.to_string()))),
     Field::new(
         Top("warmup"),
         Flag,

@@ -147,8 +147,10 @@ fn figure_words(text: &str) -> Vec<String> {
     let mut words: Vec<String> = Vec::new();
     for word in text.split(' ') {
         let digits = word.trim_start_matches(['-', '+', '~']);
-        // A range's `..` stays with the figures on both sides of it.
-        let figure = digits.starts_with(|c: char| c.is_ascii_digit()) || word == "..";
+        // A range's `..` stays with the figures on both sides of it, and
+        // `=` with the name before it (`(n = 14)` is never parted).
+        let figure =
+            digits.starts_with(|c: char| c.is_ascii_digit()) || word == ".." || word == "=";
         match words.last_mut() {
             Some(last) if figure && !last.is_empty() => {
                 last.push(' ');
@@ -160,6 +162,28 @@ fn figure_words(text: &str) -> Vec<String> {
     words
 }
 
+/// `n` and a noun, singular for one: `1 round`, `3 rounds`.
+pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+    match n.into() {
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    }
+}
+
+/// The human output's punctuation in ASCII, for a terminal whose locale
+/// is not UTF-8 (where the boxes are ASCII too): ` · ` between facts
+/// becomes ` | `, the `·` between row notes `,`, the `…` of a cut `~`,
+/// `µ` `u`. Each stands for one character, so no line grows.
+pub fn ascii_punctuation(text: &str) -> String {
+    if text.is_ascii() {
+        return text.to_string();
+    }
+    text.replace(" · ", " | ")
+        .replace('·', ",")
+        .replace('…', "~")
+        .replace('µ', "u")
+}
+
 /// A duration as the statistics write one, `-` when not measured.
 pub fn with_unit(d: Option<Duration>) -> String {
     d.map(|d| format!("{}ms", ms(d)))
@@ -169,6 +193,32 @@ pub fn with_unit(d: Option<Duration>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_is_never_parted_from_its_equals_sign_and_figure() {
+        let text = "  why: tls 44.3ms = 1 round trip of 40.2ms (all resumed) (medians, n = 14)";
+        for width in 20..text.len() {
+            for line in wrap(text, width) {
+                assert!(
+                    !line.trim_end().ends_with("(medians, n"),
+                    "{width}: {line:?}"
+                );
+                assert!(!line.trim_start().starts_with("= 14)"), "{width}: {line:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn ascii_punctuation_keeps_every_line_as_wide() {
+        let text = "h2 · TLS1.3 · 0 bytes | 200 warmup·new conn held at 0 µs, cut…";
+        let ascii = ascii_punctuation(text);
+        assert_eq!(
+            ascii,
+            "h2 | TLS1.3 | 0 bytes | 200 warmup,new conn held at 0 us, cut~"
+        );
+        assert!(ascii.is_ascii());
+        assert_eq!(ascii.chars().count(), text.chars().count());
+    }
 
     #[test]
     fn precision_follows_magnitude() {

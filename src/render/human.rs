@@ -42,11 +42,13 @@ impl<W: Write> Human<W> {
     }
 
     fn write(&mut self, line: &Line) -> io::Result<()> {
-        writeln!(
-            self.out,
-            "{}",
-            line.render(self.style.width, self.style.color)
-        )
+        let text = line.render(self.style.width, self.style.color);
+        if self.style.unicode {
+            writeln!(self.out, "{text}")
+        } else {
+            // A locale that is not UTF-8: no `·` or `…` either, as no box.
+            writeln!(self.out, "{}", super::format::ascii_punctuation(&text))
+        }
     }
 
     pub fn start(&mut self, info: &RunInfo) -> io::Result<()> {

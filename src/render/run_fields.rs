@@ -101,6 +101,10 @@ pub static RUN_FIELDS: &[RunField] = &[
     fact("ocsp_status", |i| {
         json!(i.tls.and_then(|t| t.ocsp).and_then(|o| o.status()))
     }),
+    // The preflight's own connect and handshake, as far as it got (a
+    // preflight that failed keeps what it reached); in no statistic.
+    fact("preflight_tcp_ms", |i| json!(i.preflight_tcp.map(json_ms))),
+    fact("preflight_tls_ms", |i| json!(i.preflight_tls.map(json_ms))),
 ];
 
 /// `run` of a run, as JSON writes it: `RUN_FIELDS` in order.

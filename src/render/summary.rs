@@ -205,8 +205,8 @@ fn path_and_server(summary: &Summary) -> Vec<String> {
     }
     if a.retransmitted > 0 {
         out.push(format!(
-            "retransmissions    = {} probes lost segments and waited for their recovery",
-            a.retransmitted
+            "retransmissions    = {} lost segments and waited for their recovery",
+            super::format::count(a.retransmitted as u64, "probe", "probes")
         ));
     }
     out
@@ -225,9 +225,9 @@ pub fn summary_extras(info: &RunInfo, summary: &Summary) -> Vec<String> {
     let no_ci = format!("no 95% CI below n = {}", crate::stats::ci::min_n());
     if info.settings.mode == ModeChoice::Both {
         out.push(format!(
-            "paired gain        = {}  median of per-round cold - warm, {} rounds",
+            "paired gain        = {}  median of per-round cold - warm, {}",
             gain(summary.paired_gain),
-            summary.paired_rounds
+            super::format::count(summary.paired_rounds as u64, "round", "rounds")
         ));
         out.push(match summary.paired_gain_ci {
             Some((lo, hi)) => format!(

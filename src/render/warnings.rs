@@ -1,5 +1,5 @@
 //! The one place warnings are issued and worded: each goes to stderr as
-//! `tlsping: <text>` when it happens (through `text::printable`: a warning
+//! `tlsping: warning: <text>` when it happens (through `text::printable`: a warning
 //! can quote a server, a redirect's `Location` say) and is kept as it is for
 //! `warnings[]` in the JSON document. `probe` and the command line hand over
 //! their reasons as data (`Valve`, `Notice`, `SettingWarning`); every
@@ -8,8 +8,8 @@
 use std::time::Duration;
 
 use crate::probe::{
-    Axis, HttpVersion, Notice, ProbeError, Proto, RetryAfter, RunInfo, SettingWarning, TlsFacts,
-    Valve,
+    Axis, ErrorKind, HttpVersion, Method, Notice, PreflightFailed, ProbeError, Proto, RetryAfter,
+    RunInfo, SettingWarning, Target, TlsFacts, Valve,
 };
 
 #[derive(Debug, Default)]
@@ -22,14 +22,15 @@ impl Warnings {
         Warnings::default()
     }
 
-    /// Says `text` on stderr now, escaped, and keeps it as it is. A stderr
+    /// Says `text` on stderr now, as `tlsping: warning: <text>`, escaped,
+    /// and keeps it as it is (`warnings[]` has no prefix). A stderr
     /// that is closed or full costs the warning, never the run: the error
     /// is ignored, as `Exit::report` does (`eprintln!` would panic, and the
     /// release build aborts on a panic).
     pub fn warn(&mut self, text: impl Into<String>) {
         use std::io::Write as _;
         let text = text.into();
-        let line = format!("tlsping: {}\n", crate::text::printable(&text));
+        let line = format!("tlsping: warning: {}\n", crate::text::printable(&text));
         let _ = std::io::stderr().lock().write_all(line.as_bytes());
         self.list.push(text);
     }
@@ -72,9 +73,9 @@ pub fn early_data_unsent(t: &crate::stats::Tally) -> Option<String> {
             .to_string()
     } else {
         format!(
-            "--early-data: no request went as early data: {} cold probes resumed a session, but \
-             the server's session tickets allow none",
-            t.early_data_resumed
+            "--early-data: no request went as early data: {} resumed a session, but the \
+             server's session tickets allow none",
+            super::format::count(t.early_data_resumed, "cold probe", "cold probes")
         )
     })
 }
@@ -159,16 +160,25 @@ pub fn notice_text(notice: &Notice, info: &RunInfo) -> String {
 /// Retry-After 30s`), and why that stops probing it, worded to follow the
 /// word `stopping` or `left out`.
 fn server_asked(v: &Valve) -> Option<(String, &'static str)> {
+    // The header's value as read (a number, so nothing of the server's
+    // text reaches the line), or that it could not be read.
+    let retry_after = |asked: &RetryAfter| match asked {
+        RetryAfter::Seconds(secs) => format!("Retry-After {secs}s"),
+        RetryAfter::Unreadable => "a Retry-After that could not be read".into(),
+    };
     match v {
-        Valve::TooManyRequests => Some((
-            "server answered 429 Too Many Requests".into(),
+        Valve::TooManyRequests(asked) => Some((
+            match asked {
+                Some(asked) => format!(
+                    "server answered 429 Too Many Requests with {}",
+                    retry_after(asked)
+                ),
+                None => "server answered 429 Too Many Requests".into(),
+            },
             " to respect its rate limit",
         )),
         Valve::BackOff(asked) => {
-            let asked = match asked {
-                RetryAfter::Seconds(secs) => format!("Retry-After {secs}s"),
-                RetryAfter::Unreadable => "a Retry-After that could not be read".into(),
-            };
+            let asked = retry_after(asked);
             Some((
                 format!("server answered 503 with {asked}"),
                 ", it asked clients to back off",
@@ -194,7 +204,7 @@ pub fn valve(v: &Valve) -> String {
         Valve::EveryVariantLeftOut => {
             "every variant is left out of the rounds (see above): stopping".into()
         }
-        Valve::TooManyRequests | Valve::BackOff(_) => unreachable!("worded above"),
+        Valve::TooManyRequests(_) | Valve::BackOff(_) => unreachable!("worded above"),
     }
 }
 
@@ -232,9 +242,103 @@ pub fn probe_failure(e: &ProbeError, timeout: Duration) -> String {
     format!("{} ({})", super::format::reason(e.kind, timeout), e.text)
 }
 
-/// The error line of a run whose preflight failed.
-pub fn preflight_failed(url: &str, e: &ProbeError, timeout: Duration) -> String {
-    format!("preflight to {url} failed: {}", probe_failure(e, timeout))
+/// The error line of a run whose preflight (to `target`) failed, with what
+/// to try next when what it learned tells.
+pub fn preflight_failed(target: &Target, f: &PreflightFailed, timeout: Duration) -> String {
+    format!(
+        "preflight to {} failed: {}",
+        target.url(),
+        failure_and_next_step(target, f, timeout)
+    )
+}
+
+/// A failed preflight in a line, and what to try next.
+fn failure_and_next_step(target: &Target, f: &PreflightFailed, timeout: Duration) -> String {
+    let failure = probe_failure(&f.error, timeout);
+    match next_step(target, f) {
+        Some(step) => format!("{failure}; {step}"),
+        None => failure,
+    }
+}
+
+/// `target` over the other scheme, on the same port.
+fn other_scheme(target: &Target) -> String {
+    let mut other = target.clone();
+    other.https = !other.https;
+    other.url()
+}
+
+/// OpenSSL's words for a first answer that is not TLS at all: the bytes
+/// of a plain HTTP response read as a TLS record.
+fn not_tls(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    [
+        "wrong version number",
+        "packet length too long",
+        "http request",
+    ]
+    .iter()
+    .any(|words| lower.contains(words))
+}
+
+/// What to try after a preflight failure, from what the failure and the
+/// preflight's progress say; `None` where they say nothing to try.
+fn next_step(target: &Target, f: &PreflightFailed) -> Option<String> {
+    match f.error.kind {
+        ErrorKind::CertUnknownCa => Some(
+            "if you trust this server, name its CA with --cacert FILE (or SSL_CERT_FILE), \
+             or skip the check with -k"
+                .into(),
+        ),
+        ErrorKind::CertName => {
+            let names = match &f.cert_names {
+                Some((names, count)) if !names.is_empty() => {
+                    let more = count.saturating_sub(names.len());
+                    let more = if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    };
+                    format!("the certificate is for {}{more}; ", names.join(", "))
+                }
+                _ => String::new(),
+            };
+            Some(format!(
+                "{names}measure a name it is for (--connect-to keeps the address), or skip the \
+                 check with -k"
+            ))
+        }
+        ErrorKind::TlsError if target.https && not_tls(&f.error.text) => Some(format!(
+            "the server did not answer in TLS: does this port speak plain HTTP? ({})",
+            other_scheme(target)
+        )),
+        _ if !target.https && f.speaks_tls => Some(format!(
+            "this port speaks TLS: measure {}",
+            other_scheme(target)
+        )),
+        ErrorKind::Timeout if f.unanswered && f.method == Method::Head => Some(format!(
+            "{}the HEAD request went out, and nothing came back: a server that does not \
+             answer HEAD is measured with -X GET",
+            match f.tls {
+                Some(tls) if f.handshake.is_some() => {
+                    format!("TCP and {} completed, ", tls.version_label())
+                }
+                _ => String::new(),
+            }
+        )),
+        _ => None,
+    }
+}
+
+/// The warning for an `http://` target that answered 400 on a port that
+/// speaks TLS.
+pub fn plain_http_to_tls_port(target: &Target, status: u16) -> String {
+    format!(
+        "{} answered {status}, and its port speaks TLS: a plain HTTP request went to an HTTPS \
+         port; measure {}",
+        target.url(),
+        other_scheme(target)
+    )
 }
 
 /// `--http-version` asked for one version and the server answered over another.
@@ -314,9 +418,12 @@ pub fn ending(e: &crate::render::Ending) -> Option<String> {
 /// A signal came before round 1: the run ends with nothing measured.
 pub const INTERRUPTED_BEFORE_ROUNDS: &str = "interrupted before round 1: nothing was measured";
 
-/// Why a variant cannot run: its preflight failed.
-pub fn variant_preflight_failed(e: &ProbeError, timeout: Duration) -> String {
-    format!("its preflight failed: {}", probe_failure(e, timeout))
+/// Why a variant (to `target`) cannot run: its preflight failed.
+pub fn variant_preflight_failed(target: &Target, f: &PreflightFailed, timeout: Duration) -> String {
+    format!(
+        "its preflight failed: {}",
+        failure_and_next_step(target, f, timeout)
+    )
 }
 
 /// Why a variant cannot run: the server answered over another HTTP version.
@@ -345,10 +452,34 @@ pub fn no_variant_can_run(axis: Axis) -> String {
     format!("--compare {}: {NO_VARIANT_CAN_RUN}", axis.as_str())
 }
 
-/// The warning for samples whose stages leave much of the total unexplained
-/// (`stats::large_residual`).
-pub const LARGE_RESIDUAL: &str =
-    "'other' is above 20% of total (and 1ms or more) on some samples: time no stage accounts for";
+/// At most this many probes are named in a warning; the rest are counted.
+const MAX_NAMED_PROBES: usize = 8;
+
+/// The warning for probes whose stages leave much of the total unexplained
+/// (`stats::large_residual`: their rounds and modes), naming them and the
+/// flag that shows `other` (the table shows it under `-v` only).
+pub fn large_residual(probes: &[(u32, crate::probe::Mode)]) -> Option<String> {
+    let (first, rest) = probes.split_first()?;
+    let name = |&(round, mode): &(u32, crate::probe::Mode)| format!("{round} ({})", mode.as_str());
+    let mut named: Vec<String> = std::iter::once(first)
+        .chain(rest)
+        .take(MAX_NAMED_PROBES)
+        .map(name)
+        .collect();
+    let more = probes.len().saturating_sub(MAX_NAMED_PROBES);
+    if more > 0 {
+        named.push(format!("{more} more"));
+    }
+    let list = match named.split_last() {
+        Some((last, others)) if !others.is_empty() => format!("{} and {last}", others.join(", ")),
+        _ => named.join(""),
+    };
+    Some(format!(
+        "'other' is above 20% of total (and 1ms or more) in round{} {list}: time no stage \
+         accounts for; -v shows it in every row",
+        if probes.len() == 1 { "" } else { "s" }
+    ))
+}
 
 /// What the command line noticed about the settings, before the run starts.
 pub fn setting(w: &SettingWarning) -> String {
@@ -361,7 +492,11 @@ pub fn setting(w: &SettingWarning) -> String {
             )
         }
         SettingWarning::WarmupCoversEveryRound { warmup, count } => {
-            format!("--warmup {warmup} covers all {count} rounds: the statistics will be empty")
+            if count == 1 {
+                format!("--warmup {warmup} covers the only round: the statistics will be empty")
+            } else {
+                format!("--warmup {warmup} covers all {count} rounds: the statistics will be empty")
+            }
         }
         SettingWarning::UnpinnedBothModes => {
             "--no-pin-ip with both modes: cold resolves every round while warm keeps its first \
@@ -484,8 +619,13 @@ mod tests {
             "3 probes failed in a row: stopping"
         );
         assert_eq!(
-            valve(&Valve::TooManyRequests),
+            valve(&Valve::TooManyRequests(None)),
             "server answered 429 Too Many Requests: stopping to respect its rate limit"
+        );
+        assert_eq!(
+            valve(&Valve::TooManyRequests(Some(RetryAfter::Seconds(120)))),
+            "server answered 429 Too Many Requests with Retry-After 120s: stopping to respect \
+             its rate limit"
         );
         assert_eq!(
             target_preflight_backed_off(&Valve::BackOff(RetryAfter::Seconds(7))),
@@ -493,7 +633,7 @@ mod tests {
              asked clients to back off"
         );
         assert_eq!(
-            preflight_valve(&Valve::TooManyRequests, Some("TLS1.2")),
+            preflight_valve(&Valve::TooManyRequests(None), Some("TLS1.2")),
             "preflight of TLS1.2: server answered 429 Too Many Requests: stopping to respect \
              its rate limit; no rounds were run"
         );

@@ -270,8 +270,8 @@ fn environment(
 /// The warnings only the whole run can give, once its rounds are over.
 fn after_the_rounds(warnings: &mut Warnings, history: &stats::History) {
     let tally = history.tallies.of_run();
-    if stats::large_residual(history) {
-        warnings.warn(render::warnings::LARGE_RESIDUAL);
+    if let Some(text) = render::warnings::large_residual(&stats::large_residual(history)) {
+        warnings.warn(text);
     }
     if let Some(text) = render::warnings::untracked_metrics(history.server_timing.untracked()) {
         warnings.warn(text);

@@ -211,18 +211,20 @@ fn distinct_rounds<'a>(records: impl Iterator<Item = &'a Record>) -> (usize, usi
     (rounds, warmup)
 }
 
-/// Some timed sample's unexplained residual is above 20% of its total and
-/// at least 1 ms.
-pub fn large_residual(history: &History) -> bool {
+/// The timed samples whose unexplained residual is above 20% of their
+/// total and at least 1 ms: each one's round and mode, in the order they ran.
+pub fn large_residual(history: &History) -> Vec<(u32, Mode)> {
     history
         .iter()
         .filter(|r| r.timed())
-        .any(|r| match (r.stages().other(), r.stages().total) {
+        .filter(|r| match (r.stages().other(), r.stages().total) {
             (Some(o), Some(t)) if t > 0 => {
                 o >= RESIDUAL_WARN_FLOOR_US && f64::from(o) > RESIDUAL_WARN_SHARE * f64::from(t)
             }
             _ => false,
         })
+        .map(|r| (r.round(), r.mode()))
+        .collect()
 }
 
 /// How the run went, for the exit code.

@@ -23,7 +23,7 @@ mod trust_store;
 mod url_parts;
 mod x509_text;
 
-pub use getinfo::{long, off_t, text, timer_us};
+pub use getinfo::{first_certificate_pem, long, off_t, text, timer_us};
 pub use handshake::{stamp_handshake, HandshakeMoments};
 pub use headers::each_response_header;
 pub use live::{group_name, LiveHandle};

@@ -177,9 +177,9 @@ impl RowFormat {
     /// The widest a round line's figures get without a tag (its notes may
     /// go to a line of their own).
     fn row_width(&self) -> usize {
-        // `= 94.8ms 200` after the stages, or alone in `-q`.
-        let total = 3 + 5 + 2 + 4;
-        let quiet = 2 + 5 + 2 + 4;
+        // ` total  94.8 200` after the stages, or alone in `-q`.
+        let total = 7 + 5 + 4;
+        let quiet = 6 + 5 + 4;
         let widest_stages = |prefix: usize| {
             let figures = self
                 .modes()
@@ -221,7 +221,15 @@ impl RowFormat {
     /// The two lines the preflight settles, then the column heads of the layout.
     pub fn header(&self, info: &RunInfo) -> Vec<Line> {
         let (first, second) = settled_lines(info);
-        let mut lines = vec![Line::plain(first), Line::plain(second)];
+        let mut lines = vec![Line::plain(first)];
+        // The legend goes to a line of its own rather than be cut.
+        match second.split_once("; ") {
+            Some((rounds, legend)) if second.chars().count() > self.style.width => {
+                lines.push(Line::plain(format!("{rounds};")));
+                lines.push(Line::plain(legend.to_string()));
+            }
+            _ => lines.push(Line::plain(second)),
+        }
         if let Some(cmp) = &info.compare {
             let lead = format!("compare {}:", cmp.axis.as_str());
             let items = header_items(cmp, &self.tags);
@@ -297,10 +305,10 @@ fn settled_lines(info: &RunInfo) -> (String, String) {
         first.push_str(&format!(" · {}", t.version_label()));
     }
     first.push_str(&format!(" · {} bytes", info.preflight_bytes));
-    let rounds = if info.settings.count == 0 {
-        "until Ctrl+C".to_string()
-    } else {
-        format!("{} rounds", info.settings.count)
+    let rounds = match info.settings.count {
+        0 => "until Ctrl+C".to_string(),
+        1 => "1 round".to_string(),
+        n => format!("{n} rounds"),
     };
     let resume = if info.settings.resume {
         ""

@@ -7,8 +7,10 @@ use crate::render::paint::{Line, Paint};
 
 use super::{notes, shown_stages, stage_names, stages, status_or_dash, title, RowFormat, Slow};
 
-/// Width of one value in the stacked and block layouts.
+/// Width of the total in the stacked and block layouts (to 100 s).
 const VAL: usize = 5;
+/// Width of a stage's value there: every figure under 10 s (`9999`).
+const STAGE_VAL: usize = 4;
 
 impl RowFormat {
     /// One mode's line for the stacked and block layouts, after `prefix`;
@@ -18,13 +20,13 @@ impl RowFormat {
         if self.style.quiet {
             match self.reason(s) {
                 Some(reason) => {
-                    line.push(format!("= {:>VAL$}", "err"), Paint::Red);
+                    line.push(format!("total {:>VAL$}", "err"), Paint::Red);
                     line.push(format!(" {}", status_or_dash(Some(s))), Paint::Red);
                     line.push(format!(" {reason}"), Paint::Dim);
                 }
                 None => {
                     line.push(
-                        format!("= {:>VAL$}ms", cell(s.total())),
+                        format!("total {:>VAL$}", cell(s.total())),
                         if slow { Paint::Yellow } else { Paint::Plain },
                     );
                     line.push(format!(" {}", s.status), Paint::Plain);
@@ -35,18 +37,20 @@ impl RowFormat {
                 Some(reason) => {
                     let text = format::truncate(&reason, stage_width);
                     line.push(format!("{text:<stage_width$}"), Paint::Red);
-                    line.push(format!(" = {:>VAL$}  ", "-"), Paint::Plain);
+                    line.push(format!(" total {:>VAL$}", "-"), Paint::Plain);
                     line.push(" -", Paint::Red);
                 }
                 None => {
                     let text = stages(s)
                         .iter()
-                        .map(|(n, v)| format!("{n} {:>VAL$}", cell(*v)))
+                        .map(|(n, v)| format!("{n} {:>STAGE_VAL$}", cell(*v)))
                         .collect::<Vec<_>>()
                         .join(" ");
+                    // The total is labelled: `=` after the stages would
+                    // read as their sum, and `other` is in it too.
                     line.push(format!("{text:<stage_width$}"), Paint::Plain);
                     line.push(
-                        format!(" = {:>VAL$}ms", cell(s.total())),
+                        format!(" total {:>VAL$}", cell(s.total())),
                         if slow { Paint::Yellow } else { Paint::Plain },
                     );
                     line.push(format!(" {}", s.status), Paint::Plain);
@@ -67,16 +71,16 @@ impl RowFormat {
     pub fn not_run_line(&self, prefix: &str, mode: Mode, stage_width: usize) -> Line {
         let mut line = Line::plain(prefix.to_string());
         if self.style.quiet {
-            line.push(format!("= {:>VAL$} -", "-"), Paint::Plain);
+            line.push(format!("total {:>VAL$} -", "-"), Paint::Plain);
             return line;
         }
         let text = shown_stages(mode)
             .iter()
-            .map(|stage| format!("{} {:>VAL$}", stage.as_str(), "-"))
+            .map(|stage| format!("{} {:>STAGE_VAL$}", stage.as_str(), "-"))
             .collect::<Vec<_>>()
             .join(" ");
         line.push(format!("{text:<stage_width$}"), Paint::Plain);
-        line.push(format!(" = {:>VAL$}   -", "-"), Paint::Plain);
+        line.push(format!(" total {:>VAL$} -", "-"), Paint::Plain);
         line
     }
 
@@ -86,13 +90,13 @@ impl RowFormat {
         vec![self.not_run_line(&format!("{round:>4} "), mode, w)]
     }
 
-    /// Width of a mode's stage text, so `=` lines up in every row.
+    /// Width of a mode's stage text, so `total` lines up in every row.
     pub(super) fn stages_width(&self, mode: Mode, verbose: bool) -> usize {
         let names: Vec<&str> = stage_names(mode, verbose)
             .into_iter()
             .filter(|n| *n != "total" && *n != "rt")
             .collect();
-        names.iter().map(|n| n.len() + 1 + VAL).sum::<usize>() + names.len() - 1
+        names.iter().map(|n| n.len() + 1 + STAGE_VAL).sum::<usize>() + names.len() - 1
     }
 
     /// The widest stage text of the modes the run shows.
@@ -183,12 +187,21 @@ impl RowFormat {
         lines
     }
 
-    /// A probe's second line in the narrower layouts: `-v`'s residual, the
-    /// client's TLS set-up and the resumption, then the row notes (unless
-    /// they went beside the stages). `None` when there is nothing to show.
-    fn verbose_detail(&self, s: &Sample, indent: &str, with_notes: bool) -> Option<Line> {
+    /// The row notes on a line of their own under a probe.
+    fn detail_line(indent: &str, notes: String) -> Line {
+        let mut line = Line::plain(indent.to_string());
+        line.push(notes, Paint::Dim);
+        line
+    }
+
+    /// A probe's lines under its figures in the narrower layouts: `-v`'s
+    /// residual, the client's TLS set-up and the resumption, then the row
+    /// notes (unless they went beside the stages); the notes on a line of
+    /// their own when they do not fit beside the rest. Empty when there is
+    /// nothing to show.
+    fn verbose_detail(&self, s: &Sample, indent: &str, with_notes: bool) -> Vec<Line> {
         if self.style.quiet {
-            return None;
+            return Vec::new();
         }
         let mut text = String::new();
         if self.style.verbose && s.error.is_none() {
@@ -214,6 +227,13 @@ impl RowFormat {
         } else {
             String::new()
         };
+        let beside = indent.chars().count() + text.chars().count() + 2 + notes.chars().count();
+        if !notes.is_empty() && !text.is_empty() && beside > self.style.width {
+            return vec![
+                Self::detail_line(indent, text),
+                Self::detail_line(indent, notes),
+            ];
+        }
         if !notes.is_empty() {
             if !text.is_empty() {
                 text.push_str("  ");
@@ -221,11 +241,9 @@ impl RowFormat {
             text.push_str(&notes);
         }
         if text.is_empty() {
-            return None;
+            return Vec::new();
         }
-        let mut extra = Line::plain(indent.to_string());
-        extra.push(text, Paint::Dim);
-        Some(extra)
+        vec![Self::detail_line(indent, text)]
     }
 
     /// Blocks: one line for one mode, prefixed with the round number; under
