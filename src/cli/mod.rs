@@ -19,7 +19,8 @@ use crate::probe::{Config, HttpVersion, IpVersion, ModeChoice, Order, SettingWar
 use crate::render::Outputs;
 
 pub use duration::parse_duration;
-pub use metrics::{redact_userinfo, PUSH_AUTH_VAR};
+pub use crate::probe::PUSH_AUTH_VAR;
+pub use metrics::redact_userinfo;
 pub use target::parse_header;
 
 /// What `--calibrate` measures, before its server picks the port.
