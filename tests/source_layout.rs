@@ -11,7 +11,8 @@
 //! - no function outside the tests is longer than 80 lines, unless it is a
 //!   table (a body that is one literal list);
 //! - every file of ours a comment cites by its path (`docs/output.md`,
-//!   `probe/mod.rs`) is in the repository.
+//!   `probe/mod.rs`) is in the repository;
+//! - no Rust file under `tests/` is longer than 700 lines.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -364,7 +365,13 @@ fn upward(from: &str, to: &str) -> bool {
 /// even when `cli` only re-exports `X` from below).
 fn upward_arrows() -> Vec<String> {
     let files = sources();
-    let layer = |f: &str| f.split('/').next().unwrap_or("").trim_end_matches(".rs").to_string();
+    let layer = |f: &str| {
+        f.split('/')
+            .next()
+            .unwrap_or("")
+            .trim_end_matches(".rs")
+            .to_string()
+    };
     let mut out = Vec::new();
     for (file, targets) in graph() {
         for t in targets {
@@ -550,8 +557,8 @@ fn citations_of_missing_files() -> Vec<String> {
     });
     let mut out = Vec::new();
     for file in rust {
-        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(file))
-            .unwrap();
+        let text =
+            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap();
         let folder = file.rsplit_once('/').map_or("", |(dir, _)| dir);
         for (n, line) in text.lines().enumerate() {
             for cited in cited_in(line) {
@@ -584,4 +591,26 @@ fn every_file_a_source_comment_cites_is_in_the_repository() {
     );
     assert!(cited_in("// curl.h, https://example.com/a.md, /etc/x.toml, e.g. 1.5").is_empty());
     assert!(cited_in(r#"let url = "https://x/y.md";"#).is_empty());
+}
+
+/// The most lines a Rust file under `tests/` may have: past it, split the
+/// file by what its tests check (as `readme_ko.rs` and `readme_ko/`).
+const LONGEST_TEST_FILE: usize = 700;
+
+#[test]
+fn no_test_file_is_longer_than_700_lines() {
+    let long: Vec<String> = repository_files()
+        .into_iter()
+        .filter(|f| f.starts_with("tests/") && f.ends_with(".rs"))
+        .filter_map(|f| {
+            let text =
+                std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(&f)).unwrap();
+            let lines = text.lines().count();
+            (lines > LONGEST_TEST_FILE).then(|| format!("{f}: {lines} lines"))
+        })
+        .collect();
+    assert!(
+        long.is_empty(),
+        "test files over {LONGEST_TEST_FILE} lines: {long:#?}"
+    );
 }
