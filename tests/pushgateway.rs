@@ -19,12 +19,12 @@ use support::{cacert, quick_json, show, start, stderr, ServerOpts};
 /// The PromQL recipes of docs/monitoring.md's ```promql block, in order.
 fn promql_recipes() -> Vec<String> {
     let text = support::docs::read("docs/monitoring.md");
-    let block = text
-        .split("```promql\n")
-        .nth(1)
-        .and_then(|rest| rest.split("```").next())
+    let block = support::markdown::code_blocks(&text)
+        .into_iter()
+        .find(|b| b.fence.as_deref() == Some("promql"))
         .expect("docs/monitoring.md has a ```promql block");
     block
+        .code
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(str::to_string)

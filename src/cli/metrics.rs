@@ -2,7 +2,7 @@
 //! dialed, so a label Prometheus would refuse, or a Pushgateway URL that
 //! cannot be used, ends the run as a usage error (exit 3).
 
-use crate::probe::{Credentials, PushRoute, PushTarget};
+use crate::probe::{Credentials, PushRoute, PushTarget, PUSH_AUTH_VAR};
 use crate::render::openmetrics::{Labels, RESERVED_LABELS};
 
 /// At most this many `--label`s.
@@ -62,9 +62,6 @@ pub(super) fn parse_labels(given: &[String]) -> Result<Labels, String> {
 
 /// The most a `--push-auth-file` may hold.
 pub(super) const MAX_AUTH_FILE: u64 = 4 << 10;
-
-/// The environment variable that may hold the push's `USER:PASSWORD`.
-pub const PUSH_AUTH_VAR: &str = "TLSPING_PUSH_AUTH";
 
 /// `text` with whatever could be the user and password of a URL in it
 /// (`scheme://user:pw@host`, or `user:pw@host` with no scheme) replaced by

@@ -18,8 +18,9 @@ use crate::exit::Exit;
 use crate::probe::{Config, HttpVersion, IpVersion, ModeChoice, Order, SettingWarning};
 use crate::render::Outputs;
 
+pub use crate::probe::PUSH_AUTH_VAR;
 pub use duration::parse_duration;
-pub use metrics::{redact_userinfo, PUSH_AUTH_VAR};
+pub use metrics::redact_userinfo;
 pub use target::parse_header;
 
 /// What `--calibrate` measures, before its server picks the port.

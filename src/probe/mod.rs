@@ -57,7 +57,9 @@ pub use config::{
 pub use curl_ffi::{curl_version, library_versions, UrlPart, UrlParts};
 pub use env::ProbeEnv;
 pub use preflight::{run as preflight, Preflight, PreflightFailed};
-pub use push::{probes_proxy, push, Credentials, PushRoute, PushTarget, PUSH_TIMEOUT};
+pub use push::{
+    probes_proxy, push, Credentials, PushRoute, PushTarget, PUSH_AUTH_VAR, PUSH_TIMEOUT,
+};
 pub use retry_after::RetryAfter;
 pub use sample::Outcome;
 pub use scheduler::{

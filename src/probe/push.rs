@@ -17,6 +17,10 @@ use curl::easy::{Easy2, Handler, List, WriteError};
 use super::curl_ffi;
 use super::trust::TrustStore;
 
+/// The environment variable that may hold the push's `USER:PASSWORD`: read
+/// by `cli`, named in `render`'s warnings, so it lives below both.
+pub const PUSH_AUTH_VAR: &str = "TLSPING_PUSH_AUTH";
+
 /// The whole push, from resolving the host to the last byte of the answer.
 pub const PUSH_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -108,7 +112,7 @@ pub struct PushTarget {
     /// `http(s)://host[:port][/prefix]`, no user, no password, no `/` at the end.
     pub url: String,
     /// HTTP basic authentication, from `--push-auth-file`,
-    /// `TLSPING_PUSH_AUTH` or the URL.
+    /// [`PUSH_AUTH_VAR`] or the URL.
     pub auth: Option<Credentials>,
     /// Straight to the Pushgateway, or through the probes' proxy.
     pub route: PushRoute,

@@ -281,8 +281,8 @@ pub struct HandshakeAnatomy {
     /// Every server record up to and including its Finished.
     pub server_flight_bytes: Option<u32>,
     /// A handshake message did not add up (a length past its bytes): the
-    /// facts it would have given are `None`. For a note to the reader; no
-    /// output shows it yet.
+    /// facts it would have given are `None`. No output field shows it: the
+    /// run's warnings say in how many cold probes it happened.
     pub unreadable: bool,
 }
 

@@ -258,10 +258,10 @@ use Unit::{Count, DateTime, Extras, Flag, Metrics, Ms, Text, Us};
 use WriteOutVar::{Curl, Ours};
 
 /// Every sample field, in the order of a JSON sample object. CSV places:
-/// the Go tool's 24 columns first (0–23, interface.md), then ours in the
-/// order they were added; `variant` is always last. Never rename or reorder
-/// what is published; a new field gets the next CSV place (and `variant`
-/// moves one on).
+/// the Go tool's 24 columns first (0–23, up to `error` in the header
+/// docs/output.md prints), then ours in the order they were added; `variant`
+/// is always last. Never rename or reorder what is published; a new field
+/// gets the next CSV place (and `variant` moves one on).
 pub static FIELDS: [Field; 55] = [
     Field::new(
         Top("round"),

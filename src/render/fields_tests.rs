@@ -14,8 +14,8 @@ const LINES_SCHEMA: &str = include_str!("../../schema/tlsping-jsonl.schema.json"
 /// Korean edition comes from its own branch).
 const CSV_DOCS: [&str; 2] = ["docs/output.md", "docs/ko/output.md"];
 
-/// The Go tool's columns, in its order, as interface.md pins them: they
-/// open every CSV and never change.
+/// The Go tool's columns, in its order (the CSV header in docs/output.md
+/// up to `error`): they open every CSV and never change.
 const GO_TOOL_COLUMNS: [&str; 24] = [
     "round",
     "mode",

@@ -1,6 +1,6 @@
 //! `--json`: one document, schema 1, printed when the run ends. The names
-//! and meanings of the Go tool's fields (its README; interface.md pins them
-//! down) are kept; ours are added after them.
+//! and meanings of the Go tool's fields (as its README gives them) are kept;
+//! ours are added after them (docs/output.md, "JSON", says which are ours).
 
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;

@@ -510,7 +510,7 @@ pub fn setting(w: &SettingWarning) -> String {
         SettingWarning::PushPasswordInUrl => format!(
             "--push: a password in the URL can be read by every local user in the process \
              list; put USER:PASSWORD in --push-auth-file or {} instead",
-            crate::cli::PUSH_AUTH_VAR
+            crate::probe::PUSH_AUTH_VAR
         ),
     }
 }

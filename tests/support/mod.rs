@@ -6,6 +6,7 @@ pub mod delay;
 pub mod docs;
 pub mod faults;
 pub mod json_doc;
+pub mod markdown;
 pub mod ocsp;
 pub mod path;
 pub mod pki;
