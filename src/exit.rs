@@ -43,7 +43,7 @@ pub const CODES: [(u8, &str); 4] = [
 
 /// What an exit of 128 + N means, beside `CODES`.
 pub const SIGNALLED: &str = "signal N ended the run: 143 for SIGTERM and 129 for SIGHUP, \
-     after what was measured is written; 130 for a Ctrl+C before round 1 (during the \
+     after what was measured is written; 130 for Ctrl+C before round 1 (during the \
      preflight: nothing was measured), one that cut short a wait of the run's ending (a push \
      under way, a stdout nobody reads), and a second Ctrl+C, which leaves at once (a first \
      one during the rounds ends them at the next probe, judged as above)";

@@ -390,15 +390,51 @@ impl std::fmt::Debug for PushTarget {
 
 /// PUTs `body` to the group `key` at `to`. `stop` is asked every
 /// `STOP_POLL` while the push waits (and at libcurl's progress checks):
-/// `true` abandons the push (a signal came while it was under way). `Err` says why it did not arrive:
-/// libcurl's error, or the status and the start of the answer.
+/// `true` abandons the push (a signal came while it was under way). `Err`
+/// says why it did not arrive: libcurl's error, or the status and the start
+/// of the answer.
 pub fn push(
     to: &PushTarget,
     key: &[(String, String)],
     body: &str,
     stop: Box<dyn Fn() -> bool>,
 ) -> Result<(), String> {
-    let url = grouping_url(&to.url, key);
+    let easy = request(to, &grouping_url(&to.url, key), body, stop)?;
+    let failed = |e: curl::Error| e.to_string();
+    // On a multi handle of its own, so that a wait that hangs (a
+    // connection, a handshake, an answer) is cut every `STOP_POLL` to ask
+    // `stop`; libcurl's own progress callback comes once a second at most.
+    let multi = curl::multi::Multi::new();
+    // Its resolver threads are the multi handle's: they too are let go.
+    curl_ffi::multi_quick_exit(&multi).map_err(|e| e.to_string())?;
+    let stop = || (easy.get_ref().stop)();
+    if let Err(e) = curl_ffi::perform_polling(&multi, &easy, &stop, STOP_POLL) {
+        if e.is_aborted_by_callback() {
+            return Err("a signal came while it was under way; abandoned".into());
+        }
+        return Err(failed(e));
+    }
+    let code = easy.response_code().map_err(failed)?;
+    if (200..300).contains(&code) {
+        return Ok(());
+    }
+    let answer = easy.get_ref();
+    let quoted = quotable_answer(&answer.kept, answer.cut, to.auth.as_ref());
+    Err(if quoted.is_empty() {
+        format!("the Pushgateway answered {code}")
+    } else {
+        format!("the Pushgateway answered {code}: {quoted}")
+    })
+}
+
+/// The PUT of `body` to `url`, set up on a handle of its own: the probes'
+/// trust and route, the credentials, the timeouts.
+fn request(
+    to: &PushTarget,
+    url: &str,
+    body: &str,
+    stop: Box<dyn Fn() -> bool>,
+) -> Result<Easy2<Answer>, String> {
     // The store the probes load when no --cacert is given: SSL_CERT_FILE,
     // else the SSL_CERT_DIR list, else the system's bundle, each read with
     // the same limit (OpenSSL reading `SSL_CERT_FILE=/dev/zero` itself
@@ -415,7 +451,7 @@ pub fn push(
         trust,
     });
     let failed = |e: curl::Error| e.to_string();
-    easy.url(&url).map_err(failed)?;
+    easy.url(url).map_err(failed)?;
     easy.custom_request("PUT").map_err(failed)?;
     easy.post_fields_copy(body.as_bytes()).map_err(failed)?;
     let mut headers = List::new();
@@ -450,30 +486,7 @@ pub fn push(
         // installed as the TLS set-up starts (`Answer::ssl_ctx`).
         curl_ffi::clear_ca_locations(&mut easy).map_err(failed)?;
     }
-    // On a multi handle of its own, so that a wait that hangs (a
-    // connection, a handshake, an answer) is cut every `STOP_POLL` to ask
-    // `stop`; libcurl's own progress callback comes once a second at most.
-    let multi = curl::multi::Multi::new();
-    // Its resolver threads are the multi handle's: they too are let go.
-    curl_ffi::multi_quick_exit(&multi).map_err(|e| e.to_string())?;
-    let stop = || (easy.get_ref().stop)();
-    if let Err(e) = curl_ffi::perform_polling(&multi, &easy, &stop, STOP_POLL) {
-        if e.is_aborted_by_callback() {
-            return Err("a signal came while it was under way; abandoned".into());
-        }
-        return Err(failed(e));
-    }
-    let code = easy.response_code().map_err(failed)?;
-    if (200..300).contains(&code) {
-        return Ok(());
-    }
-    let answer = easy.get_ref();
-    let quoted = quotable_answer(&answer.kept, answer.cut, to.auth.as_ref());
-    Err(if quoted.is_empty() {
-        format!("the Pushgateway answered {code}")
-    } else {
-        format!("the Pushgateway answered {code}: {quoted}")
-    })
+    Ok(easy)
 }
 
 #[cfg(test)]

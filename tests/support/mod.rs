@@ -15,6 +15,7 @@ pub mod proxy;
 pub mod quickstart;
 mod relay;
 pub mod server;
+pub mod spawned;
 pub mod temp;
 
 use std::process::{Command, Output};
