@@ -8,40 +8,23 @@
 // valve <- types <- answers, live_tls <- collector, env, errors, anatomy <-
 // sample <- handle <- cold_driver, resolver <- cold,
 // warm, preflight, compare, stop_rules <- scheduler.
-mod anatomy;
-mod answers;
-mod axes;
-mod cancel;
-mod cert_text;
-mod cold;
-mod cold_driver;
-mod collector;
-mod compare;
-mod config;
 mod curl_ffi;
-mod env;
-mod errors;
-mod handle;
-pub mod handshake_messages;
-mod handshake_stamps;
-mod live_tls;
-mod ocsp;
-mod preflight;
-mod push;
-mod resolver;
-mod retry_after;
-mod sample;
-mod scheduler;
-pub mod server_timing;
-mod stages;
-mod stop_rules;
-mod target;
-mod transfer;
-mod trust;
-mod types;
-mod valve;
-mod wakeup;
-mod warm;
+mod data;
+mod exchange;
+mod reply;
+mod rounds;
+mod settings;
+mod tls;
+
+use data::{stages, types};
+use exchange::{collector, env, push, sample};
+use reply::{retry_after, transfer, valve};
+use rounds::{preflight, scheduler, wakeup};
+use settings::{axes, cancel, compare, config, target};
+use tls::trust;
+
+pub use reply::server_timing;
+pub use tls::handshake_messages;
 
 pub use axes::{Axis, AxisSpec, AxisValue, Defaults, FixedBy, Labels, Requirement, Values, AXES};
 pub use cancel::Cancel;

@@ -3,30 +3,19 @@
 //! Which outputs exist is said here once: `Outputs` (what the command line
 //! asked for) and `open` (one `Output` for each).
 
-pub mod compare;
-pub mod csv;
-pub mod distribution;
-pub mod fields;
-pub mod format;
-pub mod human;
-pub mod json;
-mod json_numbers;
-pub mod jsonl;
-pub mod layout;
-pub mod openmetrics;
-mod openmetrics_scope;
-mod openmetrics_summary;
+mod machine;
 pub mod output;
-pub mod paint;
-pub mod rows;
-pub mod run_fields;
-pub mod summary;
-pub mod summary_fields;
-pub mod svg;
-pub mod svg_file;
-pub mod warnings;
-pub mod why;
+mod pictures;
+mod tables;
+mod terminal;
 pub mod write_out;
+
+pub use machine::{csv, json, jsonl, openmetrics};
+pub use pictures::{svg, svg_file};
+pub use tables::{fields, run_fields, summary_fields};
+pub use terminal::{
+    compare, distribution, format, human, layout, paint, rows, summary, warnings, why,
+};
 
 use std::io::Write;
 

@@ -10,18 +10,17 @@
 use std::ffi::CStr;
 
 mod getinfo;
-mod handshake;
 mod headers;
 pub mod info;
 mod live;
-mod ocsp_staple;
 mod perform;
 mod request_counter;
 mod setopt;
 mod sockets;
-mod trust_store;
+mod ssl;
 mod url_parts;
-mod x509_text;
+
+use ssl::{handshake, ocsp_staple, trust_store, x509_text};
 
 pub use getinfo::{first_certificate_pem, long, off_t, text, timer_us};
 pub use handshake::{stamp_handshake, HandshakeMoments};

@@ -1,0 +1,4 @@
+pub mod svg;
+pub mod svg_file;
+
+use super::output;
