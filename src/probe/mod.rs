@@ -1,13 +1,15 @@
 //! Measuring: the preflight, the cold and warm probes on libcurl, and the
 //! scheduler. Owns every shared data type; knows nothing of statistics or output.
 
-// Bottom-up, no file importing one above it: curl_ffi (every raw call into
-// libcurl and OpenSSL; imports nothing of probe) <- target, transfer, ocsp,
-// retry_after, server_timing, handshake_messages (pure, no FFI) <-
-// handshake_stamps, cancel, trust, cert_text, push, wakeup <- config <- axes,
-// valve <- types <- answers, live_tls <- collector, env, errors, anatomy <-
-// sample <- handle <- cold_driver, resolver <- cold,
-// warm, preflight, compare, stop_rules <- scheduler.
+// Its folders are floors, bottom-up, and a file imports only from its own
+// floor and those below it (`FLOORS` in tests/source_layout/folders.rs
+// holds the order and checks it): curl_ffi (every raw call into libcurl
+// and OpenSSL) <- reply (what a reply carries, as data) <- settings (what a
+// run is asked to do) <- data (the shared types) <- tls (the handshake) <-
+// exchange (one transfer, into a Sample) <- rounds (the probes, the
+// scheduler). Each folder's mod.rs imports for its files what they take
+// from the floors below, and this file names the modules the rest of the
+// crate reads through it.
 mod curl_ffi;
 mod data;
 mod exchange;

@@ -2,6 +2,13 @@
 //! block, and the machine formats. Reads `probe` and `stats` types only.
 //! Which outputs exist is said here once: `Outputs` (what the command line
 //! asked for) and `open` (one `Output` for each).
+//!
+//! Its folders are floors, bottom-up, each importing only from itself and
+//! those below (`FLOORS` in tests/source_layout/folders.rs): the contract
+//! beside this file (`output`) <- tables (the one table of each) <- machine
+//! (the formats a program reads) <- write_out (curl's `-w`) <- terminal
+//! (what a person reads) <- pictures (`--svg`). The modules are named here
+//! at the paths the rest of the crate reads (`render::json`).
 
 mod machine;
 pub mod output;

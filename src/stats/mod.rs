@@ -1,4 +1,9 @@
 //! Statistics over the samples a run collected. Reads `probe` types only.
+//!
+//! Its folders are floors, bottom-up, each importing only from itself and
+//! those below (`FLOORS` in tests/source_layout/folders.rs): numbers (the
+//! arithmetic) <- records (what a run keeps) <- findings (what the end of a
+//! run says).
 
 mod findings;
 mod numbers;
