@@ -6,6 +6,8 @@ pub mod csv;
 pub mod json;
 pub mod jsonl;
 pub mod openmetrics;
+mod openmetrics_facts;
+mod openmetrics_families;
 mod openmetrics_scope;
 mod openmetrics_summary;
 

@@ -18,6 +18,7 @@
 
 mod curl_json;
 mod format;
+mod values;
 mod vars;
 
 use std::io::{Read, Write};
@@ -118,7 +119,7 @@ impl WriteOut {
                     out.push_str(&serde_json::to_string(&json).unwrap_or_default());
                 }
                 Piece::Var(var) => {
-                    curl_json::write_text(&mut out, &vars::value(*var, s, compare));
+                    curl_json::write_text(&mut out, &values::value(*var, s, compare));
                 }
             }
         }
