@@ -17,6 +17,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+#[path = "source_layout/folders.rs"]
+mod folders;
+#[allow(dead_code)]
+#[path = "support/markdown.rs"]
+mod markdown;
+
 const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
 const LONGEST_FUNCTION: usize = 80;
 
@@ -42,12 +48,30 @@ fn sources() -> BTreeMap<String, String> {
     out
 }
 
-/// The code of a file without its tests (`#[cfg(test)]` to the end, the
-/// way this crate writes them) and without comments.
+/// The code of a file without its tests and without comments: an inline
+/// `#[cfg(test)]` module ends the file's code (this crate keeps its tests
+/// last), and any other `#[cfg(test)]` item (a field, a `let`, a `use`, a
+/// `mod x;` of a test file) is left out, one line.
 fn code(text: &str) -> String {
-    let cut = text.find("#[cfg(test)]").unwrap_or(text.len());
-    text[..cut]
-        .lines()
+    let mut kept = Vec::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        if line.trim() != "#[cfg(test)]" {
+            kept.push(line);
+            continue;
+        }
+        while lines
+            .peek()
+            .is_some_and(|l| l.trim_start().starts_with("#["))
+        {
+            lines.next();
+        }
+        let item = lines.next().unwrap_or("").trim();
+        if item.starts_with("mod ") && item.ends_with('{') {
+            break;
+        }
+    }
+    kept.into_iter()
         .map(|l| match l.find("//") {
             Some(i) if !l[..i].contains('"') => &l[..i],
             _ => l,
@@ -82,7 +106,9 @@ fn file_of(module: &[String], files: &BTreeMap<String, String>) -> Option<String
 
 /// `#[path = ...]` modules and the like aside, the file that defines what
 /// `path` (absolute, from the crate root) names: the longest prefix that is
-/// a file, read through a `mod.rs`'s `pub use` to the file it re-exports.
+/// a file, read through a `mod.rs`'s `use` items (what it re-exports, and
+/// what a folder imports for its files to reach as `super::x`) to the file
+/// the name comes from.
 fn resolve(path: &[String], files: &BTreeMap<String, String>, depth: usize) -> Option<String> {
     for n in (0..=path.len()).rev() {
         let Some(file) = file_of(&path[..n], files) else {
@@ -90,10 +116,10 @@ fn resolve(path: &[String], files: &BTreeMap<String, String>, depth: usize) -> O
         };
         let is_index = file.ends_with("mod.rs") || file == "lib.rs";
         if is_index && n < path.len() && depth < 8 {
-            // A name re-exported by the index: follow its `pub use`.
+            // A name the index re-exports or imports: follow its `use`.
             let name = &path[n];
             let text = code(&files[&file]);
-            for after in reexports(&text) {
+            for after in use_trees(&text) {
                 for target in expand(&after) {
                     let last = target.last().map(String::as_str);
                     if last == Some(name.as_str()) {
@@ -112,22 +138,17 @@ fn resolve(path: &[String], files: &BTreeMap<String, String>, depth: usize) -> O
     None
 }
 
-/// The trees of the `use` items of `text` (each from a line that starts
-/// one to its `;`); `exported_only` keeps the `pub`/`pub(crate)` ones.
-fn use_items(text: &str, exported_only: bool) -> Vec<String> {
+/// The trees of the `use` items of `text`, each from a line that starts
+/// one to its `;`.
+fn use_trees(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut lines = text.lines();
     while let Some(line) = lines.next() {
         let t = line.trim_start();
-        let (exported, rest) = if let Some(r) = t.strip_prefix("pub(crate) use ") {
-            (true, r)
-        } else if let Some(r) = t.strip_prefix("pub use ") {
-            (true, r)
-        } else if let Some(r) = t.strip_prefix("pub(super) use ") {
-            (false, r)
-        } else if let Some(r) = t.strip_prefix("use ") {
-            (false, r)
-        } else {
+        let Some(rest) = ["pub(crate) use ", "pub(super) use ", "pub use ", "use "]
+            .iter()
+            .find_map(|p| t.strip_prefix(p))
+        else {
             continue;
         };
         let mut item = rest.to_string();
@@ -137,19 +158,9 @@ fn use_items(text: &str, exported_only: bool) -> Vec<String> {
                 None => break,
             }
         }
-        if exported || !exported_only {
-            out.push(item.split(';').next().unwrap_or("").to_string());
-        }
+        out.push(item.split(';').next().unwrap_or("").to_string());
     }
     out
-}
-
-fn use_trees(text: &str) -> Vec<String> {
-    use_items(text, false)
-}
-
-fn reexports(text: &str) -> Vec<String> {
-    use_items(text, true)
 }
 
 /// `a::{b, c::d}` -> [[a, b], [a, c, d]] (aliases and globs as their path).

@@ -1,47 +1,32 @@
 //! Measuring: the preflight, the cold and warm probes on libcurl, and the
 //! scheduler. Owns every shared data type; knows nothing of statistics or output.
 
-// Bottom-up, no file importing one above it: curl_ffi (every raw call into
-// libcurl and OpenSSL; imports nothing of probe) <- target, transfer, ocsp,
-// retry_after, server_timing, handshake_messages (pure, no FFI) <-
-// handshake_stamps, cancel, trust, cert_text, push, wakeup <- config <- axes,
-// valve <- types <- answers, live_tls <- collector, env, errors, anatomy <-
-// sample <- handle <- cold_driver, resolver <- cold,
-// warm, preflight, compare, stop_rules <- scheduler.
-mod anatomy;
-mod answers;
-mod axes;
-mod cancel;
-mod cert_text;
-mod cold;
-mod cold_driver;
-mod collector;
-mod compare;
-mod config;
+// Its folders are floors, bottom-up, and a file imports only from its own
+// floor and those below it (`FLOORS` in tests/source_layout/folders.rs
+// holds the order and checks it): curl_ffi (every raw call into libcurl
+// and OpenSSL) <- reply (what a reply carries, as data) <- settings (what a
+// run is asked to do) <- data (the shared types) <- tls (the handshake) <-
+// exchange (one transfer, into a Sample) <- rounds (the probes, the
+// scheduler). Each folder's mod.rs imports for its files what they take
+// from the floors below, and this file names the modules the rest of the
+// crate reads through it.
 mod curl_ffi;
-mod env;
-mod errors;
-mod handle;
-pub mod handshake_messages;
-mod handshake_stamps;
-mod live_tls;
-mod ocsp;
-mod preflight;
-mod push;
-mod resolver;
-mod retry_after;
-mod sample;
-mod scheduler;
-pub mod server_timing;
-mod stages;
-mod stop_rules;
-mod target;
-mod transfer;
-mod trust;
-mod types;
-mod valve;
-mod wakeup;
-mod warm;
+mod data;
+mod exchange;
+mod reply;
+mod rounds;
+mod settings;
+mod tls;
+
+use data::{stages, types};
+use exchange::{collector, env, push, sample};
+use reply::{retry_after, transfer, valve};
+use rounds::{preflight, scheduler, wakeup};
+use settings::{axes, cancel, compare, config, target};
+use tls::trust;
+
+pub use reply::server_timing;
+pub use tls::handshake_messages;
 
 pub use axes::{Axis, AxisSpec, AxisValue, Defaults, FixedBy, Labels, Requirement, Values, AXES};
 pub use cancel::Cancel;

@@ -2,31 +2,27 @@
 //! block, and the machine formats. Reads `probe` and `stats` types only.
 //! Which outputs exist is said here once: `Outputs` (what the command line
 //! asked for) and `open` (one `Output` for each).
+//!
+//! Its folders are floors, bottom-up, each importing only from itself and
+//! those below (`FLOORS` in tests/source_layout/folders.rs): the contract
+//! beside this file (`output`) <- tables (the one table of each) <- machine
+//! (the formats a program reads) <- write_out (curl's `-w`) <- terminal
+//! (what a person reads) <- pictures (`--svg`). The modules are named here
+//! at the paths the rest of the crate reads (`render::json`).
 
-pub mod compare;
-pub mod csv;
-pub mod distribution;
-pub mod fields;
-pub mod format;
-pub mod human;
-pub mod json;
-mod json_numbers;
-pub mod jsonl;
-pub mod layout;
-pub mod openmetrics;
-mod openmetrics_scope;
-mod openmetrics_summary;
+mod machine;
 pub mod output;
-pub mod paint;
-pub mod rows;
-pub mod run_fields;
-pub mod summary;
-pub mod summary_fields;
-pub mod svg;
-pub mod svg_file;
-pub mod warnings;
-pub mod why;
+mod pictures;
+mod tables;
+mod terminal;
 pub mod write_out;
+
+pub use machine::{csv, json, jsonl, openmetrics};
+pub use pictures::{svg, svg_file};
+pub use tables::{fields, run_fields, summary_fields};
+pub use terminal::{
+    compare, distribution, format, human, layout, paint, rows, summary, warnings, why,
+};
 
 use std::io::Write;
 

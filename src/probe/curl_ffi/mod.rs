@@ -5,23 +5,23 @@
 //! it holds. A leaf: nothing here imports from the rest of `probe`; what a
 //! probe needs in its own types it builds from the plain values returned
 //! here (`answers`, `live_tls`), and what OpenSSL's callbacks report goes to
-//! a `HandshakeMoments` the probe names.
+//! a `HandshakeMoments` the probe names. The lowest floor of `probe`;
+//! OpenSSL's own side of the boundary is `ssl/`.
 
 use std::ffi::CStr;
 
 mod getinfo;
-mod handshake;
 mod headers;
 pub mod info;
 mod live;
-mod ocsp_staple;
 mod perform;
 mod request_counter;
 mod setopt;
 mod sockets;
-mod trust_store;
+mod ssl;
 mod url_parts;
-mod x509_text;
+
+use ssl::{handshake, ocsp_staple, trust_store, x509_text};
 
 pub use getinfo::{first_certificate_pem, long, off_t, text, timer_us};
 pub use handshake::{stamp_handshake, HandshakeMoments};

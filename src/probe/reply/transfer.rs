@@ -46,7 +46,7 @@ pub enum HeaderCapture {
 }
 
 impl HeaderCapture {
-    pub(super) fn wants(&self, name: &str) -> bool {
+    pub(crate) fn wants(&self, name: &str) -> bool {
         match self {
             HeaderCapture::None => false,
             HeaderCapture::Named(names) => names.iter().any(|n| n.eq_ignore_ascii_case(name)),

@@ -43,7 +43,7 @@ impl RetryAfter {
 /// A header's value as received, held in place during the transfer and
 /// read once it is over.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct RawValue {
+pub(crate) struct RawValue {
     bytes: [u8; VALUE_MAX],
     /// `None`: longer than `VALUE_MAX`.
     len: Option<u8>,
@@ -51,7 +51,7 @@ pub(super) struct RawValue {
 
 impl RawValue {
     /// The value of a `Retry-After:` line without its name, blanks trimmed.
-    pub(super) fn of(value: &[u8]) -> RawValue {
+    pub(crate) fn of(value: &[u8]) -> RawValue {
         let value = value.trim_ascii();
         let mut bytes = [0u8; VALUE_MAX];
         let len = (value.len() <= VALUE_MAX).then(|| {
@@ -61,7 +61,7 @@ impl RawValue {
         RawValue { bytes, len }
     }
 
-    pub(super) fn read(&self, now: SystemTime) -> RetryAfter {
+    pub(crate) fn read(&self, now: SystemTime) -> RetryAfter {
         match self.len {
             Some(len) => RetryAfter::parse(&self.bytes[..usize::from(len)], now),
             None => RetryAfter::Unreadable,

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::*;
-use crate::probe::{ErrorKind, Sample, ServerTiming};
+use crate::probe::{EarlyData, ErrorKind, Sample, ServerTiming};
 use crate::stats::{summarize, synthetic, History};
 
 /// The exposition of `samples` (in round order), with `labels`.

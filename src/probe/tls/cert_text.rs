@@ -27,7 +27,7 @@ fn bn_hex(n: &BigNumRef) -> String {
 /// (Subject, Issuer, Version, Serial Number, algorithms, extensions, dates,
 /// an RSA key's size and parameters, Signature), then the PEM. Each line
 /// ends in a newline, as curl prints them.
-pub(super) fn curl_certinfo(cert: &X509Ref) -> String {
+pub(crate) fn curl_certinfo(cert: &X509Ref) -> String {
     let mut lines: Vec<(String, String)> = vec![
         ("Subject".into(), name_one_line(cert.subject_name())),
         ("Issuer".into(), name_one_line(cert.issuer_name())),
@@ -88,7 +88,7 @@ const MAX_NAME_CHARS: usize = 100;
 /// names and IP addresses), or its subject's common name when it has
 /// none; at most `MAX_NAMES` of them, and how many there are in all.
 /// Raw, as the server wrote them: the line that shows them escapes them.
-pub(super) fn names(cert: &X509Ref) -> (Vec<String>, usize) {
+pub(crate) fn names(cert: &X509Ref) -> (Vec<String>, usize) {
     let mut all: Vec<String> = match cert.subject_alt_names() {
         Some(sans) => sans
             .iter()

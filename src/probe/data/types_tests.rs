@@ -105,7 +105,7 @@ fn server_time_takes_the_minimum_rtt_or_the_cold_handshake() {
 
 #[test]
 fn the_performance_notes_say_how_large_a_full_sample_is() {
-    let notes = include_str!("../../docs/performance.md");
+    let notes = include_str!("../../../docs/performance.md");
     let said = format!("A full sample is {} bytes", std::mem::size_of::<Sample>());
     assert!(
         notes.contains(&said),

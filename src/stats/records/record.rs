@@ -252,7 +252,7 @@ impl Record {
 
 /// The median of one value of `records` (sorted on the way), and how many
 /// records had it: one value list at a time, dropped before the next.
-pub(super) fn median_of<'a>(
+pub(crate) fn median_of<'a>(
     records: impl Iterator<Item = &'a Record> + Clone,
     value: impl Fn(&Stages) -> Option<u32>,
 ) -> (Option<Duration>, usize) {
@@ -263,7 +263,7 @@ pub(super) fn median_of<'a>(
 
 /// The items of `iter` in a list of exactly their number: a long run's
 /// statistics must not hold a list twice the size it needs.
-pub(super) fn collect_exact<T>(iter: impl Iterator<Item = T> + Clone) -> Vec<T> {
+pub(crate) fn collect_exact<T>(iter: impl Iterator<Item = T> + Clone) -> Vec<T> {
     let mut v = Vec::with_capacity(iter.clone().count());
     v.extend(iter);
     v

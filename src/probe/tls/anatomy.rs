@@ -20,7 +20,7 @@ use super::types::{HandshakeAnatomy, TlsExtra, TlsFacts};
 
 /// What one handshake's facts say, with the kernel's min RTT (µs) of its
 /// connection and the leaf certificate the server sent.
-pub(super) fn derive(
+pub(crate) fn derive(
     shape: &Shape,
     tls: &TlsFacts,
     stages: &Stages,

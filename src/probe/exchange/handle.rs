@@ -58,7 +58,7 @@ impl ProbeHandle {
     /// round); it keeps TLS sessions in the multi's cache only with
     /// `--resume on`; and every close of its connections is reported to
     /// `watch`, which the runner keeps alive as long as its multi.
-    pub(super) fn for_cold_probe(
+    pub(crate) fn for_cold_probe(
         cfg: &Config,
         env: &ProbeEnv,
         method: &Method,
@@ -162,7 +162,7 @@ impl ProbeHandle {
     /// Runs one transfer on `multi` (the cold runner's, or one of its own
     /// for the preflight), as `perform` does, but abandoned at once when
     /// the run is interrupted, even in a handshake that hangs.
-    pub(super) fn perform_on(
+    pub(crate) fn perform_on(
         &mut self,
         multi: &curl::multi::Multi,
     ) -> (Result<(), curl::Error>, Instant) {
@@ -182,19 +182,19 @@ impl ProbeHandle {
     /// (`CURLOPT_CERTINFO`), before it checks them: so that a failed
     /// check can say which names the certificate is for. Inside the
     /// handshake, so for the preflight only, which is in no statistic.
-    pub(super) fn gather_certificates(&mut self) -> Result<(), curl::Error> {
+    pub(crate) fn gather_certificates(&mut self) -> Result<(), curl::Error> {
         self.easy.certinfo(true)
     }
 
     /// Has the next transfer connect (and make its TLS handshake) and send
     /// no request.
-    pub(super) fn connect_only(&mut self) -> Result<(), curl::Error> {
+    pub(crate) fn connect_only(&mut self) -> Result<(), curl::Error> {
         self.easy.connect_only(true)
     }
 
     /// The names the server's certificate of the last transfer is for, and
     /// how many it has (`cert_text::names`), when libcurl gathered it.
-    pub(super) fn certificate_names(&self) -> Option<(Vec<String>, usize)> {
+    pub(crate) fn certificate_names(&self) -> Option<(Vec<String>, usize)> {
         let pem = curl_ffi::first_certificate_pem(&self.easy, 1 << 16)?;
         let cert = openssl::x509::X509::from_pem(pem.as_bytes()).ok()?;
         Some(super::cert_text::names(&cert))

@@ -42,7 +42,7 @@ fn group_spelling(name: &str) -> &str {
 
 /// What a callback reads off the live TLS connection: the facts, and the
 /// server's leaf certificate (a counted reference) to examine after the transfer.
-pub(super) struct LiveTls {
+pub(crate) struct LiveTls {
     pub facts: TlsFacts,
     pub leaf: Option<X509>,
 }
@@ -51,7 +51,7 @@ pub(super) struct LiveTls {
 /// OCSP staple is taken into `staple`; `chain` receives counted references
 /// to the certificates the server sent, as many as fit in the room it
 /// already has (none without room), so nothing is allocated here.
-pub(super) fn read(ssl: &SslRef, chain: &mut Vec<X509>, staple: &mut TakenStaple) -> LiveTls {
+pub(crate) fn read(ssl: &SslRef, chain: &mut Vec<X509>, staple: &mut TakenStaple) -> LiveTls {
     // Copied (interned) at once: the name is the connection's.
     let group =
         curl_ffi::group_name(ssl).map(|name| intern(group_spelling(&name.to_string_lossy())));

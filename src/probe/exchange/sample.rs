@@ -243,7 +243,7 @@ fn not_after_unix(cert: &openssl::x509::X509) -> Option<i64> {
 /// A sample for a probe that failed before libcurl was asked to transfer:
 /// our own DNS lookup failed after `wall` (`Some`), or setting up the
 /// handle failed before any clock ran (`None`: nothing was measured).
-pub(super) fn failed_before_transfer(
+pub(crate) fn failed_before_transfer(
     mode: Mode,
     round: u32,
     https: bool,
@@ -258,7 +258,7 @@ pub(super) fn failed_before_transfer(
 }
 
 /// A probe whose handle could not be set up: an `error` sample, nothing measured.
-pub(super) fn setup_failure(
+pub(crate) fn setup_failure(
     mode: Mode,
     round: u32,
     https: bool,

@@ -40,7 +40,7 @@ pub(super) const GAP_MIN_BYTES: u32 = 4_000;
 
 /// A long wait in the middle of a server flight.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct Gap {
+pub(crate) struct Gap {
     pub us: u32,
     /// Which flight (0 first) it interrupted.
     pub flight: u8,
@@ -48,7 +48,7 @@ pub(super) struct Gap {
 
 /// What the handshake callbacks saw of the handshake's shape.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct Shape {
+pub(crate) struct Shape {
     pub messages: MessageFacts,
     /// Waits that began after a send of ours and ended with server data.
     pub answered_waits: u8,
@@ -257,7 +257,7 @@ thread_local! {
 
 /// Where OpenSSL's callbacks report the moments of the handshake running on
 /// this thread (`curl_ffi::stamp_handshake::<ThreadStamps>`).
-pub(super) struct ThreadStamps;
+pub(crate) struct ThreadStamps;
 
 impl HandshakeMoments for ThreadStamps {
     fn header_written(now_us: u64, handshake_record: bool) {
@@ -288,18 +288,18 @@ fn record(f: impl FnOnce(&mut Stamps)) {
 
 /// The shape of the handshake of the transfer just run on this thread;
 /// `None` when no ClientHello of ours left.
-pub(super) fn shape() -> Option<Shape> {
+pub(crate) fn shape() -> Option<Shape> {
     STAMPS.with(|c| c.get()).shape()
 }
 
 /// Forgets the handshake stamps of an earlier transfer on this thread.
-pub(super) fn clear() {
+pub(crate) fn clear() {
     STAMPS.with(|c| c.set(Stamps::EMPTY));
 }
 
 /// When the ClientHello of the transfer just run on this thread was about to
 /// be written to libcurl's socket.
-pub(super) fn client_hello_sent_us() -> Option<u64> {
+pub(crate) fn client_hello_sent_us() -> Option<u64> {
     STAMPS.with(|c| c.get()).client_hello_sent_us()
 }
 
@@ -308,7 +308,7 @@ pub(super) fn client_hello_sent_us() -> Option<u64> {
 /// stretch from taking up server data after a wait to the next wait (or to
 /// done), less our own sends. `None` when no server data was taken up or the
 /// stamps are out of order.
-pub(super) fn client_finish_us(done_us: u64) -> Option<u64> {
+pub(crate) fn client_finish_us(done_us: u64) -> Option<u64> {
     STAMPS.with(|c| c.get()).client_finish_us(done_us)
 }
 

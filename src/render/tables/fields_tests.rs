@@ -8,8 +8,8 @@ use serde_json::Value;
 use super::*;
 use crate::stats::synthetic;
 
-const DOCUMENT_SCHEMA: &str = include_str!("../../schema/tlsping.schema.json");
-const LINES_SCHEMA: &str = include_str!("../../schema/tlsping-jsonl.schema.json");
+const DOCUMENT_SCHEMA: &str = include_str!("../../../schema/tlsping.schema.json");
+const LINES_SCHEMA: &str = include_str!("../../../schema/tlsping-jsonl.schema.json");
 /// The documents that print the CSV header, read when the test runs (the
 /// Korean edition comes from its own branch).
 const CSV_DOCS: [&str; 2] = ["docs/output.md", "docs/ko/output.md"];
