@@ -487,6 +487,30 @@ fn a_value_not_among_a_flags_values_is_refused_with_the_ones_it_takes() {
 }
 
 #[test]
+fn a_flag_that_cannot_go_with_several_given_names_them_all() {
+    // clap puts them on lines of their own; the one line names them.
+    let text = refuse(&["--write-out", "%{time_total}", "--json", "--csv", "a.test"]);
+    let line = text.lines().next().unwrap();
+    assert!(
+        line.ends_with("cannot be used with: --json, --csv"),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 2, "{text}");
+}
+
+#[test]
+fn mode_and_order_take_every_value_by_the_name_the_json_gives_it() {
+    for mode in ModeChoice::ALL {
+        let o = parse(&["-m", mode.as_str(), "a.test"]);
+        assert_eq!(o.config.settings.mode, mode);
+    }
+    for order in Order::ALL {
+        let o = parse(&["--order", order.as_str(), "a.test"]);
+        assert_eq!(o.config.settings.order, order);
+    }
+}
+
+#[test]
 fn a_curl_format_given_to_w_says_that_w_is_the_timeout_here() {
     // curl's `-w` is its --write-out; ours is the original's --timeout.
     for format in ["%{http_code}\\n", "%{time_total}"] {

@@ -1,6 +1,7 @@
 //! The command line: flags (clap), validation, and the `Config` they make.
 //! Every usage error exits 3 before anything touches the network.
 
+mod clap_error;
 mod compare;
 mod connection;
 pub mod docs;
@@ -77,14 +78,14 @@ pub struct Args {
     pub timeout: Duration,
 
     /// Which probes run: both, cold or warm
-    #[arg(short = 'm', long, value_name = "M", value_enum, default_value_t = ModeArg::Both,
+    #[arg(short = 'm', long, value_name = "M", value_enum, default_value_t = ModeChoice::Both,
           help_heading = "Measurement")]
-    pub mode: ModeArg,
+    pub mode: ModeChoice,
 
     /// Probe order in a round: alternate, cold-first or warm-first
-    #[arg(long, value_name = "O", value_enum, default_value_t = OrderArg::Alternate,
+    #[arg(long, value_name = "O", value_enum, default_value_t = Order::Alternate,
           help_heading = "Measurement")]
-    pub order: OrderArg,
+    pub order: Order,
 
     /// Measure this machine's client floor: rounds against tlsping's own TLS 1.3
     /// server on 127.0.0.1 (no network needed; no target)
@@ -202,21 +203,24 @@ pub struct Args {
     pub help: Option<bool>,
 }
 
-/// `--mode`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum ModeArg {
-    Both,
-    Cold,
-    Warm,
+/// A flag that takes one of probe's own enums (`--mode`, `--order`): its
+/// values are the enum's `ALL`, each by its `as_str` (the name the JSON
+/// uses too), so a new variant is added in probe alone.
+macro_rules! flag_values_of {
+    ($($probe:ty),*) => {$(
+        impl clap::ValueEnum for $probe {
+            fn value_variants<'a>() -> &'a [Self] {
+                &<$probe>::ALL
+            }
+
+            fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+                Some(clap::builder::PossibleValue::new(self.as_str()))
+            }
+        }
+    )*};
 }
 
-/// `--order`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum OrderArg {
-    Alternate,
-    ColdFirst,
-    WarmFirst,
-}
+flag_values_of!(ModeChoice, Order);
 
 /// `--resume`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -471,16 +475,8 @@ fn measurement(
         return Err(UsageError("the timeout can be at most 1h".into()));
     }
     config.settings.timeout = args.timeout;
-    config.settings.mode = match args.mode {
-        ModeArg::Both => ModeChoice::Both,
-        ModeArg::Cold => ModeChoice::Cold,
-        ModeArg::Warm => ModeChoice::Warm,
-    };
-    config.settings.order = match args.order {
-        OrderArg::Alternate => Order::Alternate,
-        OrderArg::ColdFirst => Order::ColdFirst,
-        OrderArg::WarmFirst => Order::WarmFirst,
-    };
+    config.settings.mode = args.mode;
+    config.settings.order = args.order;
     config.settings.warmup = args.warmup;
     config.settings.calibrate = args.calibrate;
     Ok(())
@@ -545,50 +541,7 @@ where
             clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
                 Err(Exit::Shown(e.render().to_string()))
             }
-            _ => {
-                let text = e.render().to_string();
-                let mut lines = text.lines();
-                let first = lines
-                    .next()
-                    .unwrap_or("invalid usage")
-                    .trim_start_matches("error: ");
-                // A flag that needs another (`--key`, `--csv-time-first`): clap
-                // lists what is missing on the indented lines below, and the one
-                // line we print has to name it.
-                let missing: Vec<&str> =
-                    if e.kind() == clap::error::ErrorKind::MissingRequiredArgument {
-                        lines
-                            .take_while(|l| l.starts_with(' '))
-                            .map(str::trim)
-                            .collect()
-                    } else {
-                        Vec::new()
-                    };
-                // A misspelt flag: clap's "tip: a similar argument exists:
-                // '--interval'" goes into the same line.
-                let tip = text
-                    .lines()
-                    .map(str::trim)
-                    .find_map(|l| l.strip_prefix("tip: "));
-                // A value not among a flag's values (`-m`, `--order`,
-                // `--resume`, `--generate`): clap lists them on a line of
-                // their own, and the one line we print has to name them.
-                let values = text.lines().map(str::trim).find_map(|l| {
-                    l.strip_prefix("[possible values: ")
-                        .and_then(|l| l.strip_suffix(']'))
-                });
-                let first = match values {
-                    Some(values) => format!("{first}: not one of {values}"),
-                    None => first.to_string(),
-                };
-                if let Some(tip) = tip.filter(|t| t.starts_with("a similar")) {
-                    Err(usage(format!("{first} ({tip})")))
-                } else if missing.is_empty() {
-                    Err(usage(first))
-                } else {
-                    Err(usage(format!("{} {}", first, missing.join(", "))))
-                }
-            }
+            _ => Err(usage(clap_error::one_line(&e))),
         },
     }
 }

@@ -28,7 +28,7 @@ use tls::trust;
 pub use reply::server_timing;
 pub use tls::handshake_messages;
 
-pub use axes::{Axis, AxisSpec, AxisValue, Defaults, FixedBy, Labels, Requirement, Values, AXES};
+pub use axes::{Axis, AxisSpec, AxisValue, Defaults, Endpoint, Labels, Requirement, Values, AXES};
 pub use cancel::Cancel;
 pub use collector::{Collector, BODY_CAP};
 pub use compare::{

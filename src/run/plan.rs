@@ -170,7 +170,7 @@ fn check_variant(axis: probe::Axis, v: &probe::Variant, env: &ProbeEnv) -> Varia
         Ok(pre) => pre,
         Err(failed) => {
             let (target, timeout) = (&v.config.target, v.config.settings.timeout);
-            let why = if axis == probe::Axis::Target {
+            let why = if axis.own_endpoints() {
                 // A target of its own: the words of a single run's failure, with its URL.
                 render::warnings::preflight_failed(target, &failed, timeout)
             } else {
@@ -180,7 +180,7 @@ fn check_variant(axis: probe::Axis, v: &probe::Variant, env: &ProbeEnv) -> Varia
         }
     };
     if let Some(valve) = pre.stop {
-        if axis == probe::Axis::Target {
+        if axis.own_endpoints() {
             // A service of its own asked to be left alone: this target only.
             let why = render::warnings::target_preflight_backed_off(&valve);
             let e = ProbeError {
@@ -219,7 +219,7 @@ fn run_config<'a>(
     v: &'a probe::Variant,
     cfg: &'a probe::Config,
 ) -> &'a probe::Config {
-    if cmp.axis == probe::Axis::Target {
+    if cmp.axis.own_endpoints() {
         &v.config
     } else {
         cfg
@@ -322,7 +322,7 @@ fn plan_compare(
         info.addr = pre.addr;
         info.proto = pre.proto;
         info.tls = pre.tls;
-        if cmp.axis == probe::Axis::Target {
+        if cmp.axis.own_endpoints() {
             // Each endpoint's own redirect and certificate, named.
             preflight_warnings(&pre, &v.config.target, Some(&v.label), warnings);
         }
@@ -392,7 +392,7 @@ fn settle(
         return Err(NoRounds::new(info, Some(why)));
     };
     info.compare = Some(compare);
-    if cmp.axis != probe::Axis::Target {
+    if !cmp.axis.own_endpoints() {
         preflight_warnings(&pre, &cfg.target, None, warnings);
     }
     Ok(Ready { info, lanes })

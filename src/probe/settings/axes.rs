@@ -1,11 +1,12 @@
 //! The axes of `--compare`, one entry each: its name, the values it takes
 //! and those compared by default, a value's label, how a value changes the
-//! configuration, which other flags fix the same thing, and what it needs of
-//! the run. The command line (parsing, checks, `--help`) and the variants
-//! read this table, so an axis over a setting `Config` already has is one
-//! entry here (and a variant of `Axis`). The target is one more entry: a
-//! variant's configuration carries its own `Target`, and the run gives each
-//! variant its own preflight, connections and TLS sessions anyway.
+//! configuration, whose server each variant asks, and what it needs of the
+//! run. The command line (parsing, checks, `--help`), the variants, the
+//! plan before round 1 and the outputs read this table, so an axis over a
+//! setting `Config` already has is one entry here (and a variant of
+//! `Axis`); which flags fix what it varies is the command line's
+//! (`cli::compare`). The target is one more entry, whose variants each
+//! have a server of their own (`Endpoint::EachOwn`).
 
 use std::net::IpAddr;
 
@@ -97,11 +98,19 @@ pub enum Requirement {
     EarlyData,
 }
 
-/// The flags that set what an axis varies: clap's ids of the arguments,
-/// and how an error names them.
-pub struct FixedBy {
-    pub ids: &'static [&'static str],
-    pub named: &'static str,
+/// Whose server the variants of an axis ask.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Endpoint {
+    /// The run's: every variant asks the same server in another way, so
+    /// the first preflight's facts (`run.target`, the certificate, its
+    /// warnings) stand for all of them, and a request to back off holds
+    /// for them all.
+    Shared,
+    /// Each variant's own, named by its value (a URL): each preflight's
+    /// facts, certificate and warnings are the variant's, a preflight that
+    /// fails is worded as a run's own, a request to back off holds for that
+    /// variant alone, and the outputs name each variant's server.
+    EachOwn,
 }
 
 /// Everything about one axis.
@@ -115,7 +124,7 @@ pub struct AxisSpec {
     pub labels: Labels,
     /// Makes a variant's configuration out of a copy of the run's.
     pub apply: fn(&mut Config, &AxisValue),
-    pub fixed_by: FixedBy,
+    pub endpoint: Endpoint,
     pub requires: &'static [Requirement],
 }
 
@@ -140,10 +149,7 @@ pub static AXES: [AxisSpec; 8] = [
                 c.ip_version = *ip;
             }
         },
-        fixed_by: FixedBy {
-            ids: &["ipv4", "ipv6", "calibrate"],
-            named: "-4/-6",
-        },
+        endpoint: Endpoint::Shared,
         requires: &[],
     },
     AxisSpec {
@@ -163,10 +169,7 @@ pub static AXES: [AxisSpec; 8] = [
                 c.settings.resolve.push(entry);
             }
         },
-        fixed_by: FixedBy {
-            ids: &["resolve", "connect_to", "calibrate"],
-            named: "--resolve/--connect-to",
-        },
+        endpoint: Endpoint::Shared,
         requires: &[],
     },
     AxisSpec {
@@ -183,10 +186,7 @@ pub static AXES: [AxisSpec; 8] = [
                 c.settings.tls_max = Some(*max);
             }
         },
-        fixed_by: FixedBy {
-            ids: &["tls_max"],
-            named: "--tls-max",
-        },
+        endpoint: Endpoint::Shared,
         requires: &[Requirement::Https],
     },
     AxisSpec {
@@ -200,10 +200,7 @@ pub static AXES: [AxisSpec; 8] = [
                 c.settings.curves = Some(name.clone());
             }
         },
-        fixed_by: FixedBy {
-            ids: &["curves"],
-            named: "--curves",
-        },
+        endpoint: Endpoint::Shared,
         requires: &[Requirement::Https],
     },
     AxisSpec {
@@ -220,10 +217,7 @@ pub static AXES: [AxisSpec; 8] = [
                 c.http_version = *version;
             }
         },
-        fixed_by: FixedBy {
-            ids: &["http_version"],
-            named: "--http-version",
-        },
+        endpoint: Endpoint::Shared,
         requires: &[],
     },
     AxisSpec {
@@ -237,10 +231,7 @@ pub static AXES: [AxisSpec; 8] = [
                 c.settings.resume = *on;
             }
         },
-        fixed_by: FixedBy {
-            ids: &["resume"],
-            named: "--resume",
-        },
+        endpoint: Endpoint::Shared,
         requires: &[Requirement::Https, Requirement::Resumption],
     },
     AxisSpec {
@@ -254,10 +245,7 @@ pub static AXES: [AxisSpec; 8] = [
                 c.settings.early_data = *on;
             }
         },
-        fixed_by: FixedBy {
-            ids: &["early_data"],
-            named: "--early-data",
-        },
+        endpoint: Endpoint::Shared,
         requires: &[Requirement::Https, Requirement::EarlyData],
     },
     AxisSpec {
@@ -271,12 +259,7 @@ pub static AXES: [AxisSpec; 8] = [
                 c.target = target.clone();
             }
         },
-        // Every other flag applies to each target alike (-4/-6, --resolve and
-        // --connect-to entries match the targets they name).
-        fixed_by: FixedBy {
-            ids: &["target", "calibrate"],
-            named: "the positional target or --calibrate",
-        },
+        endpoint: Endpoint::EachOwn,
         requires: &[],
     },
 ];
@@ -407,6 +390,11 @@ impl Axis {
 
     pub fn parse(name: &str) -> Option<Axis> {
         AXES.iter().find(|s| s.name == name).map(|s| s.axis)
+    }
+
+    /// Each variant asks a server of its own (`Endpoint::EachOwn`).
+    pub fn own_endpoints(self) -> bool {
+        self.spec().endpoint == Endpoint::EachOwn
     }
 }
 

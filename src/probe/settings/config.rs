@@ -13,6 +13,9 @@ pub enum ModeChoice {
 }
 
 impl ModeChoice {
+    /// Every choice, in the order `--help` lists them (by `as_str`).
+    pub const ALL: [ModeChoice; 3] = [ModeChoice::Both, ModeChoice::Cold, ModeChoice::Warm];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ModeChoice::Both => "both",
@@ -32,6 +35,9 @@ pub enum Order {
 }
 
 impl Order {
+    /// Every order, in the order `--help` lists them (by `as_str`).
+    pub const ALL: [Order; 3] = [Order::Alternate, Order::ColdFirst, Order::WarmFirst];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Order::Alternate => "alternate",

@@ -118,15 +118,16 @@ impl Output for OpenMetrics {
 /// The labels of every series of a run: `target` (the URL measured), then
 /// the `--label`s in the order given.
 pub fn run_labels(info: &crate::probe::RunInfo, asked: &Labels) -> Labels {
-    // Under `--compare target=` the run's own URL is the first target that
-    // passed its preflight; the series and the push's group are named by
-    // the first one listed, so a run with that target down still replaces
-    // the same group (its figures then say it could not run). Each
-    // variant's own URL is in its series' `variant_target` (`variant_labels`).
+    // Where each variant asks a server of its own (`--compare target=`),
+    // the run's own URL is the first one that passed its preflight; the
+    // series and the push's group are named by the first one listed, so a
+    // run with that target down still replaces the same group (its figures
+    // then say it could not run). Each variant's own URL is in its series'
+    // `variant_target` (`variant_labels`).
     let listed_first = info
         .compare
         .as_ref()
-        .filter(|c| c.axis == crate::probe::Axis::Target)
+        .filter(|c| c.axis.own_endpoints())
         .and_then(|c| c.variants.first())
         .map(|v| v.value.clone());
     let mut labels = vec![(

@@ -94,13 +94,10 @@ fn ending(f: &mut Families, e: &super::output::Ending) {
 
 /// Each certificate's notAfter.
 fn certificates(f: &mut Families, info: &RunInfo) {
-    // Under `--compare target=` every endpoint has a certificate of its
-    // own, each under its `variant`; on every other axis it is one.
-    let not_after = match info
-        .compare
-        .as_ref()
-        .filter(|c| c.axis == crate::probe::Axis::Target)
-    {
+    // Where each variant asks a server of its own (`--compare target=`),
+    // each has a certificate of its own, under its `variant`; on every
+    // other axis it is one.
+    let not_after = match info.compare.as_ref().filter(|c| c.axis.own_endpoints()) {
         Some(c) => c
             .variants
             .iter()

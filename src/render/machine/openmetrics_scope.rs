@@ -10,13 +10,14 @@ use super::output::Finished;
 pub type Labels = Vec<(String, String)>;
 
 /// The labels that name variant `index` of a comparison: `variant`, and
-/// under `--compare target=` that target's own URL in `variant_target`. A
-/// series carries one `target`, the run's (the push's group, which a
-/// Pushgateway writes over any `target` a series brings), so each
-/// endpoint's URL has a label of its own.
+/// where each variant asks a server of its own (`--compare target=`) that
+/// server's URL, its value, in `variant_target`. A series carries one
+/// `target`, the run's (the push's group, which a Pushgateway writes over
+/// any `target` a series brings), so each endpoint's URL has a label of
+/// its own.
 pub(super) fn variant_labels(cmp: &crate::probe::CompareInfo, index: u8) -> Labels {
     let mut labels = vec![("variant".to_string(), cmp.label(index).to_string())];
-    if cmp.axis == crate::probe::Axis::Target {
+    if cmp.axis.own_endpoints() {
         if let Some(v) = cmp.variants.get(usize::from(index)) {
             labels.push(("variant_target".to_string(), v.value.clone()));
         }

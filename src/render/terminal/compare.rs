@@ -212,7 +212,7 @@ pub fn variant_title(info: &RunInfo, label: &str) -> String {
     let own_targets = info
         .compare
         .as_ref()
-        .is_some_and(|c| c.axis == crate::probe::Axis::Target);
+        .is_some_and(|c| c.axis.own_endpoints());
     if own_targets {
         // The label names the target; the run's host is only the first one.
         format!("--- {label} statistics ---")
