@@ -87,6 +87,57 @@ pub fn printable(text: &str) -> String {
     out
 }
 
+/// `text` with the user information of every URL-like part in it (`user:pw`
+/// in `scheme://user:pw@host`, `'user:pw@host'`, `user:pw@host`) replaced by
+/// `***`: what any message, file or export shows of a URL that may carry a
+/// password (a `--push` URL, a target, a proxy named in libcurl's words).
+/// A password may hold an unencoded `/`, `?`, `#`, `'`, a blank or an `@`,
+/// which no parser reads as the user meant, so the hidden part of each `@`
+/// reaches back past all of them, to the nearest `://`, the nearest quote
+/// or `(` that opens a part (at the start or after a blank, `(` or `=`), the
+/// `@` before it, or the start of the text. More is hidden than the
+/// credentials, never less; text without an `@` is left as it is.
+pub fn redact_userinfo(text: &str) -> String {
+    let bytes = text.as_bytes();
+    // The hidden spans, `start..at` (at: the `@`), in order.
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut from = 0;
+    for (at, _) in text.match_indices('@') {
+        let start = userinfo_start(bytes, from, at);
+        match spans.last_mut() {
+            // Back to the `@` before, hidden too: one span over both.
+            Some(last) if start == from && last.1 + 1 == from => last.1 = at,
+            _ if start < at => spans.push((start, at)),
+            _ => {}
+        }
+        from = at + 1;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut kept = 0;
+    for (start, at) in spans {
+        out.push_str(&text[kept..start]);
+        out.push_str("***");
+        kept = at;
+    }
+    out.push_str(&text[kept..]);
+    out
+}
+
+/// Where the user information before the `@` at `at` starts: just after
+/// the nearest `://`, opening quote or `(` in `bytes[from..at]` (`at` itself
+/// when they are right before the `@`: nothing to hide), else `from`.
+/// Every mark looked for is ASCII, so the index is a character boundary.
+fn userinfo_start(bytes: &[u8], from: usize, at: usize) -> usize {
+    let opens = |i: usize| i == 0 || matches!(bytes[i - 1], b' ' | b'\t' | b'(' | b'=');
+    (from..=at)
+        .rev()
+        .find(|&i| {
+            (i >= from + 3 && &bytes[i - 3..i] == b"://")
+                || (i > from && matches!(bytes[i - 1], b'\'' | b'"' | b'(') && opens(i - 1))
+        })
+        .unwrap_or(from)
+}
+
 /// A token character (RFC 9110 `tchar`): what method and header names are made of.
 pub fn is_tchar(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
@@ -189,6 +240,52 @@ mod tests {
                 G::Control | G::Format | G::LineSeparator | G::ParagraphSeparator
             );
             assert_eq!(must_escape(c), want, "U+{:04X}", c as u32);
+        }
+    }
+
+    #[test]
+    fn user_information_is_hidden_wherever_a_url_sits_in_a_text() {
+        let cases = [
+            ("https://u:p@pg.test:9091/x", "https://***@pg.test:9091/x"),
+            ("u:p@pg.test", "***@pg.test"),
+            ("http://pg.test/a", "http://pg.test/a"),
+            ("no at sign at all", "no at sign at all"),
+            // An `@` after a `/`, `?` or `#` may still end a password.
+            ("http://pg.test/a@b", "http://***@b"),
+            (
+                "http://alice:S3cr/3tPW@127.0.0.1:19091",
+                "http://***@127.0.0.1:19091",
+            ),
+            ("http://alice:S3cr?3tPW@h", "http://***@h"),
+            ("http://alice:S3cr#3tPW@h", "http://***@h"),
+            (
+                "http://a:b@c/d@127.0.0.1:19091/x",
+                "http://***@127.0.0.1:19091/x",
+            ),
+            ("http://a:p@ss@h", "http://***@h"),
+            ("http://@h", "http://@h"),
+            // libcurl's words, the URL quoted inside them.
+            (
+                "Unsupported proxy syntax in 'http://puser:Pr0x/yPW@127.0.0.1:19300': Port \
+                 number was not a decimal number between 0 and 65535",
+                "Unsupported proxy syntax in 'http://***@127.0.0.1:19300': Port number was \
+                 not a decimal number between 0 and 65535",
+            ),
+            (
+                "Unsupported proxy syntax in 'puser:Pr0x yPW@127.0.0.1:19300': bad",
+                "Unsupported proxy syntax in '***@127.0.0.1:19300': bad",
+            ),
+            (
+                "in 'http://u:it's a b@h' and (x:y@z)",
+                "in 'http://***@h' and (***@z)",
+            ),
+            ("a=u:p@h", "***@h"),
+            ("a='u:p@h'", "a='***@h'"),
+            ("tab\t'u:p@h'", "tab\t'***@h'"),
+            ("ünï: 'ü:p@h'", "ünï: '***@h'"),
+        ];
+        for (given, shown) in cases {
+            assert_eq!(redact_userinfo(given), shown, "{given}");
         }
     }
 

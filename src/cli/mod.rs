@@ -20,7 +20,6 @@ use crate::render::Outputs;
 
 pub use crate::probe::PUSH_AUTH_VAR;
 pub use duration::parse_duration;
-pub use metrics::redact_userinfo;
 pub use target::parse_header;
 
 /// What `--calibrate` measures, before its server picks the port.
