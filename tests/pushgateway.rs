@@ -377,11 +377,7 @@ fn a_name_server_that_never_answers_holds_the_push_no_longer_than_its_timeout() 
     .join()
     .unwrap();
     let Some((out, took)) = took else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI must be able to make a network namespace (root, iproute2)"
-        );
-        eprintln!("skipped: cannot make a network namespace here");
+        support::skip("cannot make a network namespace here");
         return;
     };
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));

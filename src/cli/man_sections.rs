@@ -174,7 +174,9 @@ fn files(roff: &mut Roff) {
          its owner, group and mode kept (not its ACLs, extended attributes or other hard \
          links; a new one gets 0666 less the umask); a link, a directory, a device or another \
          user's file is refused before the first round, as are a directory that does not \
-         exist or that the user cannot create a file in, and one file named by both flags.",
+         exist or that the user cannot create a file in (read-only, or /proc and /sys, root \
+         included), a file whose group the user may not give a new file (a trial file is \
+         made, given its group and mode, and removed), and one file named by both flags.",
     );
     roff.control("PP", []);
     roff.text([roman(
