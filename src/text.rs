@@ -72,14 +72,23 @@ pub fn push_json_escape(out: &mut String, c: char) {
 }
 
 /// Server-supplied text made safe for a terminal: every character in
-/// `must_escape` is written as a visible escape (and a backslash doubled, so
-/// no escape can be faked): the text is shown, never obeyed or hidden. JSON
-/// and CSV keep it as sent, unless they are written to a terminal.
+/// `must_escape` is written as a visible escape: the text is shown, never
+/// obeyed or hidden. A backslash is doubled where it could be read as part
+/// of an escape (before an `x`, another backslash or an escaped character),
+/// so no escape can be faked, and shown as it is elsewhere (`\n` typed
+/// reads `\n`). JSON and CSV keep the text as sent, unless they are written
+/// to a terminal.
 pub fn printable(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
         match c {
-            '\\' => out.push_str("\\\\"),
+            '\\' if chars
+                .peek()
+                .is_some_and(|&next| next == 'x' || next == '\\' || must_escape(next)) =>
+            {
+                out.push_str("\\\\")
+            }
             c if must_escape(c) => push_visible_escape(&mut out, c),
             c => out.push(c),
         }
@@ -199,8 +208,53 @@ mod tests {
         let hostile = "a\u{1b}]0;owned\u{7}\u{1b}[2J\u{9b}31m\\b";
         let shown = printable(hostile);
         assert!(!shown.chars().any(|c| c.is_control()), "{shown:?}");
-        assert_eq!(shown, "a\\x{1b}]0;owned\\x{07}\\x{1b}[2J\\x{9b}31m\\\\b");
+        assert_eq!(shown, "a\\x{1b}]0;owned\\x{07}\\x{1b}[2J\\x{9b}31m\\b");
         assert_eq!(printable("db-query"), "db-query");
+    }
+
+    #[test]
+    fn a_backslash_is_doubled_only_where_it_could_fake_an_escape() {
+        // As typed: `%{http_code}\n` reads `%{http_code}\n`.
+        assert_eq!(printable("%{http_code}\\n"), "%{http_code}\\n");
+        assert_eq!(printable("C:\\dir\\"), "C:\\dir\\");
+        // A literal `\x{1b}` is told apart from an escaped ESC.
+        assert_eq!(printable("\\x{1b}"), "\\\\x{1b}");
+        assert_eq!(printable("\u{1b}"), "\\x{1b}");
+        assert_eq!(printable("\\\u{1b}"), "\\\\\\x{1b}");
+        assert_eq!(printable("\\\\n"), "\\\\\\n");
+        // Read back (`\\` is a backslash, `\x{..}` a character, any other
+        // backslash itself), every case gives the text it came from.
+        for text in [
+            "a\\b",
+            "\\x",
+            "\\\\x",
+            "\\\u{1b}x",
+            "\\",
+            "x\\\\",
+            "\u{202e}\\",
+        ] {
+            assert_eq!(read_back(&printable(text)), text, "{text:?}");
+        }
+    }
+
+    /// `printable`'s output read back into the text it came from.
+    fn read_back(shown: &str) -> String {
+        let mut out = String::new();
+        let mut rest = shown;
+        while let Some(c) = rest.chars().next() {
+            if let Some(after) = rest.strip_prefix("\\\\") {
+                out.push('\\');
+                rest = after;
+            } else if let Some(after) = rest.strip_prefix("\\x{") {
+                let end = after.find('}').unwrap();
+                out.push(char::from_u32(u32::from_str_radix(&after[..end], 16).unwrap()).unwrap());
+                rest = &after[end + 1..];
+            } else {
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+        out
     }
 
     #[test]

@@ -489,10 +489,26 @@ fn a_value_not_among_a_flags_values_is_refused_with_the_ones_it_takes() {
 #[test]
 fn a_curl_format_given_to_w_says_that_w_is_the_timeout_here() {
     // curl's `-w` is its --write-out; ours is the original's --timeout.
-    for format in ["%{http_code}\\n", "%{time_total}"] {
+    // Before, `%header{...}` and `@FILE` were `not a duration`, and the
+    // `\n` typed was echoed as `\\n`.
+    for format in [
+        "%{http_code}\\n",
+        "%{time_total}",
+        "%header{server}",
+        "@fmt.txt",
+        "@-",
+        "%output{f}%{json}",
+    ] {
         let text = refuse(&["-w", format, "a.test"]);
-        assert!(text.contains("-w is --timeout here"), "{text}");
-        assert!(text.contains("curl's -w is --write-out"), "{text}");
+        assert!(text.contains("-w is --timeout here"), "{format}: {text}");
+        assert!(
+            text.contains("curl's -w is --write-out"),
+            "{format}: {text}"
+        );
+        assert!(
+            text.contains(&format!("'{format}' is a format")),
+            "{format}: {text}"
+        );
         assert_eq!(text.lines().count(), 2, "{text}");
     }
     // A duration typed wrong is told the forms it takes, and nothing of curl.

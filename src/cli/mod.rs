@@ -243,12 +243,24 @@ fn parse_http_version(v: &str) -> Result<HttpVersion, String> {
     }
 }
 
+/// Whether a value looks like one of curl's `--write-out` formats: a
+/// variable (`%{http_code}`, `%header{server}`, `%output{file}`), an escape
+/// (`\n`), or a file to read the format from (`@fmt.txt`, `@-`).
+fn looks_like_a_format(v: &str) -> bool {
+    let variable = v.match_indices('%').any(|(at, _)| {
+        v[at + 1..]
+            .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+            .starts_with('{')
+    });
+    variable || v.contains('\\') || v.starts_with('@')
+}
+
 /// `-w`/`--timeout`, as in the original tool. curl's `-w` is its
 /// `--write-out`, and a curl user may well type `-w '%{http_code}\n'`:
 /// a value that looks like a format says where that flag is here.
 fn parse_timeout(v: &str) -> Result<Duration, String> {
     parse_duration(v).map_err(|e| {
-        if v.contains("%{") || v.contains('\\') {
+        if looks_like_a_format(v) {
             format!(
                 "'{v}' is a format, not a duration: -w is --timeout here, as in the original \
                  tlsping; curl's -w is --write-out"
