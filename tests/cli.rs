@@ -572,3 +572,32 @@ fn a_warning_on_a_full_or_closed_stderr_costs_the_warning_not_the_run() {
         );
     }
 }
+
+#[test]
+fn every_http_version_taken_is_documented() {
+    // `auto` was taken, completed and named in the refusal, but in neither
+    // the help, the man page nor the docs.
+    let help = support::stdout(&tlsping(&["--help"]));
+    let line: String = help
+        .lines()
+        .skip_while(|l| !l.contains("--http-version"))
+        .take(2)
+        .collect();
+    let man = support::stdout(&tlsping(&["--generate", "man"]));
+    let docs = support::docs::read("docs/output.md");
+    let row = docs
+        .lines()
+        .find(|l| l.starts_with("| `--http-version V`"))
+        .expect("docs/output.md has the flag's row");
+    for value in ["auto", "1.1", "2"] {
+        assert!(line.contains(value), "{value}: {line}");
+        assert!(row.contains(&format!("`{value}`")), "{value}: {row}");
+    }
+    assert!(man.contains("HTTP version: auto (the default"), "{man}");
+    let refused = tlsping(&["--http-version", "9", "a.test"]);
+    assert!(
+        stderr(&refused).contains("is not one of 1.1, 2, auto"),
+        "{}",
+        stderr(&refused)
+    );
+}

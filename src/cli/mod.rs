@@ -108,7 +108,8 @@ pub struct Args {
     )]
     pub method: Option<String>,
 
-    /// HTTP version: 1.1 or 2, that version or nothing (default: h2 when offered, else 1.1)
+    /// HTTP version: auto (the default: h2 when offered, else 1.1), or 1.1 or 2: that version or
+    /// nothing
     #[arg(long = "http-version", value_name = "V", hide_possible_values = true,
           value_parser = Offering::new(parse_http_version, &HTTP_VERSIONS), help_heading = "Request")]
     pub http_version: Option<HttpVersion>,
