@@ -402,3 +402,43 @@ fn a_failed_preflight_is_told_before_the_push_that_followed_it() {
         "{err}"
     );
 }
+
+#[test]
+fn narrow_detail_lines_wrap_instead_of_being_cut() {
+    // `-v --compare tls` at 60 and 70 columns: before, the detail lines
+    // were cut (`full handshake in 2 round…`), and at 72 a wrap parted
+    // `(medians,` from `n = 3)`.
+    let server = start(ServerOpts::default());
+    let ca = support::cacert();
+    let url = server.url();
+    for width in [60, 70, 72] {
+        let out = support::command(&[
+            "-4",
+            "--cacert",
+            &ca,
+            "-n",
+            "3",
+            "-i",
+            "200ms",
+            "-v",
+            "--compare",
+            "tls",
+            &url,
+        ])
+        .env("COLUMNS", width.to_string())
+        .output()
+        .expect("running tlsping");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let text = support::stdout(&out);
+        // The first line is the run's header, cut by design.
+        for line in text.lines().skip(1) {
+            assert!(!line.contains('…'), "{width}: cut: {line:?}\n{text}");
+            assert!(line.chars().count() <= width, "{width}: {line:?}");
+            assert!(
+                !line.trim_end().ends_with("(medians,"),
+                "{width}: {line:?}\n{text}"
+            );
+        }
+        assert!(text.contains("round trip"), "{width}: {text}");
+    }
+}
