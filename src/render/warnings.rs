@@ -268,35 +268,40 @@ fn other_scheme(target: &Target) -> String {
     other.url()
 }
 
+/// Whether OpenSSL's (or libcurl's) `text` says any of `words`, in any case.
+fn says_any(text: &str, words: &[&str]) -> bool {
+    let lower = text.to_ascii_lowercase();
+    words.iter().any(|w| lower.contains(w))
+}
+
 /// OpenSSL's words for a first answer that is not TLS at all: the bytes
 /// of a plain HTTP response read as a TLS record.
 fn not_tls(text: &str) -> bool {
-    let lower = text.to_ascii_lowercase();
-    [
-        "wrong version number",
-        "packet length too long",
-        "http request",
-    ]
-    .iter()
-    .any(|words| lower.contains(words))
+    says_any(
+        text,
+        &[
+            "wrong version number",
+            "packet length too long",
+            "http request",
+        ],
+    )
 }
 
 /// OpenSSL's words for a handshake with no TLS version both sides take.
 fn no_common_version(text: &str) -> bool {
-    let lower = text.to_ascii_lowercase();
-    [
-        "alert protocol version",
-        "unsupported protocol",
-        "no protocols available",
-    ]
-    .iter()
-    .any(|words| lower.contains(words))
+    says_any(
+        text,
+        &[
+            "alert protocol version",
+            "unsupported protocol",
+            "no protocols available",
+        ],
+    )
 }
 
 /// What to try after a TLS error (of a run of `cfg`) that OpenSSL's words
 /// explain: no common version, or a server that wants a client certificate.
 fn tls_next_step(cfg: &Config, text: &str) -> Option<String> {
-    let lower = text.to_ascii_lowercase();
     let own_cert = cfg.settings.client_cert.is_some();
     if no_common_version(text) {
         return Some(match cfg.settings.tls_max {
@@ -310,20 +315,21 @@ fn tls_next_step(cfg: &Config, text: &str) -> Option<String> {
                 .into(),
         });
     }
-    if lower.contains("certificate required") && !own_cert {
+    if !own_cert && says_any(text, &["certificate required"]) {
         return Some(
             "the server asks for a client certificate: give one with --cert FILE and --key FILE"
                 .into(),
         );
     }
     if own_cert
-        && ["bad certificate", "unknown ca", "certificate unknown"]
-            .iter()
-            .any(|w| lower.contains(w))
+        && says_any(
+            text,
+            &["bad certificate", "unknown ca", "certificate unknown"],
+        )
     {
         return Some("the server refused the client certificate given with --cert".into());
     }
-    if lower.contains("alert handshake failure") && !own_cert {
+    if !own_cert && says_any(text, &["alert handshake failure"]) {
         return Some(
             "the server refused the handshake: it may want a client certificate (--cert FILE \
              --key FILE), or a cipher or group this client did not offer"
