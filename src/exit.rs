@@ -97,9 +97,15 @@ pub enum Exit {
     /// The rounds ran (all of them, or until a safety valve or Ctrl+C
     /// stopped them).
     Rounds(Judgement),
-    /// Every output was written but `--push` did not arrive (`why`): an
-    /// ending of 0 or 1 (`then`) becomes 2; any other keeps its code.
-    PushFailed { why: String, then: Box<Exit> },
+    /// `--push` did not arrive (`why`): an ending of 0 or 1 (`then`)
+    /// becomes 2; any other keeps its code. Its line comes where the push
+    /// came among the outputs: after what `then` says, but for the last
+    /// `told_after` lines (outputs ended after the push).
+    PushFailed {
+        why: String,
+        then: Box<Exit>,
+        told_after: usize,
+    },
     /// SIGTERM or SIGHUP stopped the run, which still printed what it had;
     /// `then` is how it ended otherwise.
     Signal { number: i32, then: Box<Exit> },
@@ -160,11 +166,21 @@ impl Exit {
                     .collect(),
             ),
             Exit::Signal { then, .. } => then.stderr_text(),
-            Exit::PushFailed { why, then } => Some(format!(
-                "tlsping: warning: --push failed: {}\n{}",
-                printable(why),
-                then.stderr_text().unwrap_or_default()
-            )),
+            Exit::PushFailed {
+                why,
+                then,
+                told_after,
+            } => {
+                let before = then.stderr_text().unwrap_or_default();
+                let lines: Vec<&str> = before.split_inclusive('\n').collect();
+                let (first, last) = lines.split_at(lines.len().saturating_sub(*told_after));
+                Some(format!(
+                    "{}tlsping: warning: --push failed: {}\n{}",
+                    first.concat(),
+                    printable(why),
+                    last.concat()
+                ))
+            }
         }
     }
 
@@ -267,16 +283,18 @@ mod tests {
         let pushed = |then: Exit| Exit::PushFailed {
             why: "refused".into(),
             then: Box::new(then),
+            told_after: 0,
         };
         assert_eq!(pushed(Exit::Rounds(Judgement::AllOk)).exit_code(), 2);
         assert_eq!(pushed(Exit::Rounds(Judgement::SomeFailed)).exit_code(), 2);
         assert_eq!(pushed(Exit::Rounds(Judgement::NoneOk)).exit_code(), 2);
         assert_eq!(pushed(Exit::BeforeRounds(None)).exit_code(), 2);
+        // The preflight failed before the push went: its line comes first.
         assert_eq!(
-            pushed(Exit::BeforeRounds(Some("refused".into())))
+            pushed(Exit::BeforeRounds(Some("preflight failed".into())))
                 .stderr_text()
                 .as_deref(),
-            Some("tlsping: warning: --push failed: refused\ntlsping: refused\n")
+            Some("tlsping: preflight failed\ntlsping: warning: --push failed: refused\n")
         );
     }
 
@@ -328,5 +346,48 @@ mod tests {
         );
         assert_eq!(Exit::Rounds(Judgement::SomeFailed).stderr_text(), None);
         assert_eq!(Exit::BeforeRounds(None).stderr_text(), None);
+    }
+
+    #[test]
+    fn the_lines_come_in_the_order_the_outputs_were_ended() {
+        // The picture, then the push, then the figures (written last, with
+        // the exit code): before, the push's line came first.
+        let failed = Exit::OutputFailed(vec![
+            Failure::new("the picture to p.svg", &"Permission denied"),
+            Failure::new("the figures to m.prom", &"No space left on device"),
+        ]);
+        let pushed = Exit::PushFailed {
+            why: "refused".into(),
+            then: Box::new(failed),
+            told_after: 1,
+        };
+        let stopped = Exit::Signal {
+            number: 15,
+            then: Box::new(pushed),
+        };
+        assert_eq!(
+            stopped.stderr_text().as_deref(),
+            Some(
+                "tlsping: could not write the picture to p.svg: Permission denied\n\
+                 tlsping: warning: --push failed: refused\n\
+                 tlsping: could not write the figures to m.prom: No space left on device\n"
+            )
+        );
+        // Nothing before the push: its line is the first.
+        let only_after = Exit::PushFailed {
+            why: "refused".into(),
+            then: Box::new(Exit::OutputFailed(vec![Failure::new(
+                "the figures to m.prom",
+                &"gone",
+            )])),
+            told_after: 1,
+        };
+        assert_eq!(
+            only_after.stderr_text().as_deref(),
+            Some(
+                "tlsping: warning: --push failed: refused\n\
+                 tlsping: could not write the figures to m.prom: gone\n"
+            )
+        );
     }
 }

@@ -26,7 +26,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rustix::fs::{Access, AtFlags, Gid, Mode, OFlags, RenameFlags};
+use rustix::fs::{AtFlags, Gid, Mode, OFlags, RenameFlags};
 
 /// The most a CA bundle may hold (`--cacert`, `SSL_CERT_FILE`), and all the
 /// certificates of `SSL_CERT_DIR` together: a bundle of every public root is
@@ -285,22 +285,6 @@ impl Destination {
             }
             e => format!("{}: {}", dir_path.display(), os_error(e)),
         })?;
-        // Our effective ids, as the kernel will judge the create: a
-        // directory of another user, or a read-only file system, is found
-        // now rather than after the run.
-        rustix::fs::accessat(
-            &dir,
-            ".",
-            Access::WRITE_OK | Access::EXEC_OK,
-            AtFlags::EACCESS,
-        )
-        .map_err(|e| {
-            format!(
-                "cannot create a file in {}: {}",
-                dir_path.display(),
-                os_error(e)
-            )
-        })?;
         let dir_stat = rustix::fs::fstat(&dir).map_err(|e| os_error(e).to_string())?;
         let mut held = Destination {
             path: path.to_path_buf(),
@@ -311,7 +295,32 @@ impl Destination {
         };
         let existing = held.existing().map_err(|e| e.to_string())?;
         held.file_id = existing.as_ref().map(identity);
+        held.trial(existing.as_ref(), &dir_path)?;
         Ok(held)
+    }
+
+    /// Makes what `replace` will make, and removes it: a new file in the
+    /// held directory, created exclusively, given the group and mode of
+    /// the file it replaces (`before`). Whatever would refuse that at the
+    /// end (a directory we cannot create a file in, a read-only file
+    /// system, a pseudo one like /proc or /sys that takes no new file, a
+    /// group our ids may not give) refuses it now, before any connection.
+    fn trial(&self, before: Option<&rustix::fs::Stat>, dir_path: &Path) -> Result<(), String> {
+        let (name, temp) = self
+            .create_temp(replacement_mode(before))
+            .map_err(|e| format!("cannot create a file in {}: {e}", dir_path.display()))?;
+        let kept = keep_group_and_mode(&temp, before);
+        drop(temp);
+        let removed = rustix::fs::unlinkat(&*self.dir, &name, AtFlags::empty());
+        kept.map_err(|e| e.to_string())?;
+        removed.map_err(|e| {
+            format!(
+                "cannot remove the trial file {} it made in {}: {}",
+                name.to_string_lossy(),
+                dir_path.display(),
+                os_error(e)
+            )
+        })
     }
 
     /// The path as the user named it.
@@ -385,11 +394,8 @@ impl Destination {
     /// removed and the destination is as it was.
     pub fn replace(&self, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
         let before = self.existing()?;
-        let mode = before.map_or(Mode::from_raw_mode(0o666), |st| {
-            Mode::from_raw_mode(st.st_mode & 0o777)
-        });
-        let (temp_name, temp) = self.create_temp(mode)?;
-        let written = self.fill_and_rename(&temp_name, temp, before.as_ref(), mode, fill);
+        let (temp_name, temp) = self.create_temp(replacement_mode(before.as_ref()))?;
+        let written = self.fill_and_rename(&temp_name, temp, before.as_ref(), fill);
         if written.is_err() {
             let _ = rustix::fs::unlinkat(&*self.dir, &temp_name, AtFlags::empty());
         }
@@ -401,24 +407,9 @@ impl Destination {
         temp_name: &OsStr,
         mut temp: std::fs::File,
         before: Option<&rustix::fs::Stat>,
-        mode: Mode,
         fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     ) -> io::Result<()> {
-        if let Some(old) = before {
-            // Its group first (a change of group may clear mode bits), then
-            // its mode, which the umask may have narrowed.
-            let made = rustix::fs::fstat(&temp).map_err(os_error)?;
-            if made.st_gid != old.st_gid {
-                rustix::fs::fchown(&temp, None, Some(Gid::from_raw(old.st_gid))).map_err(|e| {
-                    io::Error::other(format!(
-                        "cannot give the new file the group {} the old one had: {}",
-                        old.st_gid,
-                        os_error(e)
-                    ))
-                })?;
-            }
-            rustix::fs::fchmod(&temp, mode).map_err(os_error)?;
-        }
+        keep_group_and_mode(&temp, before)?;
         {
             let mut out = io::BufWriter::new(&mut temp);
             fill(&mut out)?;
@@ -445,6 +436,34 @@ impl Destination {
     }
 }
 
+/// The mode a new file is created with: the one of the file it replaces
+/// (`before`), else 0666, either less the umask.
+fn replacement_mode(before: Option<&rustix::fs::Stat>) -> Mode {
+    before.map_or(Mode::from_raw_mode(0o666), |st| {
+        Mode::from_raw_mode(st.st_mode & 0o777)
+    })
+}
+
+/// Gives the new file `temp` the group and mode of the file it replaces
+/// (`before`; nothing for a new one): the group first (a change of group
+/// may clear mode bits), then the mode, which the umask may have narrowed.
+fn keep_group_and_mode(temp: &std::fs::File, before: Option<&rustix::fs::Stat>) -> io::Result<()> {
+    let Some(old) = before else {
+        return Ok(());
+    };
+    let made = rustix::fs::fstat(temp).map_err(os_error)?;
+    if made.st_gid != old.st_gid {
+        rustix::fs::fchown(temp, None, Some(Gid::from_raw(old.st_gid))).map_err(|e| {
+            io::Error::other(format!(
+                "cannot give the new file the group {} the old one had: {}",
+                old.st_gid,
+                os_error(e)
+            ))
+        })?;
+    }
+    rustix::fs::fchmod(temp, replacement_mode(Some(old))).map_err(os_error)
+}
+
 /// A file's device and inode.
 // The fields are `u64` on some targets and `c_ulong` or `u32` on others.
 #[allow(clippy::unnecessary_cast)]
@@ -469,6 +488,74 @@ fn parent_dir(path: &Path) -> PathBuf {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     }
+}
+
+/// The variable naming the file libcurl appends the TLS secrets of every
+/// handshake to (for Wireshark or tshark to decrypt a capture).
+pub const KEYLOG_VAR: &str = "SSLKEYLOGFILE";
+
+/// Why the file `SSLKEYLOGFILE` names was refused, once checked.
+static KEYLOG_REFUSED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Checks the file `SSLKEYLOGFILE` names as a file we write, before libcurl
+/// opens it (its global initialisation, in the curl crate's start-up hook,
+/// opens it with `fopen(.., "a")`: through a link, and a new file readable by
+/// all under the usual umask). Called from the binary's own start-up hook,
+/// which runs first, while the process has one thread. A file that is not
+/// fit is refused, and the variable removed so that libcurl opens nothing;
+/// `keylog_refused` then says why.
+pub fn note_keylog_at_start() {
+    let Some(path) = std::env::var_os(KEYLOG_VAR).filter(|v| !v.is_empty()) else {
+        return;
+    };
+    if let Err(why) = check_keylog(Path::new(&path)) {
+        // Sound here: no other thread exists yet to read the environment.
+        std::env::remove_var(KEYLOG_VAR);
+        let _ = KEYLOG_REFUSED.set(why);
+    }
+}
+
+/// Why the `SSLKEYLOGFILE` file was refused at start-up, if it was.
+pub fn keylog_refused() -> Option<String> {
+    KEYLOG_REFUSED.get().cloned()
+}
+
+/// The file for TLS secrets at `path`, opened (created `0600` when new)
+/// without following a link or waiting on a FIFO: `Err` unless it is a
+/// regular file of ours, which libcurl may then append to.
+pub fn check_keylog(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt;
+    let named = format!("{KEYLOG_VAR}={}", path.display());
+    let refuse = |what: &str| {
+        format!(
+            "{named}: it is {what}; TLS secrets are written only to a regular file of yours \
+             (name one, or unset {KEYLOG_VAR})"
+        )
+    };
+    let opened = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path);
+    let file = match opened {
+        Ok(file) => file,
+        // A link (ELOOP), a FIFO nobody reads (ENXIO): named by what is there.
+        Err(e) => {
+            return Err(match std::fs::symlink_metadata(path) {
+                Ok(m) if !m.is_file() => refuse(kind_text(m.file_type())),
+                _ => format!("{named}: {e}"),
+            })
+        }
+    };
+    let meta = file.metadata().map_err(|e| format!("{named}: {e}"))?;
+    if !meta.is_file() {
+        return Err(refuse(kind_text(meta.file_type())));
+    }
+    if meta.uid() != our_uid() {
+        return Err(refuse("another user's file"));
+    }
+    Ok(())
 }
 
 /// [`Destination::open`] and [`Destination::replace`] in one step, for a
@@ -586,13 +673,14 @@ pub(crate) mod tests {
         our_uid() == 0
     }
 
-    /// A test that needs root: says so and skips elsewhere, fails under CI.
+    /// A test that needs root: says so and skips elsewhere, fails under
+    /// `CI=true` (any other value skips, as the integration tests do).
     fn needs_root(test: &str) -> bool {
         if is_root() {
             return true;
         }
         assert!(
-            std::env::var("CI").is_err(),
+            std::env::var("CI").as_deref() != Ok("true"),
             "{test} needs root, which CI has"
         );
         say_skipped(test);

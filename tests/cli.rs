@@ -513,10 +513,26 @@ fn mode_and_order_take_every_value_by_the_name_the_json_gives_it() {
 #[test]
 fn a_curl_format_given_to_w_says_that_w_is_the_timeout_here() {
     // curl's `-w` is its --write-out; ours is the original's --timeout.
-    for format in ["%{http_code}\\n", "%{time_total}"] {
+    // Before, `%header{...}` and `@FILE` were `not a duration`, and the
+    // `\n` typed was echoed as `\\n`.
+    for format in [
+        "%{http_code}\\n",
+        "%{time_total}",
+        "%header{server}",
+        "@fmt.txt",
+        "@-",
+        "%output{f}%{json}",
+    ] {
         let text = refuse(&["-w", format, "a.test"]);
-        assert!(text.contains("-w is --timeout here"), "{text}");
-        assert!(text.contains("curl's -w is --write-out"), "{text}");
+        assert!(text.contains("-w is --timeout here"), "{format}: {text}");
+        assert!(
+            text.contains("curl's -w is --write-out"),
+            "{format}: {text}"
+        );
+        assert!(
+            text.contains(&format!("'{format}' is a format")),
+            "{format}: {text}"
+        );
         assert_eq!(text.lines().count(), 2, "{text}");
     }
     // A duration typed wrong is told the forms it takes, and nothing of curl.
@@ -579,4 +595,33 @@ fn a_warning_on_a_full_or_closed_stderr_costs_the_warning_not_the_run() {
             "{stderr}"
         );
     }
+}
+
+#[test]
+fn every_http_version_taken_is_documented() {
+    // `auto` was taken, completed and named in the refusal, but in neither
+    // the help, the man page nor the docs.
+    let help = support::stdout(&tlsping(&["--help"]));
+    let line: String = help
+        .lines()
+        .skip_while(|l| !l.contains("--http-version"))
+        .take(2)
+        .collect();
+    let man = support::stdout(&tlsping(&["--generate", "man"]));
+    let docs = support::docs::read("docs/output.md");
+    let row = docs
+        .lines()
+        .find(|l| l.starts_with("| `--http-version V`"))
+        .expect("docs/output.md has the flag's row");
+    for value in ["auto", "1.1", "2"] {
+        assert!(line.contains(value), "{value}: {line}");
+        assert!(row.contains(&format!("`{value}`")), "{value}: {row}");
+    }
+    assert!(man.contains("HTTP version: auto (the default"), "{man}");
+    let refused = tlsping(&["--http-version", "9", "a.test"]);
+    assert!(
+        stderr(&refused).contains("is not one of 1.1, 2, auto"),
+        "{}",
+        stderr(&refused)
+    );
 }

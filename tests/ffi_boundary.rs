@@ -8,15 +8,15 @@ use std::path::{Path, PathBuf};
 const FFI: &str = "src/probe/curl_ffi";
 
 /// The one other place allowed a link attribute and an `extern "C"` fn:
-/// the binary's start-up hook (`.init_array`), which looks at stdout before
-/// the Rust runtime does and calls into no C library. Lines as `code_only`
-/// leaves them.
+/// the binary's start-up hook (`.init_array.00200`), which looks at stdout
+/// before the Rust runtime does, and at `SSLKEYLOGFILE` before libcurl
+/// does, and calls into no C library. Lines as `code_only` leaves them.
 const START_UP_HOOK: (&str, [&str; 3]) = (
     "src/main.rs",
     [
         "#[link_section = \"\"]",
-        "static NOTE_CLOSED_STDOUT: extern \"\" fn() = note_closed_stdout;",
-        "extern \"\" fn note_closed_stdout() {",
+        "static AT_START: extern \"\" fn() = at_start;",
+        "extern \"\" fn at_start() {",
     ],
 );
 

@@ -2,8 +2,10 @@
 //! real binary on 127.0.0.1: a destination that is not a regular file of
 //! ours (a device, a FIFO, a symbolic link, another user's file), or that
 //! could only fail at the end (a trailing `/`, a name too long for its
-//! temporary file, a directory we cannot write in, the same file twice
-//! under one name or two), is refused before anything is dialed (exit 3).
+//! temporary file, a directory we cannot write in, a file system that takes
+//! no new file, a group we may not give, the same file twice under one name
+//! or two), is refused before anything is dialed (exit 3): a trial file is
+//! made and removed at the start as the one written at the end will be.
 //! A file that is replaced keeps its owner, group and mode, is replaced
 //! whole by a rename, and nothing else is left beside it; a name planted
 //! where the old predictable temporary file went is never followed, nor
@@ -241,24 +243,13 @@ fn a_name_planted_where_the_temporary_file_once_went_is_never_followed() {
         .is_file());
 }
 
-/// Fails under CI (which runs as root) where root is missing; elsewhere
-/// says the test is skipped.
-fn root_or_skip(test: &str) -> bool {
-    if is_root() {
-        return true;
-    }
-    assert!(std::env::var("CI").is_err(), "{test} needs root");
-    eprintln!("{test}: skipped, it needs root");
-    false
-}
-
 /// The group nobody's files have on Debian (`nogroup`), an existing system
 /// group: no user or group is made for the test.
 const NOGROUP: u32 = 65534;
 
 #[test]
 fn a_replaced_file_keeps_its_owner_and_group() {
-    if !root_or_skip("a_replaced_file_keeps_its_owner_and_group") {
+    if !support::root_or_skip("a_replaced_file_keeps_its_owner_and_group") {
         return;
     }
     // root:nogroup 0640, read by a collector through its group. Before,
@@ -288,7 +279,7 @@ fn a_replaced_file_keeps_its_owner_and_group() {
 
 #[test]
 fn a_directory_we_cannot_write_in_is_refused_before_any_connection() {
-    if !root_or_skip("a_directory_we_cannot_write_in_is_refused_before_any_connection") {
+    if !support::root_or_skip("a_directory_we_cannot_write_in_is_refused_before_any_connection") {
         return;
     }
     // root's 0755 directory, the run as nobody: before, found after the
@@ -313,6 +304,75 @@ fn a_directory_we_cannot_write_in_is_refused_before_any_connection() {
     }
     assert_eq!(server.counters.snapshot().tcp, 0, "nothing may be dialed");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn a_group_we_cannot_give_is_refused_before_any_connection() {
+    if !support::root_or_skip("a_group_we_cannot_give_is_refused_before_any_connection") {
+        return;
+    }
+    // nobody's folder, nobody's file in root's group (0640): nobody may
+    // write there, but not give a new file the group root. Before, every
+    // round ran, then `cannot give the new file the group 0 the old one
+    // had` (exit 2); now the trial at the start finds it (exit 3).
+    use std::os::unix::process::CommandExt;
+    let dir = TempDir::new("group-trial");
+    let theirs = dir.path().join("nobodys");
+    std::fs::create_dir(&theirs).unwrap();
+    std::os::unix::fs::chown(&theirs, Some(NOGROUP), Some(NOGROUP)).unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let metrics = theirs.join("m.prom");
+    std::fs::write(&metrics, "old").unwrap();
+    std::os::unix::fs::chown(&metrics, Some(NOGROUP), Some(0)).unwrap();
+    std::fs::set_permissions(&metrics, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let server = start(ServerOpts::default());
+    let out = support::command(&[
+        "-n",
+        "3",
+        "-k",
+        "--openmetrics",
+        path_str(&metrics),
+        &server.url(),
+    ])
+    .uid(NOGROUP)
+    .gid(NOGROUP)
+    .output()
+    .expect("running tlsping as nobody");
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    assert!(
+        stderr(&out).starts_with(&format!(
+            "tlsping: --openmetrics {}: cannot give the new file the group 0 the old one had: \
+             Operation not permitted",
+            path_str(&metrics)
+        )),
+        "{}",
+        show(&out)
+    );
+    assert_eq!(server.counters.snapshot().tcp, 0, "nothing may be dialed");
+    // The trial file is gone; the old one is as it was.
+    let left: Vec<_> = std::fs::read_dir(&theirs).unwrap().collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert_eq!(std::fs::read_to_string(&metrics).unwrap(), "old");
+}
+
+#[test]
+fn a_file_system_that_takes_no_new_file_is_refused_before_any_connection() {
+    // /sys takes no file of ours, though access(2) lets root pass for it:
+    // before, root ran every round and failed at the end (exit 2).
+    let server = start(ServerOpts::default());
+    let url = server.url();
+    for flag in ["--openmetrics", "--svg"] {
+        let out = support::tlsping(&["-n", "3", "-k", flag, "/sys/tlsping-test.out", &url]);
+        assert_eq!(out.status.code(), Some(3), "{flag}: {}", show(&out));
+        assert!(
+            stderr(&out).starts_with(&format!(
+                "tlsping: {flag} /sys/tlsping-test.out: cannot create a file in /sys: "
+            )),
+            "{flag}: {}",
+            show(&out)
+        );
+    }
+    assert_eq!(server.counters.snapshot().tcp, 0, "nothing may be dialed");
 }
 
 #[test]

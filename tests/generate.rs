@@ -451,6 +451,7 @@ fn the_environment_table_names_every_variable_the_code_reads() {
         ("var_os(name)", vec!["SSL_CERT_FILE", "SSL_CERT_DIR"]),
         ("var(k)", tlsping::cli::PROXY_VARS.to_vec()),
         ("var_os(PUSH_AUTH_VAR)", vec![tlsping::cli::PUSH_AUTH_VAR]),
+        ("var_os(KEYLOG_VAR)", vec![tlsping::files::KEYLOG_VAR]),
         // probe::push::env_value: the probes' proxy, as libcurl picks it.
         (
             "var(name)",

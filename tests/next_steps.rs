@@ -4,7 +4,10 @@
 //! port and `http://` to a TLS port each point to the other scheme; a
 //! server that never answers HEAD points to `-X GET`, and what such a
 //! preflight learned (its address, its handshake, its stages) stays in the
-//! outputs; a refused connection is said once.
+//! outputs; a refused connection is said once, with what to check; a TLS
+//! version the server does not take names `--tls-max`, and a server that
+//! wants a client certificate names `--cert` and `--key` (real `openssl
+//! s_server`s).
 //!
 //! Every run is `-4`: only 127.0.0.1 is ever dialled.
 
@@ -302,4 +305,67 @@ fn a_refused_connection_is_said_once() {
     assert!(reason.contains(&port.to_string()), "{err}");
     assert!(!err.contains("Could not connect"), "{err}");
     assert_eq!(err.matches("connect").count(), 1, "{err}");
+    // And what to check next: before, nothing.
+    assert!(
+        err.ends_with(
+            "; nothing listens at that address and port: is the server up, and is \
+             that its port?\n"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_tls_version_the_server_does_not_take_names_tls_max() {
+    // `openssl s_server -tls1_3` against `--tls-max 1.2`: before, `TLS error
+    // (SSL connect error: TLS connect error: ...alert protocol version)`.
+    if !support::have("openssl") {
+        return;
+    }
+    let server = support::ocsp::StatusFileServer::with_flags(&["-tls1_3"]);
+    let err = preflight_line(&ipv4_run(&[
+        "-n",
+        "2",
+        "-w",
+        "2s",
+        "--tls-max",
+        "1.2",
+        "-X",
+        "GET",
+        &server.url(),
+    ]));
+    assert!(err.contains("failed: TLS error (error:"), "{err}");
+    assert!(err.contains("alert protocol version); "), "{err}");
+    assert!(!err.contains("connect error"), "said twice: {err}");
+    assert!(
+        err.contains("the server does not take TLS 1.2, the one version --tls-max 1.2 leaves"),
+        "{err}"
+    );
+    assert!(err.contains("drop --tls-max"), "{err}");
+}
+
+#[test]
+fn a_server_that_wants_a_client_certificate_points_to_cert_and_key() {
+    // `openssl s_server -Verify 1`: TLS 1.3 refuses with an alert after the
+    // handshake, TLS 1.2 in it. Before, neither named --cert.
+    if !support::have("openssl") {
+        return;
+    }
+    let server = support::ocsp::StatusFileServer::with_flags(&["-Verify", "1"]);
+    let url = server.url();
+    let err = preflight_line(&ipv4_run(&["-n", "2", "-w", "2s", "-X", "GET", &url]));
+    assert!(err.contains("alert certificate required"), "{err}");
+    assert!(
+        err.contains(
+            "; the server asks for a client certificate: give one with --cert FILE and --key FILE"
+        ),
+        "{err}"
+    );
+    let args = ["-n", "2", "-w", "2s", "-X", "GET", "--tls-max", "1.2", &url];
+    let err = preflight_line(&ipv4_run(&args));
+    assert!(err.contains("alert handshake failure"), "{err}");
+    assert!(
+        err.contains("it may want a client certificate (--cert FILE --key FILE)"),
+        "{err}"
+    );
 }

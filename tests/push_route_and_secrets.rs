@@ -166,52 +166,133 @@ fn a_push_auth_file_is_a_regular_file_of_user_and_password() {
     assert!(stderr(&out).contains("--push"), "{}", show(&out));
 }
 
-/// A gateway that answers `401` and echoes the request it read, as some
-/// proxies and debugging servers do: its URL.
-fn echoing_gateway() -> String {
+/// How a gateway's `401` echoes the credential it was sent: each a shape a
+/// line filter missed before (it matched whole known spellings on one line).
+#[derive(Clone, Copy, Debug)]
+enum Echo {
+    /// `user:password` in base64, wrapped at 40 characters.
+    Wrapped,
+    /// The base64 token split across two lines.
+    Split,
+    /// The password in JSON, `/` escaped as `\/`.
+    Json,
+    /// The password HTML-escaped (`p&lt;ss&amp;w?rd&gt;`).
+    Html,
+    /// No credential: two lines of its own.
+    Plain,
+}
+
+/// A gateway that answers `401` with `echo` of the credential it read, as
+/// debugging servers and some proxies do: its URL.
+fn echoing_gateway(echo: Echo) -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     std::thread::spawn(move || {
         if let Some(Ok(mut stream)) = listener.incoming().next() {
-            let seen = support::prometheus::read_push(&mut stream);
+            let seen =
+                String::from_utf8_lossy(&support::prometheus::read_push(&mut stream)).into_owned();
+            let token = seen
+                .lines()
+                .find_map(|l| l.strip_prefix("Authorization: Basic "))
+                .unwrap_or("")
+                .trim()
+                .to_string();
+            let pair = openssl::base64::decode_block(&token).unwrap_or_default();
+            let pair = String::from_utf8_lossy(&pair).into_owned();
+            let password = pair.split_once(':').map_or("", |(_, p)| p);
+            let body = match echo {
+                Echo::Wrapped => token
+                    .as_bytes()
+                    .chunks(40)
+                    .map(|c| String::from_utf8_lossy(c).into_owned())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                Echo::Split => format!("token: {}\n{}", &token[..10], &token[10..]),
+                Echo::Json => format!("{{\"password\": \"{}\"}}", password.replace('/', "\\/")),
+                Echo::Html => format!(
+                    "<p>{}</p>",
+                    password
+                        .replace('&', "&amp;")
+                        .replace('<', "&lt;")
+                        .replace('>', "&gt;")
+                ),
+                Echo::Plain => "no credentials were given\nsee the docs".to_string(),
+            };
             let head = format!(
                 "HTTP/1.1 401 Unauthorized\r\nContent-Length: {}\r\n\r\n",
-                seen.len()
+                body.len()
             );
             let _ = stream.write_all(head.as_bytes());
-            let _ = stream.write_all(&seen);
+            let _ = stream.write_all(body.as_bytes());
         }
     });
     format!("http://{addr}")
 }
 
 #[test]
-fn a_gateway_that_echoes_the_request_never_shows_the_credential() {
-    // Before: `the Pushgateway answered 401: PUT ... Authorization: Basic
-    // cHVzaGVyOnMzY3IzdC1lY2hv ...` on stderr.
-    let gateway = echoing_gateway();
-    let out = pushed(
-        &gateway,
-        &[],
-        &[("TLSPING_PUSH_AUTH", "pusher:s3cr3t-echo")],
+fn a_gateway_that_echoes_the_credential_never_gets_it_shown() {
+    // Before, each shape reached stderr: `the Pushgateway answered 401:
+    // cHVzaGVyOnA8c3Mmdz9yZD4vUzNjcjN0LWVjaG8t | MDEyMzQ1Njc4OQ==`, ...
+    let dir = TempDir::new("echo");
+    let password = "p<ss&w?rd>/S3cr3t-echo-0123456789";
+    let pair = format!("pusher:{password}");
+    let b64 = openssl::base64::encode_block(pair.as_bytes());
+    assert!(b64.len() > 40, "the token wraps");
+    // The secret in every spelling, and every 8 characters of its base64.
+    let mut forms = vec![
+        password.to_string(),
+        "S3cr3t".to_string(),
+        "p&lt;ss&amp;w".to_string(),
+        "rd>\\/S3".to_string(),
+    ];
+    forms.extend(
+        b64.trim_end_matches('=')
+            .as_bytes()
+            .windows(8)
+            .map(|w| String::from_utf8_lossy(w).into_owned()),
     );
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
-    assert!(err.contains("the Pushgateway answered 401"), "{err}");
-    assert!(err.contains("PUT /metrics/job/tlsping/"), "{err}");
-    assert!(
-        err.contains("left out: the credential could be in it"),
-        "{err}"
-    );
-    // base64("pusher:s3cr3t-echo"), with and without its padding
-    for secret in [
-        "s3cr3t-echo",
-        "cHVzaGVyOnMzY3IzdC1lY2hv",
-        "Authorization",
-        "Basic",
-    ] {
-        assert!(!err.contains(secret), "{secret}: {err}");
+    for echo in [Echo::Wrapped, Echo::Split, Echo::Json, Echo::Html] {
+        let metrics = dir.path().join(format!("{echo:?}.prom"));
+        let out = pushed(
+            &echoing_gateway(echo),
+            &["--json", "--openmetrics", path_str(&metrics)],
+            &[("TLSPING_PUSH_AUTH", &pair)],
+        );
+        assert_eq!(out.status.code(), Some(2), "{echo:?}: {}", show(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains(
+                "--push failed: the Pushgateway answered 401 (its answer is not shown: the push \
+                 carried credentials); check the credentials it sent\n"
+            ),
+            "{echo:?}: {err}"
+        );
+        let json = String::from_utf8_lossy(&out.stdout);
+        let written = std::fs::read_to_string(&metrics).unwrap();
+        for form in &forms {
+            for (what, text) in [
+                ("stderr", &*err),
+                ("the JSON", &*json),
+                ("the metrics", &*written),
+            ] {
+                assert!(
+                    !text.contains(form.as_str()),
+                    "{echo:?}: {form} in {what}: {text}"
+                );
+            }
+        }
     }
+    // Without credentials the answer is quoted, line by line.
+    let out = pushed(&echoing_gateway(Echo::Plain), &[], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(
+        stderr(&out).contains(
+            "--push failed: the Pushgateway answered 401: no credentials were given | see the \
+             docs; it wants credentials: give USER:PASSWORD in --push-auth-file or TLSPING_PUSH_AUTH"
+        ),
+        "{}",
+        show(&out)
+    );
 }
 
 #[test]
@@ -456,4 +537,77 @@ fn the_push_goes_through_the_probes_proxy_or_none_in_every_combination() {
             .iter()
             .all(|s| s.authorization && s.line.starts_with("PUT /metrics/")));
     }
+}
+
+#[test]
+fn a_proxys_password_never_reaches_a_message_or_an_output() {
+    // libcurl quotes a proxy it cannot parse, password and all. Before:
+    // `--push failed: [5] ... Unsupported proxy syntax in
+    // 'http://puser:Pr0x/yPW@127.0.0.1:19300'` on stderr, and the same in
+    // the JSON's run.preflight_error.
+    let dir = TempDir::new("proxy-secret");
+    let metrics = dir.path().join("m.prom");
+    let (gateway, _) = stand_in();
+    let proxy = "http://puser:Pr0x/yPW@127.0.0.1:19300";
+    let out = pushed(
+        &gateway,
+        &["--no-pin-ip", "--json", "--openmetrics", path_str(&metrics)],
+        &[("https_proxy", proxy)],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    let err = stderr(&out);
+    let json = String::from_utf8_lossy(&out.stdout).into_owned();
+    let written = std::fs::read_to_string(&metrics).unwrap();
+    assert!(
+        err.contains("Unsupported proxy syntax in 'http://***@127.0.0.1:19300'"),
+        "{err}"
+    );
+    let doc: serde_json::Value = serde_json::from_str(&json).expect("one JSON document");
+    assert!(
+        doc["run"]["preflight_error"]
+            .as_str()
+            .is_some_and(|e| e.contains("'http://***@127.0.0.1:19300'")),
+        "{json}"
+    );
+    for (what, text) in [
+        ("stderr", &err),
+        ("the JSON", &json),
+        ("the metrics", &written),
+    ] {
+        for secret in ["Pr0x", "yPW", "puser"] {
+            assert!(!text.contains(secret), "{secret} in {what}: {text}");
+        }
+    }
+}
+
+#[test]
+fn a_targets_password_is_never_quoted() {
+    // A target is refused when it carries user:password (tlsping sends no
+    // credentials); one that cannot be parsed is quoted with its user
+    // information hidden. Before: `'https://bob:Tg/tPW@127.0.0.1:18443/'
+    // is not a valid host or URL: invalid port number`.
+    let bad = "https://bob:Tg/tPW@127.0.0.1:18443/";
+    for args in [
+        vec![bad],
+        vec![
+            "--compare",
+            "target=https://bob:Tg/tPW@127.0.0.1:18443/",
+            "a.test",
+        ],
+        vec!["https://bob:TgtPW@127.0.0.1:18443/"],
+    ] {
+        let out = support::tlsping(&args);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {}", show(&out));
+        let err = stderr(&out);
+        assert!(!err.contains("TgtPW") && !err.contains("Tg/tPW"), "{err}");
+        assert!(!err.contains("bob"), "{err}");
+    }
+    let out = support::tlsping(&[bad]);
+    assert!(
+        stderr(&out).contains(
+            "'https://***@127.0.0.1:18443/' is not a valid host or URL: invalid port number"
+        ),
+        "{}",
+        show(&out)
+    );
 }

@@ -276,6 +276,37 @@ fn a_signal_while_the_push_is_under_way_abandons_it_with_the_signals_code() {
 }
 
 #[test]
+fn a_push_that_began_after_the_signal_is_told_it_met_the_signals_deadline() {
+    // SIGTERM while stdout is blocked: stdout is given up and the push
+    // begins after the signal, to a gateway that never answers; it is
+    // abandoned at the ending's deadline. Before, it said `a signal came
+    // while it was under way`, which no signal did.
+    let server = start(ServerOpts::default());
+    let (push, connected) = hanging_gateway();
+    let mut child = blocked_with(&server, &["--push", &push]);
+    // SAFETY: kill(2) with the pid of a child we spawned and still own.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    let reached = connected.recv_timeout(Duration::from_secs(4));
+    let status = exit_within(
+        &mut child,
+        Duration::from_secs(15),
+        "one SIGTERM did not end a run blocked on its output",
+    );
+    assert!(reached.is_ok(), "the push never reached the gateway");
+    assert_eq!(status.code(), Some(143));
+    let mut err = String::new();
+    let _ = std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err);
+    assert!(
+        err.contains(
+            "--push failed: abandoned at the deadline the signal set: it began after the signal \
+             that stopped the run and had not arrived 4s after it (a stopped run leaves within 5s)"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("while it was under way"), "{err}");
+}
+
+#[test]
 fn a_stdout_closed_mid_run_costs_neither_the_files_nor_the_push() {
     // `tlsping --csv ... | head -1`: stdout fails at the second row, mid-run.
     // The metrics file and the picture are still written and the push still

@@ -625,3 +625,29 @@ fn no_test_file_is_longer_than_700_lines() {
         "test files over {LONGEST_TEST_FILE} lines: {long:#?}"
     );
 }
+
+#[test]
+fn every_skip_is_seen_and_only_ci_true_forbids_one() {
+    // A skip said with `eprintln!` is hidden for a passing test (libtest
+    // captures the print macros), and `var("CI").is_err()` fails a test
+    // under `CI=false` too. Skips go through `support::skip` (or `have`),
+    // which write past the capture and fail under `CI=true` only.
+    let rs = |f: &String| f.ends_with(".rs") && (f.starts_with("tests/") || f.starts_with("src/"));
+    let wrong: Vec<String> = repository_files()
+        .into_iter()
+        .filter(rs)
+        .filter(|f| f != "tests/source_layout.rs")
+        .filter_map(|f| {
+            let text =
+                std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(&f)).unwrap();
+            let hidden = text.contains("eprintln!(\"skipped") || text.contains("skipped, it needs");
+            let any_ci =
+                text.contains("var(\"CI\").is_err()") || text.contains("var(\"CI\").is_ok()");
+            (hidden && f.starts_with("tests/") || any_ci).then_some(f)
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "skips not seen, or CI read as set: {wrong:#?}"
+    );
+}

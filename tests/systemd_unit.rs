@@ -353,11 +353,7 @@ fn the_documented_steps_install_units_that_systemd_analyze_verifies() {
         .expect("running unshare");
     let said = show(&out);
     if !out.status.success() && said.contains("unshare failed") {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI must be able to make a mount namespace (root): {said}"
-        );
-        eprintln!("skipped: cannot make a mount namespace here");
+        support::skip("cannot make a mount namespace here");
         return;
     }
     assert!(out.status.success(), "{said}\n{script}");

@@ -20,7 +20,7 @@ use crate::render::write_out::{self, MAX_FORMAT_BYTES};
 /// Every environment variable tlsping reads, or has libcurl or OpenSSL
 /// read for it, and what it does; one row per variable or family.
 /// `tests/generate.rs` holds the code's reads to this table.
-pub const ENVIRONMENT: [(&[&str], &str); 9] = [
+pub const ENVIRONMENT: [(&[&str], &str); 10] = [
     (
         &["SSL_CERT_FILE"],
         "A CA bundle (PEM, a regular file of at most 4 MiB) trusted in place of the \
@@ -67,6 +67,14 @@ pub const ENVIRONMENT: [(&[&str], &str); 9] = [
         &["LC_ALL", "LC_CTYPE", "LANG"],
         "The first that is set and not empty decides whether the table may use characters \
          beyond ASCII (it names UTF-8).",
+    ),
+    (
+        &[crate::files::KEYLOG_VAR],
+        "A file libcurl appends the TLS secrets of every handshake to, for Wireshark or \
+         tshark to decrypt a capture. tlsping opens it first, without following a link: a \
+         new file is created 0600, an existing one appended to; anything but a regular file \
+         of the user's own (a link, a FIFO, a device, another user's file) is a usage error \
+         before anything is dialed.",
     ),
     (
         &["TLSPING_CURL_VERBOSE"],
@@ -174,7 +182,9 @@ fn files(roff: &mut Roff) {
          its owner, group and mode kept (not its ACLs, extended attributes or other hard \
          links; a new one gets 0666 less the umask); a link, a directory, a device or another \
          user's file is refused before the first round, as are a directory that does not \
-         exist or that the user cannot create a file in, and one file named by both flags.",
+         exist or that the user cannot create a file in (read-only, or /proc and /sys, root \
+         included), a file whose group the user may not give a new file (a trial file is \
+         made, given its group and mode, and removed), and one file named by both flags.",
     );
     roff.control("PP", []);
     roff.text([roman(

@@ -4,6 +4,7 @@
 
 use crate::probe::{Credentials, PushRoute, PushTarget, PUSH_AUTH_VAR};
 use crate::render::openmetrics::{Labels, RESERVED_LABELS};
+use crate::text::redact_userinfo;
 
 /// At most this many `--label`s.
 pub const MAX_LABELS: usize = 16;
@@ -62,22 +63,6 @@ pub(super) fn parse_labels(given: &[String]) -> Result<Labels, String> {
 
 /// The most a `--push-auth-file` may hold.
 pub(super) const MAX_AUTH_FILE: u64 = 4 << 10;
-
-/// `text` with whatever could be the user and password of a URL in it
-/// (`scheme://user:pw@host`, or `user:pw@host` with no scheme) replaced by
-/// `***`: what every message shows of a push URL, parsed or not. A password
-/// may hold an unencoded `/`, `?` or `#` (`http://u:a/b@host`, which no
-/// parser reads as the user meant), so everything before the last `@` goes,
-/// wherever the authority would end; a URL with an `@` in its path loses
-/// more than its credentials, never less.
-pub fn redact_userinfo(text: &str) -> String {
-    let start = text.find("://").map_or(0, |i| i + 3);
-    let rest = &text[start..];
-    match rest.rfind('@') {
-        Some(at) => format!("{}***{}", &text[..start], &rest[at..]),
-        None => text.to_string(),
-    }
-}
 
 /// Whether a `--push` URL carries a password.
 pub(super) fn has_password(text: &str) -> bool {

@@ -21,7 +21,6 @@ use crate::render::Outputs;
 
 pub use crate::probe::PUSH_AUTH_VAR;
 pub use duration::parse_duration;
-pub use metrics::redact_userinfo;
 pub use target::parse_header;
 
 /// What `--calibrate` measures, before its server picks the port.
@@ -110,7 +109,8 @@ pub struct Args {
     )]
     pub method: Option<String>,
 
-    /// HTTP version: 1.1 or 2, that version or nothing (default: h2 when offered, else 1.1)
+    /// HTTP version: auto (the default: h2 when offered, else 1.1), or 1.1 or 2: that version or
+    /// nothing
     #[arg(long = "http-version", value_name = "V", hide_possible_values = true,
           value_parser = Offering::new(parse_http_version, &HTTP_VERSIONS), help_heading = "Request")]
     pub http_version: Option<HttpVersion>,
@@ -248,12 +248,24 @@ fn parse_http_version(v: &str) -> Result<HttpVersion, String> {
     }
 }
 
+/// Whether a value looks like one of curl's `--write-out` formats: a
+/// variable (`%{http_code}`, `%header{server}`, `%output{file}`), an escape
+/// (`\n`), or a file to read the format from (`@fmt.txt`, `@-`).
+fn looks_like_a_format(v: &str) -> bool {
+    let variable = v.match_indices('%').any(|(at, _)| {
+        v[at + 1..]
+            .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+            .starts_with('{')
+    });
+    variable || v.contains('\\') || v.starts_with('@')
+}
+
 /// `-w`/`--timeout`, as in the original tool. curl's `-w` is its
 /// `--write-out`, and a curl user may well type `-w '%{http_code}\n'`:
 /// a value that looks like a format says where that flag is here.
 fn parse_timeout(v: &str) -> Result<Duration, String> {
     parse_duration(v).map_err(|e| {
-        if v.contains("%{") || v.contains('\\') {
+        if looks_like_a_format(v) {
             format!(
                 "'{v}' is a format, not a duration: -w is --timeout here, as in the original \
                  tlsping; curl's -w is --write-out"

@@ -43,7 +43,7 @@ pub use curl_ffi::{curl_version, library_versions, UrlPart, UrlParts};
 pub use env::ProbeEnv;
 pub use preflight::{run as preflight, Preflight, PreflightFailed};
 pub use push::{
-    probes_proxy, push, Credentials, PushRoute, PushTarget, PUSH_AUTH_VAR, PUSH_TIMEOUT,
+    probes_proxy, push, Credentials, PushError, PushRoute, PushTarget, PUSH_AUTH_VAR, PUSH_TIMEOUT,
 };
 pub use retry_after::RetryAfter;
 pub use sample::Outcome;

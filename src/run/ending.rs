@@ -11,6 +11,7 @@ use std::io;
 use crate::cli::Options;
 use crate::exit::{Exit, Failure};
 use crate::probe;
+use crate::render::warnings::PushAbandoned;
 use crate::render::{self, Finished, Output};
 
 use super::{signals, sink};
@@ -24,6 +25,9 @@ pub(super) struct Outcome {
     pub stdout_closed: bool,
     /// Why `--push` did not arrive.
     pub push_failed: Option<String>,
+    /// How many of `failures` came after the push (the outputs that
+    /// record the exit code): their lines follow the push's.
+    pub failed_after_push: usize,
     /// A signal cut one of the ending's waits short (stdout given up, the
     /// push abandoned): the run ends with that signal's code.
     pub cut_by_signal: bool,
@@ -55,6 +59,7 @@ pub(super) fn exit_of(base: &Exit, outcome: &Outcome, interrupted: bool) -> Exit
         exit = Exit::PushFailed {
             why: why.clone(),
             then: Box::new(exit),
+            told_after: outcome.failed_after_push,
         };
     }
     let cut = interrupted || outcome.cut_by_signal;
@@ -109,6 +114,7 @@ pub(super) fn end_all(
         return exit;
     }
     // The file that would have recorded the code was not written.
+    outcome.failed_after_push = recorded.failures.len();
     outcome.failures.append(&mut recorded.failures);
     exit_of(&base, &outcome, interrupted)
 }
@@ -125,9 +131,17 @@ fn push(opts: &Options, run: &Finished, outcome: &mut Outcome) {
     let text = render::openmetrics::exposition(run, &key);
     let before = signals::seen();
     let stop = Box::new(move || signals::cuts_short(before));
-    if let Err(why) = probe::push(to, &key, &text, stop) {
+    if let Err(e) = probe::push(to, &key, &text, stop) {
         outcome.cut_by_signal |= signals::cuts_short(before);
-        outcome.push_failed = Some(why);
+        let abandoned = if signals::seen() > before {
+            PushAbandoned::BySignal
+        } else {
+            PushAbandoned::AtDeadline {
+                at: signals::DEADLINE_AFTER,
+                grace: signals::GRACE,
+            }
+        };
+        outcome.push_failed = Some(render::warnings::push_failed(&e, abandoned));
     }
 }
 

@@ -112,8 +112,7 @@ fn plan_one(opts: &Options, env: &ProbeEnv, warnings: &mut Warnings) -> Result<R
         Ok(_) | Err(_) if env.cancel.is_canceled() => return Err(interrupted(cfg, None)),
         Ok(pre) => pre,
         Err(failed) => {
-            let why =
-                render::warnings::preflight_failed(&cfg.target, &failed, cfg.settings.timeout);
+            let why = render::warnings::preflight_failed(cfg, &failed);
             let info = probe::run_info_preflight_failed(cfg, &failed);
             return Err(NoRounds::new(info, Some(why)));
         }
@@ -169,12 +168,11 @@ fn check_variant(axis: probe::Axis, v: &probe::Variant, env: &ProbeEnv) -> Varia
     let pre = match probe::preflight(&v.config, env) {
         Ok(pre) => pre,
         Err(failed) => {
-            let (target, timeout) = (&v.config.target, v.config.settings.timeout);
             let why = if axis.own_endpoints() {
                 // A target of its own: the words of a single run's failure, with its URL.
-                render::warnings::preflight_failed(target, &failed, timeout)
+                render::warnings::preflight_failed(&v.config, &failed)
             } else {
-                render::warnings::variant_preflight_failed(target, &failed, timeout)
+                render::warnings::variant_preflight_failed(&v.config, &failed)
             };
             return VariantCheck::CannotRun(why, failed.error);
         }

@@ -52,10 +52,13 @@ pub(super) fn first_at() -> Option<Instant> {
     FIRST_AT.get().copied()
 }
 
-/// When a wait of the run's ending must give up, once a signal came: early
-/// enough in `GRACE` for what comes after it.
+/// How long after the first signal the waits of the run's ending give up:
+/// early enough in `GRACE` for what comes after them.
+pub(super) const DEADLINE_AFTER: Duration = GRACE.saturating_sub(LAST_STEPS);
+
+/// When a wait of the run's ending must give up, once a signal came.
 pub(super) fn deadline() -> Option<Instant> {
-    FIRST_AT.get().map(|at| *at + GRACE - LAST_STEPS)
+    FIRST_AT.get().map(|at| *at + DEADLINE_AFTER)
 }
 
 /// Whether a wait that began when `before` signals had come must end now:

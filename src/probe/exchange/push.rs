@@ -8,7 +8,7 @@
 //! the probes use or none (`PushRoute`, `probes_proxy`), and the trust
 //! store they load, from the same sources by the same code (`TrustStore`),
 //! `--cacert` and `-k` aside. Its credentials never reach a message: the
-//! gateway's answer is quoted without a line that could carry them.
+//! answer of a gateway they were sent to is never quoted (`PushError`).
 
 use std::time::Duration;
 
@@ -16,6 +16,7 @@ use curl::easy::{Easy2, Handler, List, WriteError};
 
 use super::curl_ffi;
 use super::trust::TrustStore;
+use super::types::ProbeError;
 
 /// The environment variable that may hold the push's `USER:PASSWORD`: read
 /// by `cli`, named in `render`'s warnings, so it lives below both.
@@ -278,13 +279,11 @@ fn ip_entry_names(token: &str, matches: impl Fn(&str, u32) -> Option<bool>) -> b
     matches(net, bits).unwrap_or(false)
 }
 
-/// What of the Pushgateway's answer a message may quote: its lines, less
-/// every line that could carry the credential (the header's name, the
-/// password or `user:password` as sent, in base64, percent-encoded or
-/// JSON-escaped, in any case) and the last line when the answer was cut
-/// there (a cut encoding is no longer found whole). The rest is text for
-/// `text::printable` to escape before a terminal.
-fn quotable_answer(answer: &[u8], cut: bool, auth: Option<&Credentials>) -> String {
+/// What of the Pushgateway's answer a message may quote, when the push
+/// carried no credentials: its lines, blank ones dropped, joined by ` | `
+/// (at most `ANSWER_LIMIT` bytes of it were kept; the last line of a cut
+/// answer goes too). Text for `text::printable` to escape before a terminal.
+fn quotable_answer(answer: &[u8], cut: bool) -> String {
     let text = String::from_utf8_lossy(answer);
     let mut lines: Vec<&str> = text
         .split('\n')
@@ -293,76 +292,29 @@ fn quotable_answer(answer: &[u8], cut: bool, auth: Option<&Credentials>) -> Stri
     if cut {
         lines.pop();
     }
-    let secrets = auth.map(secret_forms).unwrap_or_default();
-    let carries = |line: &str| {
-        let lower = line.to_ascii_lowercase();
-        lower.contains("authorization")
-            || lower.contains("basic ")
-            || secrets.iter().any(|s| lower.contains(s.as_str()))
-    };
-    let (mut kept, mut left_out) = (Vec::new(), 0);
-    for line in lines.into_iter().filter(|l| !l.is_empty()) {
-        if carries(line) {
-            left_out += 1;
-        } else {
-            kept.push(line);
-        }
-    }
-    let mut quoted = kept.join(" | ");
-    if left_out > 0 {
-        if !quoted.is_empty() {
-            quoted.push(' ');
-        }
-        quoted.push_str(&format!(
-            "({left_out} line{} left out: the credential could be in {})",
-            if left_out == 1 { "" } else { "s" },
-            if left_out == 1 { "it" } else { "them" }
-        ));
-    }
-    quoted
+    lines.retain(|l| !l.is_empty());
+    lines.join(" | ")
 }
 
-/// Every spelling of a credential an answer might echo, lower-cased (lines
-/// are compared lower-cased): the password (when not empty) and
-/// `user:password` as they are, percent-encoded (every byte but the
-/// unreserved ones, or every byte) and JSON-escaped; `user:password` in
-/// base64, both alphabets, with and without padding.
-fn secret_forms(auth: &Credentials) -> Vec<String> {
-    let pair = format!("{}:{}", auth.user, auth.password);
-    let mut raw = vec![pair.clone()];
-    if !auth.password.is_empty() {
-        raw.push(auth.password.clone());
-    }
-    let mut forms = Vec::new();
-    for secret in &raw {
-        forms.push(secret.clone());
-        let percent = |all: bool| {
-            secret
-                .bytes()
-                .map(|b| {
-                    if !all && (b.is_ascii_alphanumeric() || b"-._~".contains(&b)) {
-                        char::from(b).to_string()
-                    } else {
-                        format!("%{b:02x}")
-                    }
-                })
-                .collect::<String>()
-        };
-        forms.push(percent(false));
-        forms.push(percent(true));
-        let json = serde_json::to_string(secret).unwrap_or_default();
-        forms.push(json.trim_matches('"').to_string());
-    }
-    let standard = openssl::base64::encode_block(pair.as_bytes());
-    let url_safe = base64_url(pair.as_bytes());
-    for b64 in [standard, url_safe] {
-        forms.push(b64.trim_end_matches('=').to_string());
-    }
-    forms
-        .into_iter()
-        .filter(|f| !f.is_empty())
-        .map(|f| f.to_ascii_lowercase())
-        .collect()
+/// Why a push did not arrive.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PushError {
+    /// It could not be set up (the trust store, an option libcurl refused).
+    Setup(String),
+    /// libcurl could not deliver it: classified and worded as a probe's
+    /// failure is (the user information of a URL in the words hidden).
+    Transfer(ProbeError),
+    /// `stop` said so while it waited: a signal, or the deadline one set.
+    Abandoned,
+    /// The Pushgateway answered with a status outside 2xx.
+    Answered {
+        status: u16,
+        /// The start of its answer (`quotable_answer`), when the push
+        /// carried no credentials; `None` when it did: an answer may echo
+        /// the request, and no filter finds every spelling of a secret
+        /// (wrapped, split, escaped), so such an answer is never quoted.
+        quoted: Option<String>,
+    },
 }
 
 /// A user and a password, never printed: `Debug` says only that they are there.
@@ -388,42 +340,50 @@ impl std::fmt::Debug for PushTarget {
     }
 }
 
+/// libcurl's words for an error outside a transfer (setting an option up),
+/// the user information of any URL in them hidden.
+fn setup_error(e: curl::Error) -> PushError {
+    PushError::Setup(super::sample::error_words(&e))
+}
+
 /// PUTs `body` to the group `key` at `to`. `stop` is asked every
 /// `STOP_POLL` while the push waits (and at libcurl's progress checks):
-/// `true` abandons the push (a signal came while it was under way). `Err`
-/// says why it did not arrive: libcurl's error, or the status and the start
-/// of the answer.
+/// `true` abandons the push. `Err` says why it did not arrive.
 pub fn push(
     to: &PushTarget,
     key: &[(String, String)],
     body: &str,
     stop: Box<dyn Fn() -> bool>,
-) -> Result<(), String> {
+) -> Result<(), PushError> {
     let easy = request(to, &grouping_url(&to.url, key), body, stop)?;
-    let failed = |e: curl::Error| e.to_string();
     // On a multi handle of its own, so that a wait that hangs (a
     // connection, a handshake, an answer) is cut every `STOP_POLL` to ask
     // `stop`; libcurl's own progress callback comes once a second at most.
     let multi = curl::multi::Multi::new();
     // Its resolver threads are the multi handle's: they too are let go.
-    curl_ffi::multi_quick_exit(&multi).map_err(|e| e.to_string())?;
+    curl_ffi::multi_quick_exit(&multi).map_err(|e| PushError::Setup(e.to_string()))?;
     let stop = || (easy.get_ref().stop)();
     if let Err(e) = curl_ffi::perform_polling(&multi, &easy, &stop, STOP_POLL) {
         if e.is_aborted_by_callback() {
-            return Err("a signal came while it was under way; abandoned".into());
+            return Err(PushError::Abandoned);
         }
-        return Err(failed(e));
+        let status = easy.response_code().unwrap_or(0) as u16;
+        let connected = easy.connect_time().is_ok_and(|t| !t.is_zero());
+        return Err(PushError::Transfer(super::sample::classify(
+            &e, &easy, status, connected,
+        )));
     }
-    let code = easy.response_code().map_err(failed)?;
+    let code = easy.response_code().map_err(setup_error)?;
     if (200..300).contains(&code) {
         return Ok(());
     }
     let answer = easy.get_ref();
-    let quoted = quotable_answer(&answer.kept, answer.cut, to.auth.as_ref());
-    Err(if quoted.is_empty() {
-        format!("the Pushgateway answered {code}")
-    } else {
-        format!("the Pushgateway answered {code}: {quoted}")
+    Err(PushError::Answered {
+        status: u16::try_from(code).unwrap_or(u16::MAX),
+        quoted: to
+            .auth
+            .is_none()
+            .then(|| quotable_answer(&answer.kept, answer.cut)),
     })
 }
 
@@ -434,13 +394,13 @@ fn request(
     url: &str,
     body: &str,
     stop: Box<dyn Fn() -> bool>,
-) -> Result<Easy2<Answer>, String> {
+) -> Result<Easy2<Answer>, PushError> {
     // The store the probes load when no --cacert is given: SSL_CERT_FILE,
     // else the SSL_CERT_DIR list, else the system's bundle, each read with
     // the same limit (OpenSSL reading `SSL_CERT_FILE=/dev/zero` itself
     // would never end).
     let trust = if url.starts_with("https://") {
-        Some(TrustStore::load(None)?)
+        Some(TrustStore::load(None).map_err(PushError::Setup)?)
     } else {
         None
     };
@@ -450,7 +410,7 @@ fn request(
         stop,
         trust,
     });
-    let failed = |e: curl::Error| e.to_string();
+    let failed = setup_error;
     easy.url(url).map_err(failed)?;
     easy.custom_request("PUT").map_err(failed)?;
     easy.post_fields_copy(body.as_bytes()).map_err(failed)?;
@@ -658,47 +618,13 @@ mod tests {
     }
 
     #[test]
-    fn a_gateways_answer_is_quoted_without_the_credential() {
-        let auth = Credentials {
-            user: "pusher".into(),
-            password: "pa ss/wörd\"".into(),
-        };
-        let forms = secret_forms(&auth);
-        let b64 = openssl::base64::encode_block(b"pusher:pa ss/w\xc3\xb6rd\"");
-        let echoed = [
-            "PUT /metrics/job/tlsping HTTP/1.1".to_string(),
-            format!("authorization: basic {b64}"),
-            format!("X-Echo: {}", b64.trim_end_matches('=')),
-            format!("X-Url: {}", base64_url(b"pusher:pa ss/w\xc3\xb6rd\"")),
-            "X-Raw: pa ss/wörd\"".to_string(),
-            "X-Pct: pa%20ss%2Fw%C3%B6rd%22".to_string(),
-            "X-pct-lower: pusher%3apa%20ss%2fw%c3%b6rd%22".to_string(),
-            "{\"password\": \"pa ss/wörd\\\"\"}".to_string(),
-            "unauthorized: no such user".to_string(),
-        ];
-        for line in &echoed[1..8] {
-            let lower = line.to_ascii_lowercase();
-            assert!(
-                forms.iter().any(|f| lower.contains(f.as_str())) || lower.contains("authorization"),
-                "{line}"
-            );
-        }
-        let answer = echoed.join("\r\n");
-        let quoted = quotable_answer(answer.as_bytes(), false, Some(&auth));
+    fn a_gateways_answer_is_quoted_line_by_line_and_a_cut_line_goes() {
         assert_eq!(
-            quoted,
-            "PUT /metrics/job/tlsping HTTP/1.1 | unauthorized: no such user \
-             (7 lines left out: the credential could be in them)"
-        );
-        // Cut inside the encoded credential: the cut line goes too.
-        let cut = format!("denied\nX: {}", &b64[..6]);
-        assert_eq!(quotable_answer(cut.as_bytes(), true, Some(&auth)), "denied");
-        // Without credentials, the answer as it came, line by line.
-        assert_eq!(
-            quotable_answer(b"bad request\r\n\r\nline 2\n", false, None),
+            quotable_answer(b"bad request\r\n\r\nline 2\n", false),
             "bad request | line 2"
         );
-        assert_eq!(quotable_answer(b"", false, None), "");
+        assert_eq!(quotable_answer(b"denied\nhalf a li", true), "denied");
+        assert_eq!(quotable_answer(b"", false), "");
     }
 
     #[test]

@@ -266,16 +266,16 @@ pub(crate) fn setup_failure(
 ) -> Sample {
     let err = ProbeError {
         kind: ErrorKind::Error,
-        text: e.to_string(),
+        text: crate::text::redact_userinfo(&e.to_string()),
     };
     failed_before_transfer(mode, round, https, err, None)
 }
 
 /// The failure of a transfer, classified from what libcurl, the OS and the
-/// certificate check say about it.
-fn classify(
+/// certificate check say about it: a probe's, or the push's (`push`).
+pub(super) fn classify<H>(
     err: &curl::Error,
-    easy: &Easy2<Collector>,
+    easy: &Easy2<H>,
     status: u16,
     connected: bool,
 ) -> ProbeError {
@@ -293,15 +293,27 @@ fn classify(
     });
     ProbeError {
         kind,
-        text: libcurl_words(err.code(), err.description(), err.extra_description()),
+        text: error_words(err),
     }
+}
+
+/// libcurl's words for a failure (`libcurl_words`), with the user
+/// information of any URL in them hidden: a proxy's password, quoted in
+/// `Unsupported proxy syntax in '...'`, is never stored, shown or exported.
+pub(super) fn error_words(err: &curl::Error) -> String {
+    crate::text::redact_userinfo(&libcurl_words(
+        err.code(),
+        err.description(),
+        err.extra_description(),
+    ))
 }
 
 /// libcurl's words for a failure, said once: the description of its code,
 /// then the detail, unless the detail says it already (a refused connect's
-/// detail ends with the description) or the description is not ours to
-/// repeat (a refused certificate's "SSL peer certificate or SSH remote key
-/// was not OK": no SSH key is checked here).
+/// detail ends with the description, a failed handshake's says "connect
+/// error" twice) or the description is not ours to repeat (a refused
+/// certificate's "SSL peer certificate or SSH remote key was not OK": no
+/// SSH key is checked here).
 fn libcurl_words(
     code: super::curl_ffi::codes::CURLcode,
     description: &str,
@@ -312,6 +324,13 @@ fn libcurl_words(
     };
     if code == super::curl_ffi::codes::CURLE_PEER_FAILED_VERIFICATION {
         return extra.to_string();
+    }
+    // "SSL connect error: TLS connect error: error:0A00042E:...": OpenSSL's
+    // reason is the news, the handshake's failure its kind.
+    if code == super::curl_ffi::codes::CURLE_SSL_CONNECT_ERROR {
+        if let Some(reason) = extra.strip_prefix("TLS connect error: ") {
+            return reason.to_string();
+        }
     }
     match extra
         .strip_suffix(description)
@@ -338,7 +357,7 @@ pub(super) fn transfer_facts(
         Err(e) if e.is_write_error() && collector.body_overflow => (0, None),
         Err(e) => {
             let text = e.extra_description().unwrap_or(e.description());
-            (e.code() as i32, Some(text.to_string()))
+            (e.code() as i32, Some(crate::text::redact_userinfo(text)))
         }
     };
     let certs = if capture.certs {
@@ -396,6 +415,24 @@ mod words_tests {
         assert_eq!(
             libcurl_words(codes::CURLE_GOT_NOTHING, "Empty reply", None),
             "Empty reply"
+        );
+        assert_eq!(
+            libcurl_words(
+                codes::CURLE_SSL_CONNECT_ERROR,
+                "SSL connect error",
+                Some(
+                    "TLS connect error: error:0A00042E:SSL routines::tlsv1 alert protocol version"
+                )
+            ),
+            "error:0A00042E:SSL routines::tlsv1 alert protocol version"
+        );
+        assert_eq!(
+            libcurl_words(
+                codes::CURLE_SSL_CONNECT_ERROR,
+                "SSL connect error",
+                Some("Send failure: Broken pipe")
+            ),
+            "SSL connect error: Send failure: Broken pipe"
         );
     }
 }

@@ -301,13 +301,14 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// A key-exchange group by its TLS code point, as OpenSSL names it; `None`
-/// for one it does not know (shown in hex).
+/// A key-exchange group by its TLS code point, as `--curves` spells it
+/// (the NIST curves as P-256, P-384, P-521; the rest as OpenSSL names
+/// them); `None` for one it does not know (shown in hex).
 pub fn group_name(code: u16) -> Option<&'static str> {
     Some(match code {
-        0x0017 => "secp256r1",
-        0x0018 => "secp384r1",
-        0x0019 => "secp521r1",
+        0x0017 => "P-256",
+        0x0018 => "P-384",
+        0x0019 => "P-521",
         0x001a => "brainpoolP256r1",
         0x001b => "brainpoolP384r1",
         0x001c => "brainpoolP512r1",

@@ -78,7 +78,7 @@ fn a_hello_retry_request_names_its_group() {
     m.server(RT_HANDSHAKE, &server_hello(HRR_RANDOM, &u16b(0x0018)));
     assert!(m.hello_retry);
     assert_eq!(m.retry_group, Some(0x0018));
-    assert_eq!(group_name(0x0018), Some("secp384r1"));
+    assert_eq!(group_name(0x0018), Some("P-384"));
     let mut plain = MessageFacts::default();
     plain.server(RT_HANDSHAKE, &server_hello([5; 32], &[0, 0x1d, 0, 1, 9]));
     assert!(!plain.hello_retry && !plain.malformed);

@@ -28,14 +28,20 @@ fn intern(name: &str) -> &'static str {
     leaked
 }
 
-/// A negotiated group's name as `--curves` spells it (and the help, and
-/// the anatomy's names of the groups a server asks for): OpenSSL names
-/// the two Edwards curves in lower case, and every other group as
-/// `--curves` takes it already.
-fn group_spelling(name: &str) -> &str {
+/// A negotiated group's name as `--curves` documents it (and the help,
+/// `--compare group=`'s labels, and the anatomy's names of the groups a
+/// server asks for, `handshake_messages::group_name`): OpenSSL names the
+/// two Edwards curves in lower case and the NIST curves by their SEC names,
+/// and every other group as `--curves` spells it already. So `tls_group`,
+/// the metrics' `group` label and `-v` say `P-256` where `--curves P-256`
+/// asked for it.
+pub(super) fn group_spelling(name: &str) -> &str {
     match name {
         "x25519" => "X25519",
         "x448" => "X448",
+        "secp256r1" | "prime256v1" => "P-256",
+        "secp384r1" => "P-384",
+        "secp521r1" => "P-521",
         other => other,
     }
 }
@@ -83,5 +89,32 @@ pub(crate) fn read(ssl: &SslRef, chain: &mut Vec<X509>, staple: &mut TakenStaple
     LiveTls {
         facts,
         leaf: ssl.peer_certificate(),
+    }
+}
+
+#[cfg(test)]
+mod spelling_tests {
+    use super::group_spelling;
+    use crate::probe::handshake_messages::group_name;
+
+    #[test]
+    fn a_negotiated_group_is_spelt_as_the_groups_a_server_asks_for() {
+        // OpenSSL's name of each group (SSL_get0_group_name), and its code
+        // point: both sources of a group's name say it alike.
+        let openssl = [
+            ("secp256r1", 0x0017),
+            ("secp384r1", 0x0018),
+            ("secp521r1", 0x0019),
+            ("x25519", 0x001d),
+            ("x448", 0x001e),
+            ("ffdhe2048", 0x0100),
+            ("X25519MLKEM768", 0x11ec),
+            ("SecP256r1MLKEM768", 0x11eb),
+            ("MLKEM768", 0x0201),
+        ];
+        for (name, code) in openssl {
+            assert_eq!(Some(group_spelling(name)), group_name(code), "{name}");
+        }
+        assert_eq!(group_spelling("secp256r1"), "P-256");
     }
 }

@@ -207,7 +207,7 @@ pub fn group_label(code: u16) -> Cow<'static, str> {
 
 /// The named round trips as one CSV cell (and write-out's `%{tls_extra}`):
 /// each as its kind, details in parentheses, `|` between them:
-/// `hello_retry(secp384r1;sent=X25519MLKEM768 X25519)|initial_window(21344)`.
+/// `hello_retry(P-384;sent=X25519MLKEM768 X25519)|initial_window(21344)`.
 pub fn extras_cell(extra: &[TlsExtra]) -> String {
     let mut cell = String::new();
     for (i, e) in extra.iter().enumerate() {

@@ -140,19 +140,39 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// The longest aside in parentheses a wrap keeps whole (`(medians, n = 3)`,
+/// `(medians per sample, n = 2)`).
+const SHORT_ASIDE: usize = 30;
+
 /// The words of `text`, a figure kept with the word before it (`rest
 /// 2.04ms`, `of 40.1ms`, `CI 0.10 .. 0.80`), so a wrap never parts a name
-/// from its value.
+/// from its value; a `·` between facts stays with the fact before it, so
+/// no line starts with one; and a short aside in parentheses is one word.
 fn figure_words(text: &str) -> Vec<String> {
+    let raw: Vec<&str> = text.split(' ').collect();
     let mut words: Vec<String> = Vec::new();
-    for word in text.split(' ') {
+    let mut i = 0;
+    while i < raw.len() {
+        let word = raw[i];
+        i += 1;
+        if word.starts_with('(') && !word.ends_with(')') {
+            let end = (i..raw.len()).find(|&j| raw[j].ends_with(')') || raw[j].contains('('));
+            if let Some(end) = end.filter(|&j| !raw[j].starts_with('(')) {
+                let aside = raw[i - 1..=end].join(" ");
+                if aside.chars().count() <= SHORT_ASIDE {
+                    words.push(aside);
+                    i = end + 1;
+                    continue;
+                }
+            }
+        }
         let digits = word.trim_start_matches(['-', '+', '~']);
         // A range's `..` stays with the figures on both sides of it, and
         // `=` with the name before it (`(n = 14)` is never parted).
-        let figure =
-            digits.starts_with(|c: char| c.is_ascii_digit()) || word == ".." || word == "=";
+        let glued =
+            digits.starts_with(|c: char| c.is_ascii_digit()) || matches!(word, ".." | "=" | "·");
         match words.last_mut() {
-            Some(last) if figure && !last.is_empty() => {
+            Some(last) if glued && !last.is_empty() => {
                 last.push(' ');
                 last.push_str(word);
             }
@@ -178,10 +198,16 @@ pub fn ascii_punctuation(text: &str) -> String {
     if text.is_ascii() {
         return text.to_string();
     }
-    text.replace(" · ", " | ")
-        .replace('·', ",")
+    let mut out = text
+        .replace(" · ", " | ")
         .replace('…', "~")
-        .replace('µ', "u")
+        .replace('µ', "u");
+    // A wrapped line ends with the `·` of the fact before the wrap.
+    if out.ends_with(" ·") {
+        out.truncate(out.len() - '·'.len_utf8());
+        out.push('|');
+    }
+    out.replace('·', ",")
 }
 
 /// A duration as the statistics write one, `-` when not measured.
@@ -206,6 +232,33 @@ mod tests {
                 assert!(!line.trim_start().starts_with("= 14)"), "{width}: {line:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_short_aside_stays_whole_and_no_line_starts_with_a_dot() {
+        let text = "new connection     = 3.75ms: 3 round trips (tcp 1 · tls 1 · srv 1) of 0.01ms \
+                    + server 0.52ms + client 0.64ms + rest 2.56ms  (medians, n = 3)";
+        for width in 30..text.len() {
+            let lines = wrap(text, width);
+            for line in &lines {
+                assert!(
+                    !line.trim_end().ends_with("(medians,"),
+                    "{width}: {lines:#?}"
+                );
+                assert!(!line.trim_start().starts_with('·'), "{width}: {lines:#?}");
+            }
+            assert!(
+                lines.iter().any(|l| l.contains("(medians, n = 3)")),
+                "{width}"
+            );
+        }
+        // A long one wraps at its words.
+        let long = "why: x (one for a HelloRetryRequest: the server wants P-384, we sent X25519)";
+        assert!(wrap(long, 40).len() > 1);
+        assert_eq!(
+            ascii_punctuation("  other 3.99 · setup 0.22 ·"),
+            "  other 3.99 | setup 0.22 |"
+        );
     }
 
     #[test]

@@ -8,8 +8,8 @@
 use std::time::Duration;
 
 use crate::probe::{
-    Axis, ErrorKind, HttpVersion, Method, Notice, PreflightFailed, ProbeError, Proto, RetryAfter,
-    RunInfo, SettingWarning, Target, TlsFacts, Valve,
+    Axis, Config, ErrorKind, HttpVersion, Method, Notice, PreflightFailed, ProbeError, Proto,
+    RetryAfter, RunInfo, SettingWarning, Target, TlsFacts, Valve,
 };
 
 #[derive(Debug, Default)]
@@ -242,20 +242,20 @@ pub fn probe_failure(e: &ProbeError, timeout: Duration) -> String {
     format!("{} ({})", super::format::reason(e.kind, timeout), e.text)
 }
 
-/// The error line of a run whose preflight (to `target`) failed, with what
-/// to try next when what it learned tells.
-pub fn preflight_failed(target: &Target, f: &PreflightFailed, timeout: Duration) -> String {
+/// The error line of a run (of `cfg`) whose preflight failed, with what to
+/// try next when what it learned tells.
+pub fn preflight_failed(cfg: &Config, f: &PreflightFailed) -> String {
     format!(
         "preflight to {} failed: {}",
-        target.url(),
-        failure_and_next_step(target, f, timeout)
+        cfg.target.url(),
+        failure_and_next_step(cfg, f)
     )
 }
 
 /// A failed preflight in a line, and what to try next.
-fn failure_and_next_step(target: &Target, f: &PreflightFailed, timeout: Duration) -> String {
-    let failure = probe_failure(&f.error, timeout);
-    match next_step(target, f) {
+fn failure_and_next_step(cfg: &Config, f: &PreflightFailed) -> String {
+    let failure = probe_failure(&f.error, cfg.settings.timeout);
+    match next_step(cfg, f) {
         Some(step) => format!("{failure}; {step}"),
         None => failure,
     }
@@ -268,22 +268,81 @@ fn other_scheme(target: &Target) -> String {
     other.url()
 }
 
+/// Whether OpenSSL's (or libcurl's) `text` says any of `words`, in any case.
+fn says_any(text: &str, words: &[&str]) -> bool {
+    let lower = text.to_ascii_lowercase();
+    words.iter().any(|w| lower.contains(w))
+}
+
 /// OpenSSL's words for a first answer that is not TLS at all: the bytes
 /// of a plain HTTP response read as a TLS record.
 fn not_tls(text: &str) -> bool {
-    let lower = text.to_ascii_lowercase();
-    [
-        "wrong version number",
-        "packet length too long",
-        "http request",
-    ]
-    .iter()
-    .any(|words| lower.contains(words))
+    says_any(
+        text,
+        &[
+            "wrong version number",
+            "packet length too long",
+            "http request",
+        ],
+    )
+}
+
+/// OpenSSL's words for a handshake with no TLS version both sides take.
+fn no_common_version(text: &str) -> bool {
+    says_any(
+        text,
+        &[
+            "alert protocol version",
+            "unsupported protocol",
+            "no protocols available",
+        ],
+    )
+}
+
+/// What to try after a TLS error (of a run of `cfg`) that OpenSSL's words
+/// explain: no common version, or a server that wants a client certificate.
+fn tls_next_step(cfg: &Config, text: &str) -> Option<String> {
+    let own_cert = cfg.settings.client_cert.is_some();
+    if no_common_version(text) {
+        return Some(match cfg.settings.tls_max {
+            Some(crate::probe::TlsMax::V1_2) => {
+                "the server does not take TLS 1.2, the one version --tls-max 1.2 leaves: it may \
+                 speak only TLS 1.3; drop --tls-max"
+                    .into()
+            }
+            _ => "the server takes neither TLS 1.2 nor TLS 1.3, the versions offered: it may \
+                  speak only an older one"
+                .into(),
+        });
+    }
+    if !own_cert && says_any(text, &["certificate required"]) {
+        return Some(
+            "the server asks for a client certificate: give one with --cert FILE and --key FILE"
+                .into(),
+        );
+    }
+    if own_cert
+        && says_any(
+            text,
+            &["bad certificate", "unknown ca", "certificate unknown"],
+        )
+    {
+        return Some("the server refused the client certificate given with --cert".into());
+    }
+    if !own_cert && says_any(text, &["alert handshake failure"]) {
+        return Some(
+            "the server refused the handshake: it may want a client certificate (--cert FILE \
+             --key FILE), or a cipher or group this client did not offer"
+                .into(),
+        );
+    }
+    None
 }
 
 /// What to try after a preflight failure, from what the failure and the
 /// preflight's progress say; `None` where they say nothing to try.
-fn next_step(target: &Target, f: &PreflightFailed) -> Option<String> {
+fn next_step(cfg: &Config, f: &PreflightFailed) -> Option<String> {
+    let target = &cfg.target;
     match f.error.kind {
         ErrorKind::CertUnknownCa => Some(
             "if you trust this server, name its CA with --cacert FILE (or SSL_CERT_FILE), \
@@ -312,6 +371,8 @@ fn next_step(target: &Target, f: &PreflightFailed) -> Option<String> {
             "the server did not answer in TLS: does this port speak plain HTTP? ({})",
             other_scheme(target)
         )),
+        ErrorKind::TlsError if target.https => tls_next_step(cfg, &f.error.text),
+        ErrorKind::ConnRefused => Some(NOTHING_LISTENS.into()),
         _ if !target.https && f.speaks_tls => Some(format!(
             "this port speaks TLS: measure {}",
             other_scheme(target)
@@ -418,12 +479,9 @@ pub fn ending(e: &crate::render::Ending) -> Option<String> {
 /// A signal came before round 1: the run ends with nothing measured.
 pub const INTERRUPTED_BEFORE_ROUNDS: &str = "interrupted before round 1: nothing was measured";
 
-/// Why a variant (to `target`) cannot run: its preflight failed.
-pub fn variant_preflight_failed(target: &Target, f: &PreflightFailed, timeout: Duration) -> String {
-    format!(
-        "its preflight failed: {}",
-        failure_and_next_step(target, f, timeout)
-    )
+/// Why a variant (of `cfg`) cannot run: its preflight failed.
+pub fn variant_preflight_failed(cfg: &Config, f: &PreflightFailed) -> String {
+    format!("its preflight failed: {}", failure_and_next_step(cfg, f))
 }
 
 /// Why a variant cannot run: the server answered over another HTTP version.
@@ -479,6 +537,89 @@ pub fn large_residual(probes: &[(u32, crate::probe::Mode)]) -> Option<String> {
          accounts for; -v shows it in every row",
         if probes.len() == 1 { "" } else { "s" }
     ))
+}
+
+/// How a push that was abandoned came to be (`run` knows: the signals).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PushAbandoned {
+    /// A signal came while it was under way.
+    BySignal,
+    /// It began after a signal (stdout given up) and had not arrived when
+    /// the time for the run's ending ran out, `at` after the signal (a
+    /// stopped run leaves `grace` after it).
+    AtDeadline { at: Duration, grace: Duration },
+}
+
+/// What to check when a connection was refused: libcurl's words before it
+/// name the address and port it dialed.
+const NOTHING_LISTENS: &str =
+    "nothing listens at that address and port: is the server up, and is that its port?";
+
+/// Why `--push` (to `to`) did not arrive, in a line, with what to try
+/// next: a failed transfer is worded as a probe's failure is
+/// (`probe_failure`), from the same classification.
+pub fn push_failed(e: &crate::probe::PushError, abandoned: PushAbandoned) -> String {
+    use crate::probe::PushError;
+    match e {
+        PushError::Setup(words) => words.clone(),
+        PushError::Transfer(failure) => {
+            let said = probe_failure(failure, crate::probe::PUSH_TIMEOUT);
+            match push_next_step(failure) {
+                Some(step) => format!("{said}; {step}"),
+                None => said,
+            }
+        }
+        PushError::Abandoned => match abandoned {
+            PushAbandoned::BySignal => "a signal came while it was under way; abandoned".into(),
+            PushAbandoned::AtDeadline { at, grace } => format!(
+                "abandoned at the deadline the signal set: it began after the signal that \
+                 stopped the run and had not arrived {} after it (a stopped run leaves within {})",
+                crate::text::format_duration(at),
+                crate::text::format_duration(grace)
+            ),
+        },
+        PushError::Answered { status, quoted } => {
+            let told = match quoted {
+                None => format!(
+                    "the Pushgateway answered {status} (its answer is not shown: the push \
+                     carried credentials)"
+                ),
+                Some(q) if q.is_empty() => format!("the Pushgateway answered {status}"),
+                Some(q) => format!("the Pushgateway answered {status}: {q}"),
+            };
+            match (status, quoted.is_none()) {
+                (401 | 403, true) => format!("{told}; check the credentials it sent"),
+                (401 | 403, false) => format!(
+                    "{told}; it wants credentials: give USER:PASSWORD in --push-auth-file or {}",
+                    crate::probe::PUSH_AUTH_VAR
+                ),
+                _ => told,
+            }
+        }
+    }
+}
+
+/// What to try after a push that libcurl could not deliver.
+fn push_next_step(failure: &ProbeError) -> Option<String> {
+    match failure.kind {
+        ErrorKind::CertUnknownCa
+        | ErrorKind::CertName
+        | ErrorKind::CertExpired
+        | ErrorKind::CertInvalid => Some(
+            "the push trusts what the probes trust without --cacert (SSL_CERT_FILE, \
+             SSL_CERT_DIR, else the system's CAs); --cacert and -k apply to the probes only, so \
+             name the Pushgateway's CA in SSL_CERT_FILE or SSL_CERT_DIR"
+                .into(),
+        ),
+        ErrorKind::ConnRefused => Some(NOTHING_LISTENS.replace("the server", "the Pushgateway")),
+        ErrorKind::TlsError if not_tls(&failure.text) => Some(
+            "the Pushgateway did not answer in TLS: does its port speak plain HTTP (--push \
+             http://...)?"
+                .into(),
+        ),
+        ErrorKind::DnsFail => Some("check the host name --push gives".into()),
+        _ => None,
+    }
 }
 
 /// What the command line noticed about the settings, before the run starts.

@@ -324,7 +324,9 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("one for a HelloRetryRequest (in 4 of 5): the server wants secp384r1, we sent X25519"),
+            text.contains(
+                "one for a HelloRetryRequest (in 4 of 5): the server wants P-384, we sent X25519"
+            ),
             "{text}"
         );
         // 41.0 − 0.80: against the resumed handshakes that went without.
@@ -334,7 +336,7 @@ mod tests {
         );
         assert!(
             text.contains(
-                "send a secp384r1 key share first (a run with --curves secp384r1,X25519 \
+                "send a P-384 key share first (a run with --curves P-384,X25519 \
                  measures it)"
             ),
             "{text}"

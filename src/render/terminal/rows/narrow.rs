@@ -187,11 +187,19 @@ impl RowFormat {
         lines
     }
 
-    /// The row notes on a line of their own under a probe.
-    fn detail_line(indent: &str, notes: String) -> Line {
-        let mut line = Line::plain(indent.to_string());
-        line.push(notes, Paint::Dim);
-        line
+    /// Detail under a probe (`-v`'s figures, the row notes), after
+    /// `indent`: wrapped at its words to the width, a figure kept with its
+    /// label (`format::wrap`), never cut.
+    fn detail_lines(&self, indent: &str, text: &str) -> Vec<Line> {
+        format::wrap(&format!("{indent}{text}"), self.style.width)
+            .into_iter()
+            .map(|wrapped| {
+                let words = wrapped.trim_start_matches(' ');
+                let mut line = Line::plain(" ".repeat(wrapped.len() - words.len()));
+                line.push(words.to_string(), Paint::Dim);
+                line
+            })
+            .collect()
     }
 
     /// A probe's lines under its figures in the narrower layouts: `-v`'s
@@ -229,10 +237,9 @@ impl RowFormat {
         };
         let beside = indent.chars().count() + text.chars().count() + 2 + notes.chars().count();
         if !notes.is_empty() && !text.is_empty() && beside > self.style.width {
-            return vec![
-                Self::detail_line(indent, text),
-                Self::detail_line(indent, notes),
-            ];
+            let mut lines = self.detail_lines(indent, &text);
+            lines.extend(self.detail_lines(indent, &notes));
+            return lines;
         }
         if !notes.is_empty() {
             if !text.is_empty() {
@@ -243,7 +250,7 @@ impl RowFormat {
         if text.is_empty() {
             return Vec::new();
         }
-        vec![Self::detail_line(indent, text)]
+        self.detail_lines(indent, &text)
     }
 
     /// Blocks: one line for one mode, prefixed with the round number; under
