@@ -1,13 +1,21 @@
 //! How a run ends, and the one exit code that says so: 0, 1, 2 and 3 as the
 //! Go tool's README gives them, and 128 + a signal's number as shells
-//! report a process a signal ended. What is said about an ending is worded
-//! here too and written in one place (`Exit::report`). Nothing of ours is
-//! imported but `text` (a leaf): every message is held as it was made, the
-//! user's or a server's text in it raw, and escaped once, here, on its way
-//! to stderr (`text::printable`).
+//! report a process a signal ended. `Exit` holds what happened, flat: what
+//! the run came to, what could not be done on the way out (the outputs
+//! and the push, in the order they were tried), and the signal that
+//! decides; `Exit::exit_code` alone decides which of them the code tells.
+//! What is said about an ending is written in one place (`Exit::report`),
+//! worded here and, for why a run ended before round 1 or a push did not
+//! arrive, by `render::reasons` from the facts: so this file sits above
+//! `render` and below `cli` and `run`, which end with it. Every message is
+//! held as it was made, the user's or a server's text in it raw, and
+//! escaped once, here, on its way to stderr (`text::printable`).
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::probe::{EndReason, PushAbandoned, PushError};
+use crate::render::reasons;
 
 /// Every probe that counts got a response.
 pub const OK: u8 = 0;
@@ -79,71 +87,102 @@ impl Failure {
     }
 }
 
-/// How a run ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Exit {
+/// What a run came to, before what happened on its way out.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ended {
     /// Text that was asked for (`--help`, `--version`), for stdout.
     Shown(String),
     /// The command line, or a file it names, cannot be used. `help_hint`:
     /// the mistake is in the flags, so point at `--help`.
     Usage { message: String, help_hint: bool },
     /// Nothing was measured: the run ended before round 1, its outputs
-    /// having said so where they could. `message` is for stderr, when no
-    /// warning has said why already.
-    BeforeRounds(Option<String>),
-    /// Outputs could not be written: each, in the order they were
-    /// written, is told on a line of its own.
-    OutputFailed(Vec<Failure>),
-    /// The rounds ran (all of them, or until a safety valve or Ctrl+C
+    /// having said so where they could. `Some`: why, for stderr (`None`
+    /// when a warning has said it already).
+    BeforeRounds(Option<EndReason>),
+    /// The rounds ran (all of them, or until a safety valve or a signal
     /// stopped them).
     Rounds(Judgement),
-    /// `--push` did not arrive (`why`): an ending of 0 or 1 (`then`)
-    /// becomes 2; any other keeps its code. Its line comes where the push
-    /// came among the outputs: after what `then` says, but for the last
-    /// `told_after` lines (outputs ended after the push).
-    PushFailed {
-        why: String,
-        then: Box<Exit>,
-        told_after: usize,
+}
+
+/// What could not be done on the way out.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Lost {
+    /// An output that could not be written.
+    Output(Failure),
+    /// `--push` did not arrive; `abandoned` says how, when it was.
+    Push {
+        error: PushError,
+        abandoned: PushAbandoned,
     },
-    /// SIGTERM or SIGHUP stopped the run, which still printed what it had;
-    /// `then` is how it ended otherwise.
-    Signal { number: i32, then: Box<Exit> },
+}
+
+/// How a run ended: what it came to, what was lost on the way out, in the
+/// order it was tried (stdout, the picture, the push, the figures that
+/// record the exit code), and the signal whose code it exits with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Exit {
+    pub ended: Ended,
+    pub lost: Vec<Lost>,
+    /// A SIGTERM or SIGHUP whenever it came; any signal that came before
+    /// round 1 or cut a wait of the ending short.
+    pub signal: Option<i32>,
 }
 
 impl Exit {
+    /// An ending with nothing lost and no signal.
+    pub fn of(ended: Ended) -> Exit {
+        Exit {
+            ended,
+            lost: Vec::new(),
+            signal: None,
+        }
+    }
+
+    /// Text that was asked for, for stdout.
+    pub fn shown(text: String) -> Exit {
+        Exit::of(Ended::Shown(text))
+    }
+
+    /// A command line (or a file it names) that cannot be used.
+    pub fn usage(message: String, help_hint: bool) -> Exit {
+        Exit::of(Ended::Usage { message, help_hint })
+    }
+
+    /// The one place the exit code is decided, first match wins: a signal
+    /// that decides (128 + its number); a command line that cannot be used
+    /// (3); an output that could not be written or a push that did not
+    /// arrive (2, whatever the verdict); then what the run came to (the
+    /// verdict's 0, 1 or 2; 2 for a run that measured nothing).
     pub fn exit_code(&self) -> u8 {
-        match self {
-            Exit::Shown(_) | Exit::Rounds(Judgement::AllOk) => OK,
-            Exit::Rounds(Judgement::SomeFailed) => SOME_FAILED,
-            Exit::Rounds(Judgement::NoneOk) | Exit::BeforeRounds(_) | Exit::OutputFailed(_) => {
-                FAILED
-            }
-            Exit::Usage { .. } => USAGE,
-            Exit::Signal { number, .. } => signal_code(*number),
-            Exit::PushFailed { then, .. } => match then.exit_code() {
-                OK | SOME_FAILED => FAILED,
-                code => code,
-            },
+        if let Some(signal) = self.signal {
+            return signal_code(signal);
+        }
+        match &self.ended {
+            Ended::Usage { .. } => USAGE,
+            _ if !self.lost.is_empty() => FAILED,
+            Ended::Shown(_) | Ended::Rounds(Judgement::AllOk) => OK,
+            Ended::Rounds(Judgement::SomeFailed) => SOME_FAILED,
+            Ended::Rounds(Judgement::NoneOk) | Ended::BeforeRounds(_) => FAILED,
         }
     }
 
     /// What goes to standard output.
     pub fn stdout_text(&self) -> Option<&str> {
-        match self {
-            Exit::Shown(text) => Some(text),
+        match &self.ended {
+            Ended::Shown(text) => Some(text),
             _ => None,
         }
     }
 
-    /// What goes to standard error, whole lines; every message escaped
-    /// (`text::printable`), so a control or bidi character in a host name,
-    /// a flag's value or a server's text is shown, never obeyed.
+    /// What goes to standard error, whole lines, in the order it happened:
+    /// why the run could not be used or measure, then each thing lost on
+    /// the way out. Every message escaped (`text::printable`), so a control
+    /// or bidi character in a host name, a flag's value or a server's text
+    /// is shown, never obeyed.
     pub fn stderr_text(&self) -> Option<String> {
         use crate::text::printable;
-        match self {
-            Exit::Shown(_) | Exit::Rounds(_) | Exit::BeforeRounds(None) => None,
-            Exit::Usage { message, help_hint } => Some(format!(
+        let mut said = match &self.ended {
+            Ended::Usage { message, help_hint } => format!(
                 "tlsping: {}\n{}",
                 printable(message),
                 if *help_hint {
@@ -151,37 +190,26 @@ impl Exit {
                 } else {
                     ""
                 }
-            )),
-            Exit::BeforeRounds(Some(message)) => Some(format!("tlsping: {}\n", printable(message))),
-            Exit::OutputFailed(failures) => Some(
-                failures
-                    .iter()
-                    .map(|f| {
-                        format!(
-                            "tlsping: could not write {}: {}\n",
-                            printable(&f.what),
-                            printable(&f.error)
-                        )
-                    })
-                    .collect(),
             ),
-            Exit::Signal { then, .. } => then.stderr_text(),
-            Exit::PushFailed {
-                why,
-                then,
-                told_after,
-            } => {
-                let before = then.stderr_text().unwrap_or_default();
-                let lines: Vec<&str> = before.split_inclusive('\n').collect();
-                let (first, last) = lines.split_at(lines.len().saturating_sub(*told_after));
-                Some(format!(
-                    "{}tlsping: warning: --push failed: {}\n{}",
-                    first.concat(),
-                    printable(why),
-                    last.concat()
-                ))
+            Ended::BeforeRounds(Some(why)) => {
+                format!("tlsping: {}\n", printable(&reasons::last_words(why)))
             }
+            Ended::Shown(_) | Ended::BeforeRounds(None) | Ended::Rounds(_) => String::new(),
+        };
+        for lost in &self.lost {
+            said += &match lost {
+                Lost::Output(f) => format!(
+                    "tlsping: could not write {}: {}\n",
+                    printable(&f.what),
+                    printable(&f.error)
+                ),
+                Lost::Push { error, abandoned } => format!(
+                    "tlsping: warning: --push failed: {}\n",
+                    printable(&reasons::push_failed(error, *abandoned))
+                ),
+            };
         }
+        (!said.is_empty()).then_some(said)
     }
 
     /// Writes what is said about the ending, each text to its stream, and
@@ -189,23 +217,21 @@ impl Exit {
     /// (`--help`, `--version`, `--generate`) could not be written, as for
     /// any output. A reader that closed its end has had enough: no error.
     pub fn report(&self) -> u8 {
-        let mut code = self.exit_code();
-        let mut said = self.stderr_text().unwrap_or_default();
+        let mut exit = std::borrow::Cow::Borrowed(self);
         if let Some(text) = self.stdout_text() {
             let mut out = std::io::stdout().lock();
             match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
                 Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    said = Exit::OutputFailed(vec![Failure::new("the output", &e)])
-                        .stderr_text()
-                        .unwrap_or_default();
-                    code = FAILED;
+                    let failed = Lost::Output(Failure::new("the output", &e));
+                    exit.to_mut().lost.push(failed);
                 }
                 _ => {}
             }
         }
         // Nothing is left to tell of a stderr that cannot be written.
+        let said = exit.stderr_text().unwrap_or_default();
         let _ = std::io::stderr().lock().write_all(said.as_bytes());
-        code
+        exit.exit_code()
     }
 }
 
@@ -227,115 +253,120 @@ pub fn note_stdout_at_start() {
 /// started: whatever it would write would be lost, so it writes nothing
 /// and dials nothing (`FAILED`).
 pub fn closed_stdout() -> Option<Exit> {
-    STDOUT_CLOSED.load(Ordering::SeqCst).then(|| {
-        Exit::OutputFailed(vec![Failure {
-            what: "the output".into(),
-            error: "standard output is closed".into(),
-        }])
+    STDOUT_CLOSED.load(Ordering::SeqCst).then(|| Exit {
+        lost: vec![Lost::Output(Failure::new(
+            "the output",
+            &"standard output is closed",
+        ))],
+        ..Exit::of(Ended::BeforeRounds(None))
     })
 }
+
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn failed(what: &str, error: &str) -> Lost {
+        Lost::Output(Failure::new(what, &error))
+    }
+
+    fn push_refused() -> Lost {
+        Lost::Push {
+            error: PushError::Answered {
+                status: 503,
+                quoted: Some("refused".into()),
+            },
+            abandoned: PushAbandoned::BySignal,
+        }
+    }
+
     #[test]
-    fn each_ending_has_its_code() {
-        let usage = Exit::Usage {
+    fn the_exit_code_is_decided_by_one_precedence() {
+        let usage = Ended::Usage {
             message: "x".into(),
             help_hint: true,
         };
-        let cases = [
-            (Exit::Shown("help".into()), 0),
-            (Exit::Rounds(Judgement::AllOk), 0),
-            (Exit::Rounds(Judgement::SomeFailed), 1),
-            (Exit::Rounds(Judgement::NoneOk), 2),
-            (Exit::BeforeRounds(None), 2),
-            (
-                Exit::OutputFailed(vec![Failure {
-                    what: "the output".into(),
-                    error: "No space left on device".into(),
-                }]),
-                2,
-            ),
-            (usage.clone(), 3),
-            (
-                Exit::Signal {
-                    number: 15,
-                    then: Box::new(Exit::Rounds(Judgement::AllOk)),
-                },
-                143,
-            ),
-            (
-                Exit::Signal {
-                    number: 1,
-                    then: Box::new(usage),
-                },
-                129,
-            ),
+        let all_ok = Ended::Rounds(Judgement::AllOk);
+        let some = Ended::Rounds(Judgement::SomeFailed);
+        let none = Ended::Rounds(Judgement::NoneOk);
+        let before = Ended::BeforeRounds(None);
+        let output = || vec![failed("the picture to p.svg", "gone")];
+        let push = || vec![push_refused()];
+        let (term, hup, int) = (Some(libc::SIGTERM), Some(libc::SIGHUP), Some(libc::SIGINT));
+        // (what the run came to, what was lost, the signal that decides) -> code
+        let table: [(&Ended, Vec<Lost>, Option<i32>, u8); 19] = [
+            // A signal that decides wins over everything.
+            (&all_ok, output(), term, 143),
+            (&usage, vec![], hup, 129),
+            (&before, push(), int, 130),
+            (&some, vec![], term, 143),
+            // Then a command line that cannot be used.
+            (&usage, vec![], None, USAGE),
+            (&usage, output(), None, USAGE),
+            // Then an output that could not be written...
+            (&all_ok, output(), None, FAILED),
+            (&some, output(), None, FAILED),
+            (&none, output(), None, FAILED),
+            // ...or a push that did not arrive: 0 and 1 become 2.
+            (&all_ok, push(), None, FAILED),
+            (&some, push(), None, FAILED),
+            (&before, push(), None, FAILED),
+            (&all_ok, [output(), push()].concat(), None, FAILED),
+            // Then the verdict.
+            (&all_ok, vec![], None, OK),
+            (&some, vec![], None, SOME_FAILED),
+            (&none, vec![], None, FAILED),
+            (&before, vec![], None, FAILED),
+            (&Ended::BeforeRounds(Some(EndReason::Interrupted)), vec![], None, FAILED),
+            (&Ended::Shown("help".into()), vec![], None, OK),
         ];
-        for (exit, code) in cases {
+        for (ended, lost, signal, code) in table {
+            let exit = Exit {
+                ended: ended.clone(),
+                lost,
+                signal,
+            };
             assert_eq!(exit.exit_code(), code, "{exit:?}");
             let described = CODES.iter().any(|&(c, _)| c == code) || code > 128;
             assert!(described, "exit code {code} is not in CODES");
         }
-        assert_eq!(signal_code(2), 130);
-        let pushed = |then: Exit| Exit::PushFailed {
-            why: "refused".into(),
-            then: Box::new(then),
-            told_after: 0,
-        };
-        assert_eq!(pushed(Exit::Rounds(Judgement::AllOk)).exit_code(), 2);
-        assert_eq!(pushed(Exit::Rounds(Judgement::SomeFailed)).exit_code(), 2);
-        assert_eq!(pushed(Exit::Rounds(Judgement::NoneOk)).exit_code(), 2);
-        assert_eq!(pushed(Exit::BeforeRounds(None)).exit_code(), 2);
-        // The preflight failed before the push went: its line comes first.
-        assert_eq!(
-            pushed(Exit::BeforeRounds(Some("preflight failed".into())))
-                .stderr_text()
-                .as_deref(),
-            Some("tlsping: preflight failed\ntlsping: warning: --push failed: refused\n")
-        );
+        assert_eq!(signal_code(libc::SIGINT), 130);
     }
 
     #[test]
     fn what_is_said_goes_to_its_stream() {
-        let help = Exit::Shown("Usage: tlsping\n".into());
+        let help = Exit::shown("Usage: tlsping\n".into());
         assert_eq!(help.stdout_text(), Some("Usage: tlsping\n"));
         assert_eq!(help.stderr_text(), None);
-        let usage = Exit::Usage {
-            message: "a target is required".into(),
-            help_hint: true,
-        };
         assert_eq!(
-            usage.stderr_text().as_deref(),
+            Exit::usage("a target is required".into(), true)
+                .stderr_text()
+                .as_deref(),
             Some("tlsping: a target is required\nTry 'tlsping --help' for more information.\n")
         );
-        let trust = Exit::Usage {
-            message: "--cacert x: no such file".into(),
-            help_hint: false,
-        };
         assert_eq!(
-            trust.stderr_text().as_deref(),
+            Exit::usage("--cacert x: no such file".into(), false)
+                .stderr_text()
+                .as_deref(),
             Some("tlsping: --cacert x: no such file\n")
         );
-        let failed = Exit::OutputFailed(vec![Failure {
-            what: "the picture to run.svg".into(),
-            error: "Permission denied".into(),
-        }]);
-        let stopped = Exit::Signal {
-            number: 15,
-            then: Box::new(failed),
+        let stopped = Exit {
+            lost: vec![failed("the picture to run.svg", "Permission denied")],
+            signal: Some(libc::SIGTERM),
+            ..Exit::of(Ended::Rounds(Judgement::AllOk))
         };
         assert_eq!(
             stopped.stderr_text().as_deref(),
             Some("tlsping: could not write the picture to run.svg: Permission denied\n")
         );
-        let both = Exit::OutputFailed(vec![
-            Failure::new("the picture to run.svg", &"No such file or directory"),
-            Failure::new("the figures to run.prom", &"No such file or directory"),
-        ]);
-        assert_eq!(both.exit_code(), FAILED);
+        let both = Exit {
+            lost: vec![
+                failed("the picture to run.svg", "No such file or directory"),
+                failed("the figures to run.prom", "No such file or directory"),
+            ],
+            ..Exit::of(Ended::Rounds(Judgement::AllOk))
+        };
         assert_eq!(
             both.stderr_text().as_deref(),
             Some(
@@ -344,49 +375,48 @@ mod tests {
             ),
             "each failure on a line of its own"
         );
-        assert_eq!(Exit::Rounds(Judgement::SomeFailed).stderr_text(), None);
-        assert_eq!(Exit::BeforeRounds(None).stderr_text(), None);
+        assert_eq!(
+            Exit::of(Ended::Rounds(Judgement::SomeFailed)).stderr_text(),
+            None
+        );
+        assert_eq!(Exit::of(Ended::BeforeRounds(None)).stderr_text(), None);
     }
 
     #[test]
-    fn the_lines_come_in_the_order_the_outputs_were_ended() {
+    fn the_lines_come_in_the_order_things_were_lost() {
         // The picture, then the push, then the figures (written last, with
-        // the exit code): before, the push's line came first.
-        let failed = Exit::OutputFailed(vec![
-            Failure::new("the picture to p.svg", &"Permission denied"),
-            Failure::new("the figures to m.prom", &"No space left on device"),
-        ]);
-        let pushed = Exit::PushFailed {
-            why: "refused".into(),
-            then: Box::new(failed),
-            told_after: 1,
-        };
-        let stopped = Exit::Signal {
-            number: 15,
-            then: Box::new(pushed),
+        // the exit code).
+        let exit = Exit {
+            lost: vec![
+                failed("the picture to p.svg", "Permission denied"),
+                push_refused(),
+                failed("the figures to m.prom", "No space left on device"),
+            ],
+            signal: Some(libc::SIGTERM),
+            ..Exit::of(Ended::Rounds(Judgement::AllOk))
         };
         assert_eq!(
-            stopped.stderr_text().as_deref(),
+            exit.stderr_text().as_deref(),
             Some(
                 "tlsping: could not write the picture to p.svg: Permission denied\n\
-                 tlsping: warning: --push failed: refused\n\
+                 tlsping: warning: --push failed: the Pushgateway answered 503: refused\n\
                  tlsping: could not write the figures to m.prom: No space left on device\n"
             )
         );
-        // Nothing before the push: its line is the first.
-        let only_after = Exit::PushFailed {
-            why: "refused".into(),
-            then: Box::new(Exit::OutputFailed(vec![Failure::new(
-                "the figures to m.prom",
-                &"gone",
-            )])),
-            told_after: 1,
+        // Why the run measured nothing comes first, whatever followed it.
+        let preflight = Exit {
+            lost: vec![
+                failed("the picture to p.svg", "Permission denied"),
+                push_refused(),
+            ],
+            ..Exit::of(Ended::BeforeRounds(Some(EndReason::Interrupted)))
         };
         assert_eq!(
-            only_after.stderr_text().as_deref(),
+            preflight.stderr_text().as_deref(),
             Some(
-                "tlsping: warning: --push failed: refused\n\
-                 tlsping: could not write the figures to m.prom: gone\n"
+                "tlsping: interrupted before round 1: nothing was measured\n\
+                 tlsping: could not write the picture to p.svg: Permission denied\n\
+                 tlsping: warning: --push failed: the Pushgateway answered 503: refused\n"
             )
         );
     }

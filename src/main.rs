@@ -24,14 +24,11 @@ extern "C" fn at_start() {
 }
 
 fn main() -> ExitCode {
-    let refused = tlsping::files::keylog_refused().map(|message| Exit::Usage {
-        message,
-        help_hint: false,
-    });
+    let refused = tlsping::files::keylog_refused().map(|message| Exit::usage(message, false));
     let exit = match exit::closed_stdout().or(refused) {
         Some(ended) => ended,
         None => match cli::parse_from(std::env::args_os()) {
-            Ok(cli::Invocation::Version) => Exit::Shown(run::version_text()),
+            Ok(cli::Invocation::Version) => Exit::shown(run::version_text()),
             Ok(cli::Invocation::Run(opts)) => run::run(*opts),
             Err(exit) => exit,
         },

@@ -338,7 +338,7 @@ pub enum Invocation {
     Version,
 }
 
-/// A usage error: one line for stderr (`Exit::Usage`).
+/// A usage error: one line for stderr (`Ended::Usage`).
 #[derive(Debug, PartialEq)]
 pub struct UsageError(pub String);
 
@@ -530,10 +530,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let usage = |message: String| Exit::Usage {
-        message,
-        help_hint: true,
-    };
+    let usage = |message: String| Exit::usage(message, true);
     let parsed = Args::command()
         .try_get_matches_from(argv)
         .and_then(|matches| {
@@ -546,12 +543,12 @@ where
     match parsed {
         // `--generate`: text asked for, as with `--help` (no target needed).
         Ok((args, matches)) => match args.output.generate {
-            Some(kind) => Err(Exit::Shown(docs::generate(kind))),
+            Some(kind) => Err(Exit::shown(docs::generate(kind))),
             None => validate(args, &matches).map_err(|UsageError(msg)| usage(msg)),
         },
         Err(e) => match e.kind() {
             clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
-                Err(Exit::Shown(e.render().to_string()))
+                Err(Exit::shown(e.render().to_string()))
             }
             _ => Err(usage(clap_error::one_line(&e))),
         },

@@ -18,7 +18,7 @@ mod rounds;
 mod settings;
 mod tls;
 
-use data::{stages, types};
+use data::{ending, stages, types};
 use exchange::{collector, env, push, sample};
 use reply::{retry_after, transfer, valve};
 use rounds::{preflight, scheduler, wakeup};
@@ -40,10 +40,12 @@ pub use config::{
     RunSettings, SettingWarning, TlsMax,
 };
 pub use curl_ffi::{curl_version, library_versions, UrlPart, UrlParts};
+pub use ending::{EndReason, Ending, PreflightFailed, StoppedBy};
 pub use env::ProbeEnv;
-pub use preflight::{run as preflight, Preflight, PreflightFailed};
+pub use preflight::{run as preflight, Preflight};
 pub use push::{
-    probes_proxy, push, Credentials, PushError, PushRoute, PushTarget, PUSH_AUTH_VAR, PUSH_TIMEOUT,
+    probes_proxy, push, Credentials, PushAbandoned, PushError, PushRoute, PushTarget, PUSH_AUTH_VAR,
+    PUSH_TIMEOUT,
 };
 pub use retry_after::RetryAfter;
 pub use sample::Outcome;
@@ -78,11 +80,11 @@ pub fn run_info(cfg: &Config, pre: &Preflight) -> RunInfo {
     }
 }
 
-/// The run's facts when the preflight failed: what the command line settled,
-/// and the preflight's error; nothing the server would have told us.
-pub fn run_info_failed(cfg: &Config, err: ProbeError) -> RunInfo {
+/// The run's facts when it ended before round 1 (`why`): what the command
+/// line settled; nothing the server would have told us.
+pub fn run_info_failed(cfg: &Config, why: EndReason) -> RunInfo {
     RunInfo {
-        preflight_error: Some(err),
+        preflight_error: Some(why),
         ..settled_by(cfg)
     }
 }
@@ -90,7 +92,7 @@ pub fn run_info_failed(cfg: &Config, err: ProbeError) -> RunInfo {
 /// The run's facts when the preflight failed, with what it learned before
 /// it did: the address it connected to, the TLS handshake it completed,
 /// the stages it went through.
-pub fn run_info_preflight_failed(cfg: &Config, failed: &PreflightFailed) -> RunInfo {
+pub fn run_info_preflight_failed(cfg: &Config, failed: Box<PreflightFailed>) -> RunInfo {
     RunInfo {
         method: failed.method.label().to_string(),
         addr: failed.addr,
@@ -98,7 +100,7 @@ pub fn run_info_preflight_failed(cfg: &Config, failed: &PreflightFailed) -> RunI
         dns_first: failed.dns,
         preflight_tcp: failed.tcp,
         preflight_tls: failed.handshake,
-        ..run_info_failed(cfg, failed.error.clone())
+        ..run_info_failed(cfg, EndReason::PreflightFailed(failed))
     }
 }
 

@@ -5,24 +5,26 @@
 //!
 //! Its folders are floors, bottom-up, each importing only from itself and
 //! those below (`FLOORS` in tests/source_layout/folders.rs): the contract
-//! beside this file (`output`) <- tables (the one table of each) <- machine
-//! (the formats a program reads) <- write_out (curl's `-w`) <- terminal
-//! (what a person reads) <- pictures (`--svg`). The modules are named here
-//! at the paths the rest of the crate reads (`render::json`).
+//! beside this file (`output`) <- words (what happened, in words: the
+//! warnings, the reasons, the number formatting) <- tables (the one table
+//! of each) <- machine (the formats a program reads) <- write_out (curl's
+//! `-w`) <- terminal (what a person reads) <- pictures (`--svg`). The
+//! modules are named here at the paths the rest of the crate reads
+//! (`render::json`).
 
 mod machine;
 pub mod output;
 mod pictures;
 mod tables;
 mod terminal;
+mod words;
 pub mod write_out;
 
 pub use machine::{csv, json, jsonl, openmetrics};
 pub use pictures::{svg, svg_file};
 pub use tables::{fields, run_fields, summary_fields};
-pub use terminal::{
-    compare, distribution, format, human, layout, paint, rows, summary, warnings, why,
-};
+pub use terminal::{compare, distribution, human, layout, paint, rows, summary, why};
+pub use words::{format, reasons, warnings};
 
 use std::io::Write;
 

@@ -1,139 +1,170 @@
-//! How a run ends, once: every output is ended (each failure kept and
-//! told), the push goes, and one function (`exit_of`) decides the exit code
-//! from the verdict, the failures, the push and the signals. Standard
-//! output comes first, but a signal gives up on a stdout nobody reads
-//! (`sink`), so it cannot cost the files or the push; the output that
-//! records the exit code (`--openmetrics FILE`) comes last, after the push,
-//! and records the code the process exits with.
+//! How a run ends, once. The outputs are told everything in one way
+//! (`Written::tell_one`: in order, one that cannot be written is told no
+//! more and its failure kept, a reader that closed stdout being none),
+//! every output is ended and the push goes (`end_all`), and one function
+//! gathers what decides the exit code into an `Exit` (`exit_of`), whose
+//! `exit_code` says which of it wins. Standard output comes first, but a
+//! signal gives up on a stdout nobody reads (`sink`), so it cannot cost
+//! the files or the push; the output that records the exit code
+//! (`--openmetrics FILE`) comes last, after the push, and records the code
+//! the process exits with.
 
 use std::io;
 
 use crate::cli::Options;
-use crate::exit::{Exit, Failure};
-use crate::probe;
-use crate::render::warnings::PushAbandoned;
+use crate::exit::{Ended, Exit, Failure, Lost};
+use crate::probe::{self, PushAbandoned};
 use crate::render::{self, Finished, Output};
 
 use super::{signals, sink};
 
-/// What became of the outputs and the push, for the exit code.
-#[derive(Default)]
-pub(super) struct Outcome {
-    /// Every output that could not be written, in order.
-    pub failures: Vec<Failure>,
-    /// Standard output's reader closed it: not an error.
+/// The run's outputs and what became of them.
+pub(super) struct Written {
+    pub outputs: Vec<Box<dyn Output>>,
+    /// The outputs that could not be written: told no more.
+    dead: Vec<bool>,
+    /// What could not be done, in the order it was tried: the outputs that
+    /// failed, the push.
+    pub lost: Vec<Lost>,
+    /// Standard output's reader closed it (`| head`): not an error, but
+    /// it is told no more.
     pub stdout_closed: bool,
-    /// Why `--push` did not arrive.
-    pub push_failed: Option<String>,
-    /// How many of `failures` came after the push (the outputs that
-    /// record the exit code): their lines follow the push's.
-    pub failed_after_push: usize,
     /// A signal cut one of the ending's waits short (stdout given up, the
     /// push abandoned): the run ends with that signal's code.
     pub cut_by_signal: bool,
 }
 
-impl Outcome {
-    /// Keeps what `result` says of `output` (index `i`; 0 is stdout).
-    pub fn note(&mut self, i: usize, output: &dyn Output, result: io::Result<()>) {
-        match result {
-            Ok(()) => {}
-            Err(e) if i == 0 && e.kind() == io::ErrorKind::BrokenPipe => self.stdout_closed = true,
-            Err(e) => self.failures.push(Failure::new(output.what(), &e)),
+impl Written {
+    pub fn new(outputs: Vec<Box<dyn Output>>) -> Written {
+        Written {
+            dead: vec![false; outputs.len()],
+            outputs,
+            lost: Vec::new(),
+            stdout_closed: false,
+            cut_by_signal: false,
         }
+    }
+
+    /// Tells output `i` with `tell`, unless it can no longer be written.
+    /// One that cannot be written now is told no more: its failure is kept
+    /// (standard output's reader closing it is none; only stdout is first,
+    /// `render::open`), and its error returned.
+    pub fn tell_one(
+        &mut self,
+        i: usize,
+        tell: impl FnOnce(&mut dyn Output) -> io::Result<()>,
+    ) -> io::Result<()> {
+        if self.dead[i] {
+            return Ok(());
+        }
+        let result = tell(self.outputs[i].as_mut());
+        if let Err(e) = &result {
+            self.dead[i] = true;
+            if i == 0 && e.kind() == io::ErrorKind::BrokenPipe {
+                self.stdout_closed = true;
+            } else {
+                let what = self.outputs[i].what();
+                self.lost.push(Lost::Output(Failure::new(what, e)));
+            }
+        }
+        result
+    }
+
+    /// Tells every output that can still be written, in order
+    /// (`tell_one`). The first that cannot be is the error returned (the
+    /// rounds stop), but the others are still told: a closed stdout (`|
+    /// head`) must not cost a file output the sample.
+    pub fn tell(
+        &mut self,
+        mut tell: impl FnMut(&mut dyn Output) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let mut first = None;
+        for i in 0..self.outputs.len() {
+            if let Err(e) = self.tell_one(i, &mut tell) {
+                first.get_or_insert(e);
+            }
+        }
+        first.map_or(Ok(()), Err)
+    }
+
+    /// Whether an output failed, its reader closing stdout aside.
+    pub fn failed(&self) -> bool {
+        self.lost.iter().any(|l| matches!(l, Lost::Output(_)))
     }
 }
 
-/// The one place the exit code is decided. `base` is what the run earned
-/// (the verdict, or why it ended before round 1). An output that failed
-/// makes it 2 (each is told); a push that failed raises 0 or 1 to 2; a
-/// signal decides last: SIGTERM or SIGHUP whenever it came, any signal
-/// that cut a wait short or came before round 1 (`interrupted`).
-pub(super) fn exit_of(base: &Exit, outcome: &Outcome, interrupted: bool) -> Exit {
-    let mut exit = if outcome.failures.is_empty() {
-        base.clone()
-    } else {
-        Exit::OutputFailed(outcome.failures.clone())
-    };
-    if let Some(why) = &outcome.push_failed {
-        exit = Exit::PushFailed {
-            why: why.clone(),
-            then: Box::new(exit),
-            told_after: outcome.failed_after_push,
-        };
+/// The one place what decides the exit code is gathered: what the run came
+/// to (`ended`), what was lost on the way out, and the signal that decides
+/// (a SIGTERM or SIGHUP whenever it came; any signal that cut a wait short
+/// or came before round 1, `interrupted`). `Exit::exit_code` says which
+/// wins.
+pub(super) fn exit_of(ended: &Ended, written: &Written, interrupted: bool) -> Exit {
+    Exit {
+        ended: ended.clone(),
+        lost: written.lost.clone(),
+        signal: signals::came().deciding(interrupted || written.cut_by_signal),
     }
-    let cut = interrupted || outcome.cut_by_signal;
-    match signals::terminated().or(signals::first().filter(|_| cut)) {
-        Some(number) => Exit::Signal {
-            number,
-            then: Box::new(exit),
-        },
-        None => exit,
-    }
+}
+
+/// An ending decided before the outputs were opened (a usage error, an
+/// output that could not start): with the code of a SIGTERM or SIGHUP
+/// that came meanwhile.
+pub(super) fn early(ended: Ended) -> Exit {
+    exit_of(&ended, &Written::new(Vec::new()), false)
 }
 
 /// How each output is told the run ended: `Output::end` after rounds,
 /// `Output::ended_before_rounds` before any.
 pub(super) type Tell = fn(&mut dyn Output, &Finished) -> io::Result<()>;
 
-/// Ends every output in `outputs` but `skip` (one that failed or was
-/// closed mid-run) with `tell`, and pushes: standard output and the files
-/// first, then the push, then the outputs that record the exit code, with
-/// the code the process exits with. Returns that exit.
+/// Ends every output that can still be written with `tell`, and pushes:
+/// standard output and the files first, then the push, then the outputs
+/// that record the exit code, with the code the process exits with.
+/// Returns that exit.
 pub(super) fn end_all(
     opts: &Options,
-    outputs: &mut [Box<dyn Output>],
-    skip: Option<usize>,
+    written: &mut Written,
     run: &mut Finished,
     tell: Tell,
-    (base, interrupted): (Exit, bool),
-    mut outcome: Outcome,
+    (ended, interrupted): (Ended, bool),
 ) -> Exit {
-    let last = |o: &dyn Output| o.records_exit_code();
-    for (i, output) in outputs.iter_mut().enumerate() {
-        if skip == Some(i) || last(output.as_ref()) {
-            continue;
-        }
-        run.exit_code = exit_of(&base, &outcome, interrupted).exit_code();
-        let result = tell(output.as_mut(), run);
-        outcome.note(i, output.as_ref(), result);
+    let last: Vec<bool> = written
+        .outputs
+        .iter()
+        .map(|o| o.records_exit_code())
+        .collect();
+    for (i, _) in last.iter().enumerate().filter(|(_, &last)| !last) {
+        run.exit_code = exit_of(&ended, written, interrupted).exit_code();
+        let _ = written.tell_one(i, |o| tell(o, run));
     }
-    outcome.cut_by_signal |= sink::given_up();
-    run.exit_code = exit_of(&base, &outcome, interrupted).exit_code();
-    push(opts, run, &mut outcome);
-    let exit = exit_of(&base, &outcome, interrupted);
-    run.exit_code = exit.exit_code();
-    let mut recorded = Outcome::default();
-    for (i, output) in outputs.iter_mut().enumerate() {
-        if skip != Some(i) && last(output.as_ref()) {
-            let result = tell(output.as_mut(), run);
-            recorded.note(i, output.as_ref(), result);
-        }
+    written.cut_by_signal |= sink::given_up();
+    run.exit_code = exit_of(&ended, written, interrupted).exit_code();
+    push(opts, run, written);
+    run.exit_code = exit_of(&ended, written, interrupted).exit_code();
+    for (i, _) in last.iter().enumerate().filter(|(_, &last)| last) {
+        let _ = written.tell_one(i, |o| tell(o, run));
     }
-    if recorded.failures.is_empty() {
-        return exit;
-    }
-    // The file that would have recorded the code was not written.
-    outcome.failed_after_push = recorded.failures.len();
-    outcome.failures.append(&mut recorded.failures);
-    exit_of(&base, &outcome, interrupted)
+    // A file that would have recorded the code and was not written is lost
+    // too: the code is decided again, with it.
+    exit_of(&ended, written, interrupted)
 }
 
 /// `--push`, after stdout and the picture: the run's exposition goes to the
 /// Pushgateway, grouped by the run's labels. One that does not arrive is
-/// kept in `outcome`; a signal that comes while it is under way (or the
-/// end of the grace of one that came before) abandons it.
-fn push(opts: &Options, run: &Finished, outcome: &mut Outcome) {
+/// lost; a signal that comes while it is under way (or the end of the
+/// grace of one that came before) abandons it.
+fn push(opts: &Options, run: &Finished, written: &mut Written) {
     let Some(to) = &opts.push else {
         return;
     };
     let key = render::openmetrics::run_labels(run.info, &opts.output.labels);
     let text = render::openmetrics::exposition(run, &key);
-    let before = signals::seen();
-    let stop = Box::new(move || signals::cuts_short(before));
-    if let Err(e) = probe::push(to, &key, &text, stop) {
-        outcome.cut_by_signal |= signals::cuts_short(before);
-        let abandoned = if signals::seen() > before {
+    let before = signals::came();
+    let stop = Box::new(move || signals::came().cuts_short(before));
+    if let Err(error) = probe::push(to, &key, &text, stop) {
+        let now = signals::came();
+        written.cut_by_signal |= now.cuts_short(before);
+        let abandoned = if now.since(before) {
             PushAbandoned::BySignal
         } else {
             PushAbandoned::AtDeadline {
@@ -141,7 +172,7 @@ fn push(opts: &Options, run: &Finished, outcome: &mut Outcome) {
                 grace: signals::GRACE,
             }
         };
-        outcome.push_failed = Some(render::warnings::push_failed(&e, abandoned));
+        written.lost.push(Lost::Push { error, abandoned });
     }
 }
 
@@ -150,51 +181,105 @@ mod tests {
     use super::*;
     use crate::exit::Judgement;
 
-    #[test]
-    fn the_exit_code_is_decided_in_one_place() {
-        // No signal comes in a unit test: the verdict, the failures and the
-        // push decide.
-        let verdict = Exit::Rounds(Judgement::AllOk);
-        let code = |outcome: &Outcome| exit_of(&verdict, outcome, false).exit_code();
-        assert_eq!(code(&Outcome::default()), 0);
-        let closed = Outcome {
-            stdout_closed: true,
-            ..Outcome::default()
-        };
-        assert_eq!(code(&closed), 0, "a reader that had enough is no failure");
-        let two = Outcome {
-            failures: vec![
-                Failure::new("the picture to p.svg", &"gone"),
-                Failure::new("the figures to m.prom", &"gone"),
-            ],
-            ..Outcome::default()
-        };
-        let exit = exit_of(&verdict, &two, false);
-        assert_eq!(exit.exit_code(), 2);
-        assert_eq!(exit.stderr_text().unwrap_or_default().lines().count(), 2);
-        let pushed = Outcome {
-            push_failed: Some("refused".into()),
-            ..Outcome::default()
-        };
-        assert_eq!(code(&pushed), 2);
-        let some_failed = Exit::Rounds(Judgement::SomeFailed);
-        assert_eq!(
-            exit_of(&some_failed, &Outcome::default(), false).exit_code(),
-            1
-        );
+    /// An output that fails as it is told to, and says what it writes.
+    struct Fails {
+        name: &'static str,
+        with: Option<io::ErrorKind>,
+        last: bool,
+    }
+
+    impl Output for Fails {
+        fn what(&self) -> String {
+            self.name.into()
+        }
+        fn records_exit_code(&self) -> bool {
+            self.last
+        }
+        fn end(&mut self, _: &Finished) -> io::Result<()> {
+            self.with.map_or(Ok(()), |kind| Err(io::Error::from(kind)))
+        }
+    }
+
+    fn fails(name: &'static str, with: Option<io::ErrorKind>) -> Box<dyn Output> {
+        Box::new(Fails {
+            name,
+            with,
+            last: false,
+        })
     }
 
     #[test]
     fn only_standard_output_can_be_closed_by_its_reader() {
-        struct Named;
-        impl Output for Named {}
-        let pipe = || Err(io::Error::from(io::ErrorKind::BrokenPipe));
-        let mut outcome = Outcome::default();
-        outcome.note(0, &Named, pipe());
-        assert!(outcome.stdout_closed && outcome.failures.is_empty());
-        outcome.note(1, &Named, pipe());
-        assert_eq!(outcome.failures.len(), 1, "a file's EPIPE is a failure");
-        outcome.note(2, &Named, Ok(()));
-        assert_eq!(outcome.failures.len(), 1);
+        let pipe = Some(io::ErrorKind::BrokenPipe);
+        let mut written = Written::new(vec![fails("stdout", pipe), fails("file", pipe)]);
+        assert!(written.tell(|o| o.end(&synthetic_end())).is_err());
+        assert!(written.stdout_closed);
+        assert_eq!(
+            written.lost,
+            [Lost::Output(Failure::new(
+                "file",
+                &io::Error::from(io::ErrorKind::BrokenPipe)
+            ))],
+            "a file's EPIPE is a failure"
+        );
+        assert!(written.failed());
+        // Told no more.
+        let mut told = 0;
+        written.tell(|_| Ok(told += 1)).unwrap();
+        assert_eq!(told, 0);
+    }
+
+    fn synthetic_end() -> Finished<'static> {
+        use std::sync::OnceLock;
+        static INFO: OnceLock<probe::RunInfo> = OnceLock::new();
+        static SUMMARY: OnceLock<crate::stats::Summary> = OnceLock::new();
+        let info = INFO.get_or_init(crate::stats::synthetic::run_info);
+        let summary = SUMMARY.get_or_init(|| {
+            crate::stats::summarize(&crate::stats::NO_RECORDS, std::time::Duration::ZERO)
+        });
+        Finished {
+            info,
+            samples: &[],
+            summary,
+            comparison: None,
+            warnings: &[],
+            history: &crate::stats::NO_RECORDS,
+            exit_code: 0,
+            ending: probe::Ending::complete(info.settings.count),
+        }
+    }
+
+    #[test]
+    fn every_output_is_ended_the_one_that_records_the_code_last() {
+        // No signal comes in a unit test and no push is asked: the
+        // verdict and the outputs decide.
+        let parsed = crate::cli::parse_from(["tlsping", "https://example.test/"]);
+        let Ok(crate::cli::Invocation::Run(opts)) = parsed else {
+            panic!("a plain command line is refused");
+        };
+        let full = Some(io::ErrorKind::Other);
+        let mut written = Written::new(vec![
+            fails("the output", None),
+            Box::new(Fails {
+                name: "the figures to m.prom",
+                with: full,
+                last: true,
+            }),
+            fails("the picture to p.svg", full),
+        ]);
+        let mut run = synthetic_end();
+        let verdict = (Ended::Rounds(Judgement::AllOk), false);
+        let exit = end_all(&opts, &mut written, &mut run, |o, r| o.end(r), verdict);
+        assert_eq!(exit.exit_code(), 2);
+        let lost: Vec<&str> = exit
+            .lost
+            .iter()
+            .map(|l| match l {
+                Lost::Output(f) => f.what.as_str(),
+                Lost::Push { .. } => "push",
+            })
+            .collect();
+        assert_eq!(lost, ["the picture to p.svg", "the figures to m.prom"]);
+        assert_eq!(run.exit_code, 2, "the last output got the code exited with");
     }
 }

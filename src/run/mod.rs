@@ -5,17 +5,17 @@ use std::io::{self, Write};
 
 use crate::calibrate::FloorServer;
 use crate::cli::Options;
-use crate::exit::{self, Exit, Failure};
-use crate::probe::{self, Cancel, EarlyStop, Notice, Observer, Sample};
-use crate::render::{
-    self, layout, Ending, Escape, Finished, Layout, Output, StoppedBy, Style, Warnings,
-};
-use crate::stats::{self, Verdict};
+use crate::exit::{self, Ended, Exit};
+use crate::probe::{self, Cancel, EarlyStop, EndReason, Ending, Notice, Observer, Sample, StoppedBy};
+use crate::render::{self, layout, Escape, Finished, Layout, Style, Warnings};
+use crate::stats::{self, Verdict, Warning};
 
 mod ending;
 mod plan;
 mod signals;
 mod sink;
+
+use ending::{early, Written};
 
 pub use sink::settle;
 
@@ -62,14 +62,11 @@ fn style(opts: &Options) -> Style {
     }
 }
 
-/// What watches the rounds for the run: the outputs, the warnings the
-/// rounds raise, and what the statistics keep of each sample once shown.
+/// What watches the rounds for the run: the outputs (told through
+/// `Written`), the warnings the rounds raise, and what the statistics keep
+/// of each sample once shown.
 struct RunObserver<'r> {
-    outputs: &'r mut [Box<dyn Output>],
-    /// The output that could not be written, once one could not.
-    failed: Option<usize>,
-    /// That was standard output, whose reader closed it (`| head`).
-    closed: bool,
+    written: &'r mut Written,
     warnings: &'r mut Warnings,
     info: &'r probe::RunInfo,
     history: stats::History,
@@ -80,60 +77,37 @@ struct RunObserver<'r> {
 impl<'r> RunObserver<'r> {
     /// An observer of a run that has told nothing yet.
     fn new(
-        outputs: &'r mut [Box<dyn Output>],
+        written: &'r mut Written,
         warnings: &'r mut Warnings,
         info: &'r probe::RunInfo,
     ) -> RunObserver<'r> {
-        let keep_full = outputs.iter().any(|o| o.keeps_samples());
+        let keep_full = written.outputs.iter().any(|o| o.keeps_samples());
         RunObserver {
-            outputs,
-            failed: None,
-            closed: false,
+            written,
             warnings,
             info,
             history: stats::History::new(),
             keep_full,
         }
     }
-
-    /// Tells every output that has not failed, in order. The first that
-    /// cannot be written is remembered and its error returned (the rounds
-    /// stop), but the others are still told: a closed stdout (`| head`)
-    /// must not cost a file output the sample.
-    fn each(&mut self, mut tell: impl FnMut(&mut dyn Output) -> io::Result<()>) -> io::Result<()> {
-        let mut first = None;
-        for i in 0..self.outputs.len() {
-            if self.failed == Some(i) {
-                continue;
-            }
-            if let Err(e) = tell(self.outputs[i].as_mut()) {
-                self.fail(i, &e);
-                first.get_or_insert(e);
-            }
-        }
-        first.map_or(Ok(()), Err)
-    }
-
-    /// Output `i` cannot be written (`e`): it is told no more.
-    fn fail(&mut self, i: usize, e: &io::Error) {
-        if self.failed.is_none() {
-            self.failed = Some(i);
-            // Only standard output is first (`render::open`).
-            self.closed = i == 0 && e.kind() == io::ErrorKind::BrokenPipe;
-        }
-    }
 }
 
 impl Observer for RunObserver<'_> {
     fn sample(&mut self, s: &Sample) -> io::Result<()> {
-        self.each(|o| o.sample(s))
+        self.written.tell(|o| o.sample(s))
     }
     fn round(&mut self, round: u32, samples: &[Sample]) -> io::Result<()> {
-        self.each(|o| o.round(round, samples))
+        self.written.tell(|o| o.round(round, samples))
     }
     fn notice(&mut self, notice: &Notice) {
-        self.warnings
-            .warn(render::warnings::notice_text(notice, self.info));
+        // The variant it is about, by the axis and label the run gave it.
+        let variant = (notice.variant())
+            .zip(self.info.compare.as_ref())
+            .map(|(v, c)| (c.axis, c.label(v).to_string()));
+        self.warnings.warn(Warning::Rounds {
+            notice: *notice,
+            variant,
+        });
     }
     fn keep(&mut self, mut samples: Vec<Sample>) -> Vec<Sample> {
         for s in &samples {
@@ -155,13 +129,13 @@ impl Observer for RunObserver<'_> {
 /// text byte for byte in a file or a pipe, and escapes it on a terminal as
 /// the format asks; it is written by a thread of its own, so that a reader
 /// that does not read cannot hold the run past a signal (`sink::Stdout`).
-fn open_outputs(opts: &Options, info: &probe::RunInfo) -> Vec<Box<dyn Output>> {
+fn open_outputs(opts: &Options, info: &probe::RunInfo) -> Written {
     let tty = layout::stdout_is_tty();
     let mut stdout = |escape: Escape| -> Box<dyn Write> {
         let escape = if tty { escape } else { Escape::Off };
         Box::new(sink::Sink::new(sink::Stdout, escape))
     };
-    render::open(&opts.output, info, style(opts), &mut stdout)
+    Written::new(render::open(&opts.output, info, style(opts), &mut stdout))
 }
 
 /// A run that ended before round 1 still writes what its outputs write of
@@ -169,12 +143,9 @@ fn open_outputs(opts: &Options, info: &probe::RunInfo) -> Vec<Box<dyn Output>> {
 fn ended_before_rounds(opts: &Options, ended: plan::NoRounds, warnings: &Warnings) -> Exit {
     let info = &ended.info;
     let summary = stats::summarize(&stats::NO_RECORDS, std::time::Duration::ZERO);
-    // Canceled: a signal came before round 1 (the preflight, the lookup).
-    let interrupted = signals::first().is_some();
-    let stopped_by = match signals::first() {
-        Some(signal) => by_signal(signal),
-        None => StoppedBy::Preflight,
-    };
+    // A signal came before round 1 (the preflight, the lookup): its name
+    // is what stopped the rounds, and its code the one the run exits with.
+    let signal = signals::came().first();
     let mut run = Finished {
         info,
         samples: &[],
@@ -187,35 +158,13 @@ fn ended_before_rounds(opts: &Options, ended: plan::NoRounds, warnings: &Warning
             completed: 0,
             asked: info.settings.count,
             cut: None,
-            stopped_by: Some(stopped_by),
+            stopped_by: Some(signal.map_or(StoppedBy::Preflight, StoppedBy::signal)),
         },
     };
-    let mut outputs = open_outputs(opts, info);
-    ending::end_all(
-        opts,
-        &mut outputs,
-        None,
-        &mut run,
-        |o, run| o.ended_before_rounds(run),
-        (Exit::BeforeRounds(ended.message), interrupted),
-        ending::Outcome::default(),
-    )
-}
-
-/// What a signal that stopped the rounds is called in the outputs.
-fn by_signal(signal: i32) -> StoppedBy {
-    match signal {
-        libc::SIGTERM => StoppedBy::Terminate,
-        libc::SIGHUP => StoppedBy::HangUp,
-        _ => StoppedBy::Interrupt,
-    }
-}
-
-/// An ending decided before the outputs were opened (a usage error, an
-/// output that could not start): with the code of a SIGTERM or SIGHUP
-/// that came meanwhile.
-fn early(exit: Exit) -> Exit {
-    ending::exit_of(&exit, &ending::Outcome::default(), false)
+    let mut written = open_outputs(opts, info);
+    let tell: ending::Tell = |o, run| o.ended_before_rounds(run);
+    let why = Ended::BeforeRounds(ended.last_words());
+    ending::end_all(opts, &mut written, &mut run, tell, (why, signal.is_some()))
 }
 
 /// `--calibrate`: starts the in-process server, points the run at it and
@@ -235,8 +184,7 @@ fn calibration(
 /// Runs, and says how it ended. A run a signal stopped has written what
 /// it has; its exit code says why it ended (`ending::exit_of`).
 pub fn run(opts: Options) -> Exit {
-    let cancel = Cancel::new();
-    signals::install(&cancel);
+    let cancel = signals::install();
     run_until_done(opts, cancel)
 }
 
@@ -247,43 +195,21 @@ pub fn run(opts: Options) -> Exit {
 fn environment(
     opts: &mut Options,
     cancel: &Cancel,
-) -> Result<(Option<FloorServer>, probe::ProbeEnv), Exit> {
+) -> Result<(Option<FloorServer>, probe::ProbeEnv), Ended> {
     if opts.config.settings.calibrate {
         return match calibration(&mut opts.config, cancel) {
             Ok((server, env)) => Ok((Some(server), env)),
-            Err(e) => Err(Exit::BeforeRounds(Some(format!(
-                "--calibrate could not start its server: {e}"
-            )))),
+            Err(e) => Err(Ended::BeforeRounds(Some(EndReason::CalibrationServer(e)))),
         };
     }
     let https =
         opts.config.target.https || opts.compare.as_ref().is_some_and(|c| c.has_https_target());
     match probe::ProbeEnv::for_targets(&opts.config, https, cancel.clone()) {
         Ok(env) => Ok((None, env)),
-        Err(e) => Err(Exit::Usage {
-            message: e,
+        Err(message) => Err(Ended::Usage {
+            message,
             help_hint: false,
         }),
-    }
-}
-
-/// The warnings only the whole run can give, once its rounds are over.
-fn after_the_rounds(warnings: &mut Warnings, history: &stats::History) {
-    let tally = history.tallies.of_run();
-    if let Some(text) = render::warnings::large_residual(&stats::large_residual(history)) {
-        warnings.warn(text);
-    }
-    if let Some(text) = render::warnings::untracked_metrics(history.server_timing.untracked()) {
-        warnings.warn(text);
-    }
-    if let Some(text) = render::warnings::early_data_unsent(tally) {
-        warnings.warn(text);
-    }
-    if let Some(text) = render::warnings::dns_overlap(tally) {
-        warnings.warn(text);
-    }
-    if let Some(text) = render::warnings::unreadable_handshakes(tally) {
-        warnings.warn(text);
     }
 }
 
@@ -291,11 +217,11 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> Exit {
     // The server (under `--calibrate`) lives as long as the run.
     let (_floor_server, env) = match environment(&mut opts, &cancel) {
         Ok(ready) => ready,
-        Err(exit) => return early(exit),
+        Err(ended) => return early(ended),
     };
     let mut warnings = Warnings::new();
     for w in &opts.warnings {
-        warnings.warn(render::warnings::setting(w));
+        warnings.warn(Warning::Setting(*w));
     }
     // The CPU is kept from deep idle while the run measures (the
     // preflight, then the rounds); released when the rounds end.
@@ -316,19 +242,15 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> Exit {
     // The rounds' zero point on both clocks, known to the output from its first line.
     let run_start = probe::RunStart::now();
     info.started_at = Some(run_start.wall);
-    let mut outputs = open_outputs(&opts, &info);
-    let mut observer = RunObserver::new(&mut outputs, &mut warnings, &info);
-    for i in 0..observer.outputs.len() {
-        if let Err(e) = observer.outputs[i].start(&info) {
-            observer.fail(i, &e);
-            if !observer.closed {
-                let failed = Failure::new(observer.outputs[i].what(), &e);
-                return early(Exit::OutputFailed(vec![failed]));
-            }
-        }
+    let mut written = open_outputs(&opts, &info);
+    let _ = written.tell(|o| o.start(&info));
+    if written.failed() {
+        // An output that cannot start ends the run: nothing is measured.
+        return ending::exit_of(&Ended::BeforeRounds(None), &written, false);
     }
+    let mut observer = RunObserver::new(&mut written, &mut warnings, &info);
     // A reader gone before round 1 wants nothing measured.
-    let rounds = if observer.closed {
+    let rounds = if observer.written.stdout_closed {
         probe::Rounds {
             samples: Vec::new(),
             elapsed: std::time::Duration::ZERO,
@@ -340,112 +262,87 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> Exit {
         probe::run_variants(&opts.config, &lanes, &env, run_start, &mut observer)
     };
     drop(pin);
-    let (failed, closed, history) = (observer.failed, observer.closed, observer.history);
-    let rounds = Ended {
-        rounds,
-        history,
-        failed,
-        closed,
-    };
-    after_rounds(&opts, &info, &mut outputs, rounds, &mut warnings)
+    let history = observer.history;
+    after_rounds(&opts, &info, &mut written, (rounds, history), &mut warnings)
 }
 
-/// What the rounds left for the ending: the samples and their records,
-/// and the output that could not be written (`closed`: stdout's reader
-/// closed it), if one could not.
-struct Ended {
-    rounds: probe::Rounds,
-    history: stats::History,
-    failed: Option<usize>,
-    closed: bool,
-}
-
-impl Ended {
-    /// How the rounds ended, for the outputs (`signal`: the first that came).
-    fn ending(&self, asked: u32, signal: Option<i32>) -> Ending {
-        let stopped_by = self.rounds.stop.as_ref().map(|stop| match stop {
-            EarlyStop::Interrupted => by_signal(signal.unwrap_or(libc::SIGINT)),
-            EarlyStop::Output(_) if self.closed => StoppedBy::StdoutClosed,
-            EarlyStop::Output(_) => StoppedBy::OutputFailed,
-            EarlyStop::Valve(_) => StoppedBy::SafetyValve,
-        });
-        Ending {
-            completed: self.rounds.completed,
-            asked,
-            cut: self.rounds.cut,
-            stopped_by,
-        }
+/// How the rounds ended, for the outputs (`signal`: the first that came).
+fn ending_of(rounds: &probe::Rounds, stdout_closed: bool, asked: u32, signal: Option<i32>) -> Ending {
+    let stopped_by = rounds.stop.as_ref().map(|stop| match stop {
+        EarlyStop::Interrupted => StoppedBy::signal(signal.unwrap_or(libc::SIGINT)),
+        EarlyStop::Output(_) if stdout_closed => StoppedBy::StdoutClosed,
+        EarlyStop::Output(_) => StoppedBy::OutputFailed,
+        EarlyStop::Valve(_) => StoppedBy::SafetyValve,
+    });
+    Ending {
+        completed: rounds.completed,
+        asked,
+        cut: rounds.cut,
+        stopped_by,
     }
 }
 
 /// The statistics, the warnings of the whole run, and the ending: every
-/// output ended, the push, the exit code (`ending::end_all`).
+/// output ended, the push, the exit code (`ending::end_all`). An output
+/// that could not be written stopped the rounds; the others still end,
+/// and the push still goes. Its failure is the run's (`Written` kept it);
+/// a reader that closed stdout has had enough, which is no failure.
 fn after_rounds(
     opts: &Options,
     info: &probe::RunInfo,
-    outputs: &mut [Box<dyn Output>],
-    ended: Ended,
+    written: &mut Written,
+    (rounds, history): (probe::Rounds, stats::History),
     warnings: &mut Warnings,
 ) -> Exit {
-    let (rounds, history) = (&ended.rounds, &ended.history);
-    // An output that could not be written stopped the rounds; the others
-    // still end, and the push still goes. Its failure is the run's; a
-    // reader that closed stdout has had enough, which is no failure.
-    let mut outcome = ending::Outcome::default();
-    match (&rounds.stop, ended.failed) {
-        (Some(EarlyStop::Output(_)), Some(_)) if ended.closed => outcome.stdout_closed = true,
-        (Some(EarlyStop::Output(e)), failed) => {
-            let what = failed.map_or("the output".into(), |i| outputs[i].what());
-            outcome.failures.push(Failure::new(what, e));
-        }
-        (Some(EarlyStop::Valve(why)), _) => warnings.warn(render::warnings::valve(why)),
-        _ => {}
+    if let Some(EarlyStop::Valve(why)) = &rounds.stop {
+        warnings.warn(Warning::Valve(*why));
     }
-    let run_ending = ended.ending(info.settings.count, signals::first());
-    if let Some(text) = render::warnings::ending(&run_ending) {
-        warnings.warn(text);
+    let asked = info.settings.count;
+    let run_ending = ending_of(&rounds, written.stdout_closed, asked, signals::came().first());
+    if run_ending.stopped_by.is_some_and(StoppedBy::is_signal) {
+        // A valve has its warning, a closed stdout is a reader that had
+        // enough, and a failed output is told with the exit.
+        warnings.warn(Warning::Stopped(run_ending));
     }
-    let summary = stats::summarize(history, rounds.elapsed);
+    let summary = stats::summarize(&history, rounds.elapsed);
     let comparison = info
         .compare
         .as_ref()
-        .map(|c| stats::compare_variants(history, rounds.elapsed, c.variants.len()));
-    after_the_rounds(warnings, history);
+        .map(|c| stats::compare_variants(&history, rounds.elapsed, c.variants.len()));
+    // The warnings only the whole run can give, once its rounds are over.
+    for w in stats::warnings_of(&history) {
+        warnings.warn(w);
+    }
     let mut finished = Finished {
         info,
         samples: &rounds.samples,
         summary: &summary,
         comparison: comparison.as_ref(),
         warnings: warnings.list(),
-        history,
+        history: &history,
         exit_code: exit::FAILED,
         ending: run_ending,
     };
-    let verdict = Exit::Rounds(judgement(stats::judge(history)));
-    ending::end_all(
-        opts,
-        outputs,
-        ended.failed,
-        &mut finished,
-        |o, run| o.end(run),
-        (verdict, false),
-        outcome,
-    )
+    let verdict = Ended::Rounds(judgement(stats::judge(&history)));
+    let tell: ending::Tell = |o, run| o.end(run);
+    ending::end_all(opts, written, &mut finished, tell, (verdict, false))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::Output;
 
     #[test]
     fn a_round_is_kept_as_records_and_in_full_only_for_json_and_svg() {
         use crate::stats::synthetic;
         let info = synthetic::run_info();
         let mut warnings = Warnings::new();
+        let mut written = Written::new(Vec::new());
         for keep_full in [false, true] {
             let mut watch = RunObserver {
                 keep_full,
-                ..RunObserver::new(&mut [], &mut warnings, &info)
+                ..RunObserver::new(&mut written, &mut warnings, &info)
             };
             let round = vec![
                 synthetic::cold(1, 40, 100, 3000, 1000, 50),
@@ -464,9 +361,10 @@ mod tests {
         use crate::stats::synthetic;
         let info = synthetic::run_info();
         let mut warnings = Warnings::new();
+        let mut written = Written::new(Vec::new());
         let mut watch = RunObserver {
             keep_full: true,
-            ..RunObserver::new(&mut [], &mut warnings, &info)
+            ..RunObserver::new(&mut written, &mut warnings, &info)
         };
         let mut shown = synthetic::cold(1, 40, 100, 3000, 1000, 50);
         shown.transfer = Some(Box::new(probe::TransferFacts {
@@ -519,17 +417,18 @@ mod tests {
             })
         };
         // stdout closes at round 2 (`| head`); the file must not lose it.
-        let mut outputs = vec![recorder("stdout", Some(2)), recorder("file", None)];
+        let outputs = vec![recorder("stdout", Some(2)), recorder("file", None)];
         let info = synthetic::run_info();
         let mut warnings = Warnings::new();
-        let mut observer = RunObserver::new(&mut outputs, &mut warnings, &info);
+        let mut written = Written::new(outputs);
+        let mut observer = RunObserver::new(&mut written, &mut warnings, &info);
         let first = synthetic::cold(1, 40, 100, 3000, 1000, 50);
         observer.sample(&first).unwrap();
         observer.round(1, &[first]).unwrap();
-        assert_eq!(observer.failed, None);
+        assert!(observer.written.lost.is_empty());
         let second = synthetic::cold(2, 40, 100, 3000, 1000, 50);
         assert!(observer.sample(&second).is_err());
-        assert_eq!(observer.failed, Some(0), "stdout failed");
+        assert_eq!(observer.written.lost.len(), 1, "stdout failed");
         let third = synthetic::cold(3, 40, 100, 3000, 1000, 50);
         assert!(observer.sample(&third).is_ok(), "only the file is left");
         assert_eq!(
@@ -548,7 +447,7 @@ mod tests {
 
     #[test]
     fn exit_codes_follow_the_verdict() {
-        let code = |v| Exit::Rounds(judgement(v)).exit_code();
+        let code = |v| Exit::of(Ended::Rounds(judgement(v))).exit_code();
         assert_eq!(code(Verdict::AllOk), 0);
         assert_eq!(code(Verdict::SomeFailed), 1);
         assert_eq!(code(Verdict::AllFailed), 2);

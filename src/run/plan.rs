@@ -1,11 +1,13 @@
 //! Before round 1: the preflight (one per variant with `--compare`), what it
-//! settles for the rounds, and the machine output of a run that ends here.
+//! settles for the rounds, the warnings its answers earn, and why a run
+//! that ends here ended (`EndReason`), all as data.
 
 use std::net::IpAddr;
 
 use crate::cli::Options;
-use crate::probe::{self, ProbeEnv, ProbeError, RunInfo, VariantSetup};
-use crate::render::{self, Warnings};
+use crate::probe::{self, EndReason, ProbeEnv, RunInfo, VariantSetup};
+use crate::render::Warnings;
+use crate::stats::Warning;
 
 use super::CERT_WARN_DAYS;
 
@@ -16,23 +18,32 @@ pub(super) struct Ready {
 }
 
 /// A run that ends before round 1: the facts known so far and why it ended
-/// (`info.preflight_error`), for the outputs to write, and what to say on
-/// stderr when no warning has said it.
+/// (`info.preflight_error`), for the outputs to write and for stderr.
 pub(super) struct NoRounds {
     pub info: Box<RunInfo>,
-    /// For stderr, raw: `Exit::report` escapes it.
-    pub message: Option<String>,
+    /// A warning has said why already (a safety valve): stderr says no more.
+    pub told: bool,
 }
 
 impl NoRounds {
-    /// `message` is worded as the warnings are, server text as it came; it
-    /// is escaped once, where `Exit::report` writes it to stderr.
-    fn new(info: RunInfo, message: Option<String>) -> NoRounds {
+    /// A run of `info` that ends here (`info.preflight_error` says why).
+    fn new(info: RunInfo) -> NoRounds {
         NoRounds {
             info: Box::new(info),
-            // Raw: `Exit::report` escapes it, once, on its way to stderr.
-            message,
+            told: false,
         }
+    }
+
+    /// A run whose preflight was answered (`info`) that ends for `why`.
+    fn answered(mut info: RunInfo, why: EndReason) -> NoRounds {
+        info.preflight_error = Some(why);
+        NoRounds::new(info)
+    }
+
+    /// What `Exit` says of it on stderr: why it ended, unless a warning
+    /// said so.
+    pub fn last_words(&self) -> Option<EndReason> {
+        self.info.preflight_error.clone().filter(|_| !self.told)
     }
 }
 
@@ -42,54 +53,57 @@ fn interrupted(
     cfg: &probe::Config,
     compared: Option<(probe::Axis, Vec<probe::VariantInfo>)>,
 ) -> NoRounds {
-    let e = ProbeError {
-        kind: probe::ErrorKind::Canceled,
-        text: render::warnings::INTERRUPTED_BEFORE_ROUNDS.into(),
-    };
-    let mut info = probe::run_info_failed(cfg, e);
+    let mut info = probe::run_info_failed(cfg, EndReason::Interrupted);
     info.compare = compared.map(|(axis, variants)| probe::CompareInfo {
         axis,
         variants,
         probes_per_round: 0,
     });
-    NoRounds::new(
-        info,
-        Some(render::warnings::INTERRUPTED_BEFORE_ROUNDS.into()),
-    )
+    NoRounds::new(info)
 }
 
 /// `--http-version` asked for one version and the preflight got another.
-fn version_mismatch(asked: probe::HttpVersion, got: Option<probe::Proto>) -> Option<String> {
+fn version_mismatch(asked: probe::HttpVersion, got: Option<probe::Proto>) -> Option<EndReason> {
     let want = match asked {
         probe::HttpVersion::Auto => return None,
         probe::HttpVersion::V2 => probe::Proto::H2,
         probe::HttpVersion::V1_1 => probe::Proto::Http11,
     };
     let got = got?;
-    (got != want).then(|| render::warnings::http_version_refused(asked, got))
+    (got != want).then_some(EndReason::HttpVersionRefused { asked, got })
 }
 
-/// Warnings the preflight's answer earns: a redirect, a certificate near its end.
+/// Warnings the preflight's answer earns: a redirect, a plain request to
+/// a TLS port, a certificate near its end; `of` names the `--compare
+/// target=` endpoint it came from.
 fn preflight_warnings(
     pre: &probe::Preflight,
     target: &probe::Target,
-    named: Option<&str>,
+    of: Option<&str>,
     warnings: &mut Warnings,
 ) {
-    // Under `--compare target=` each endpoint's sentences start with its label.
-    let mut warn = |text: String| match named {
-        Some(label) => warnings.warn(format!("{label}: {text}")),
-        None => warnings.warn(text),
-    };
+    let of = || of.map(str::to_string);
     if let Some(location) = &pre.redirect {
-        warn(render::warnings::redirect(pre.status, location));
+        warnings.warn(Warning::Redirect {
+            of: of(),
+            status: pre.status,
+            location: location.clone(),
+        });
     }
     if pre.plain_http_to_tls_port {
-        warn(render::warnings::plain_http_to_tls_port(target, pre.status));
+        warnings.warn(Warning::PlainHttpToTlsPort {
+            of: of(),
+            target: target.clone(),
+            status: pre.status,
+        });
     }
     if let Some(tls) = pre.tls {
         if let Some(days) = tls.cert_days_left.filter(|&d| d < CERT_WARN_DAYS) {
-            warn(render::warnings::certificate_expiry(days, tls.cert_expired));
+            warnings.warn(Warning::CertificateExpiry {
+                of: of(),
+                days_left: days,
+                expired: tls.cert_expired,
+            });
         }
     }
 }
@@ -112,29 +126,20 @@ fn plan_one(opts: &Options, env: &ProbeEnv, warnings: &mut Warnings) -> Result<R
         Ok(_) | Err(_) if env.cancel.is_canceled() => return Err(interrupted(cfg, None)),
         Ok(pre) => pre,
         Err(failed) => {
-            let why = render::warnings::preflight_failed(cfg, &failed);
-            let info = probe::run_info_preflight_failed(cfg, &failed);
-            return Err(NoRounds::new(info, Some(why)));
+            return Err(NoRounds::new(probe::run_info_preflight_failed(cfg, failed)));
         }
     };
-    if let Some(valve) = &pre.stop {
+    if let Some(valve) = pre.stop {
         // The server already asked us to back off: no rounds at all.
-        warnings.warn(render::warnings::preflight_valve(valve, None));
-        let mut info = probe::run_info(cfg, &pre);
-        info.preflight_error = Some(ProbeError {
-            kind: probe::ErrorKind::Error,
-            text: render::warnings::valve(valve),
+        warnings.warn(Warning::PreflightValve { of: None, valve });
+        return Err(NoRounds {
+            told: true,
+            ..NoRounds::answered(probe::run_info(cfg, &pre), EndReason::Valve(valve))
         });
-        return Err(NoRounds::new(info, None));
     }
-    if let Some(got) = version_mismatch(cfg.http_version, pre.proto) {
+    if let Some(refused) = version_mismatch(cfg.http_version, pre.proto) {
         // Asking for a version means that version or nothing.
-        let mut info = probe::run_info(cfg, &pre);
-        info.preflight_error = Some(ProbeError {
-            kind: probe::ErrorKind::Error,
-            text: got.clone(),
-        });
-        return Err(NoRounds::new(info, Some(got)));
+        return Err(NoRounds::answered(probe::run_info(cfg, &pre), refused));
     }
     let info = probe::run_info(cfg, &pre);
     preflight_warnings(&pre, &cfg.target, None, warnings);
@@ -153,8 +158,8 @@ fn plan_one(opts: &Options, env: &ProbeEnv, warnings: &mut Warnings) -> Result<R
 /// What a variant's preflight says about it.
 enum VariantCheck {
     Runs(probe::Preflight),
-    /// Why it cannot run at all, for the warning, and as the error to report.
-    CannotRun(String, ProbeError),
+    /// Why it cannot run at all.
+    CannotRun(EndReason),
     /// The server asked clients to back off (the run ends: every variant
     /// but a target of its own probes that server).
     BackOff(probe::Preflight, probe::Valve),
@@ -167,44 +172,25 @@ enum VariantCheck {
 fn check_variant(axis: probe::Axis, v: &probe::Variant, env: &ProbeEnv) -> VariantCheck {
     let pre = match probe::preflight(&v.config, env) {
         Ok(pre) => pre,
-        Err(failed) => {
-            let why = if axis.own_endpoints() {
-                // A target of its own: the words of a single run's failure, with its URL.
-                render::warnings::preflight_failed(&v.config, &failed)
-            } else {
-                render::warnings::variant_preflight_failed(&v.config, &failed)
-            };
-            return VariantCheck::CannotRun(why, failed.error);
-        }
+        Err(failed) => return VariantCheck::CannotRun(EndReason::PreflightFailed(failed)),
     };
     if let Some(valve) = pre.stop {
         if axis.own_endpoints() {
             // A service of its own asked to be left alone: this target only.
-            let why = render::warnings::target_preflight_backed_off(&valve);
-            let e = ProbeError {
-                kind: probe::ErrorKind::Error,
-                text: why.clone(),
-            };
-            return VariantCheck::CannotRun(why, e);
+            return VariantCheck::CannotRun(EndReason::TargetBackedOff(valve));
         }
         return VariantCheck::BackOff(pre, valve);
     }
     let http = version_mismatch(v.config.http_version, pre.proto)
-        .map(|_| render::warnings::variant_answered_over(pre.proto));
+        .map(|_| EndReason::AnsweredOver(pre.proto));
     let tls = match (v.config.settings.tls_max, pre.tls) {
         (Some(max), Some(tls)) if tls.version != max.openssl_name() => {
-            Some(render::warnings::variant_negotiated(&tls))
+            Some(EndReason::Negotiated(tls))
         }
         _ => None,
     };
     match http.or(tls) {
-        Some(text) => VariantCheck::CannotRun(
-            text.clone(),
-            ProbeError {
-                kind: probe::ErrorKind::Error,
-                text,
-            },
-        ),
+        Some(why) => VariantCheck::CannotRun(why),
         None => VariantCheck::Runs(pre),
     }
 }
@@ -227,43 +213,38 @@ fn run_config<'a>(
 /// The addresses `--compare addr` (without a list) compares: at least two,
 /// or the run ends here.
 fn compared_addresses(cfg: &probe::Config, env: &ProbeEnv) -> Result<Vec<IpAddr>, NoRounds> {
-    let host = &cfg.target.host;
-    let (kind, text) =
-        match probe::addresses_of(host, cfg.target.port, cfg.settings.timeout, &env.cancel) {
-            Ok(found) if found.len() >= 2 => return Ok(found),
-            Ok(found) => (
-                probe::ErrorKind::Error,
-                render::warnings::one_address(host, found[0]),
-            ),
-            Err(probe::AddressLookupError::Interrupted) => return Err(interrupted(cfg, None)),
-            Err(e) => (
-                probe::ErrorKind::DnsFail,
-                render::warnings::address_lookup_failed(host, &e),
-            ),
-        };
-    let why = text.clone();
-    let info = probe::run_info_failed(cfg, ProbeError { kind, text });
-    Err(NoRounds::new(info, Some(why)))
+    let host = cfg.target.host.clone();
+    let why = match probe::addresses_of(&host, cfg.target.port, cfg.settings.timeout, &env.cancel)
+    {
+        Ok(found) if found.len() >= 2 => return Ok(found),
+        Ok(found) => EndReason::OneAddress {
+            host,
+            addr: found[0],
+        },
+        Err(probe::AddressLookupError::Interrupted) => return Err(interrupted(cfg, None)),
+        Err(error) => EndReason::AddressLookupFailed { host, error },
+    };
+    Err(NoRounds::new(probe::run_info_failed(cfg, why)))
 }
 
 /// A run whose server asked every client to back off at a preflight: no
 /// rounds, `run` as that preflight settled it, every variant listed.
 fn backed_off(
     mut run: RunInfo,
-    valve: &probe::Valve,
+    valve: probe::Valve,
     axis: probe::Axis,
     variants: Vec<probe::VariantInfo>,
 ) -> NoRounds {
-    run.preflight_error = Some(ProbeError {
-        kind: probe::ErrorKind::Error,
-        text: render::warnings::valve(valve),
-    });
     run.compare = Some(probe::CompareInfo {
         axis,
         variants,
         probes_per_round: 0,
     });
-    NoRounds::new(run, None)
+    // The warning said why (`Warning::PreflightValve`).
+    NoRounds {
+        told: true,
+        ..NoRounds::answered(run, EndReason::Valve(valve))
+    }
 }
 
 /// `--compare`: a preflight per variant. A variant whose preflight fails, or
@@ -286,7 +267,7 @@ fn plan_compare(
     let mut infos = Vec::new();
     let mut lanes = Vec::new();
     let mut first: Option<(probe::Preflight, RunInfo)> = None;
-    let mut first_error: Option<ProbeError> = None;
+    let mut first_error: Option<EndReason> = None;
     let info_of = |v: &probe::Variant| probe::VariantInfo::new(&v.label, &v.value);
     for (index, v) in variants.iter().enumerate() {
         let mut info = info_of(v);
@@ -299,22 +280,27 @@ fn plan_compare(
         };
         let pre = match checked {
             VariantCheck::Runs(pre) => pre,
-            VariantCheck::CannotRun(why, e) => {
-                warnings.warn(render::warnings::variant_cannot_run(
-                    cmp.axis, &v.label, &why,
-                ));
-                first_error.get_or_insert_with(|| e.clone());
-                info.unavailable = Some(e);
+            VariantCheck::CannotRun(why) => {
+                warnings.warn(Warning::VariantCannotRun {
+                    axis: cmp.axis,
+                    label: v.label.clone(),
+                    why: why.clone(),
+                });
+                first_error.get_or_insert_with(|| why.clone());
+                info.unavailable = Some(why);
                 infos.push(info);
                 continue;
             }
             VariantCheck::BackOff(pre, valve) => {
                 // The server asked clients to back off: that holds for every
                 // variant, including those not tried.
-                warnings.warn(render::warnings::preflight_valve(&valve, Some(&v.label)));
+                warnings.warn(Warning::PreflightValve {
+                    of: Some(v.label.clone()),
+                    valve,
+                });
                 infos.extend(variants[index..].iter().map(info_of));
                 let run = probe::run_info(run_config(cmp, v, cfg), &pre);
-                return Err(backed_off(run, &valve, cmp.axis, infos));
+                return Err(backed_off(run, valve, cmp.axis, infos));
             }
         };
         info.addr = pre.addr;
@@ -352,7 +338,7 @@ struct Planned {
     /// The first variant that runs: its preflight and the run's facts.
     first: Option<(probe::Preflight, RunInfo)>,
     /// Why the first variant that cannot run cannot.
-    first_error: Option<ProbeError>,
+    first_error: Option<EndReason>,
 }
 
 /// The comparison's plan: its variants and lanes, or a run that ends here
@@ -380,14 +366,13 @@ fn settle(
         probes_per_round: lanes.len() * modes,
     };
     let Some((pre, mut info)) = first else {
-        let e = first_error.unwrap_or(ProbeError {
-            kind: probe::ErrorKind::Error,
-            text: render::warnings::NO_VARIANT_CAN_RUN.into(),
-        });
-        let mut info = probe::run_info_failed(cfg, e);
+        let why = EndReason::NoVariantCanRun {
+            axis: cmp.axis,
+            first: first_error.map(Box::new),
+        };
+        let mut info = probe::run_info_failed(cfg, why);
         info.compare = Some(compare);
-        let why = render::warnings::no_variant_can_run(cmp.axis);
-        return Err(NoRounds::new(info, Some(why)));
+        return Err(NoRounds::new(info));
     };
     info.compare = Some(compare);
     if !cmp.axis.own_endpoints() {

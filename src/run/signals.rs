@@ -1,13 +1,15 @@
 //! Ctrl+C (SIGINT), SIGTERM and SIGHUP, from one source (signal-hook,
 //! which says which signal came): the first stops the run at the next
-//! boundary (its output is still written), a second leaves at once. One
-//! question for the rest of the run: has a signal come, and which
-//! (`first`, `terminated`). No wait outlives the first by more than
-//! `GRACE`: stdout that nobody reads, or a push that hangs, cannot keep a
-//! stopped run alive, and the waits of the run's ending give up before
-//! then (`deadline`), so the files and the push are done first.
+//! boundary (its output is still written), a second leaves at once. What
+//! came is one record (`CAME`), and every part of the run asks it the one
+//! question, has a signal come and which (`came`); the probes' `Cancel`
+//! is a view of the same record, not a flag of its own (`install`). No
+//! wait outlives the first signal by more than `GRACE`: stdout that nobody
+//! reads, or a push that hangs, cannot keep a stopped run alive, and the
+//! waits of the run's ending give up before then (`Came::deadline`), so
+//! the files and the push are done first.
 
-use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -21,79 +23,133 @@ pub const GRACE: Duration = Duration::from_secs(5);
 /// words on stderr) after a wait that `deadline` cut short.
 const LAST_STEPS: Duration = Duration::from_secs(1);
 
-/// Every SIGINT, SIGTERM and SIGHUP that came, of any kind.
-static SEEN: AtomicU32 = AtomicU32::new(0);
-/// The first signal's number, 0 until one came.
-static FIRST: AtomicI32 = AtomicI32::new(0);
-/// The first SIGTERM or SIGHUP's number, 0 until one came.
-static TERMINATED: AtomicI32 = AtomicI32::new(0);
-/// When the first signal came.
-static FIRST_AT: OnceLock<Instant> = OnceLock::new();
-
-/// How many signals have come so far (a step that began at one count and
-/// sees a larger one was interrupted).
-pub(super) fn seen() -> u32 {
-    SEEN.load(Ordering::SeqCst)
-}
-
-/// The first signal that came (SIGINT, SIGTERM or SIGHUP), if one did.
-pub(super) fn first() -> Option<i32> {
-    Some(FIRST.load(Ordering::SeqCst)).filter(|&n| n != 0)
-}
-
-/// The first SIGTERM or SIGHUP that came, if one did: the run then exits
-/// with its code, whatever else happened.
-pub(super) fn terminated() -> Option<i32> {
-    Some(TERMINATED.load(Ordering::SeqCst)).filter(|&n| n != 0)
-}
-
-/// When the first signal came, if one did.
-pub(super) fn first_at() -> Option<Instant> {
-    FIRST_AT.get().copied()
-}
-
 /// How long after the first signal the waits of the run's ending give up:
 /// early enough in `GRACE` for what comes after them.
 pub(super) const DEADLINE_AFTER: Duration = GRACE.saturating_sub(LAST_STEPS);
 
-/// When a wait of the run's ending must give up, once a signal came.
-pub(super) fn deadline() -> Option<Instant> {
-    FIRST_AT.get().map(|at| *at + DEADLINE_AFTER)
+/// Every signal that came, in one word, so that one load answers: how
+/// many came (the low 32 bits), the first one's number (the next 8) and
+/// the first SIGTERM or SIGHUP's (the 8 after); 0 until one came. Only
+/// the signal thread writes it.
+static CAME: AtomicU64 = AtomicU64::new(0);
+
+/// When the first signal came: set before `CAME` counts it, so that
+/// whoever sees a signal sees when it came.
+static FIRST_AT: OnceLock<Instant> = OnceLock::new();
+
+/// The signals that came, as one answer read at one moment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Came {
+    /// How many came, of any kind.
+    count: u32,
+    /// The first one, 0 until one came.
+    first: u8,
+    /// The first SIGTERM or SIGHUP, 0 until one came.
+    terminated: u8,
 }
 
-/// Whether a wait that began when `before` signals had come must end now:
-/// a signal came meanwhile, or the ending's `deadline` passed.
-pub(super) fn cuts_short(before: u32) -> bool {
-    seen() > before || deadline().is_some_and(|d| Instant::now() >= d)
+impl Came {
+    fn unpack(word: u64) -> Came {
+        Came {
+            count: word as u32,
+            first: (word >> 32) as u8,
+            terminated: (word >> 40) as u8,
+        }
+    }
+
+    fn pack(self) -> u64 {
+        u64::from(self.count) | u64::from(self.first) << 32 | u64::from(self.terminated) << 40
+    }
+
+    /// What has come once `signal` came too.
+    fn and(self, signal: i32) -> Came {
+        let number = u8::try_from(signal).unwrap_or(u8::MAX);
+        let ends = signal != libc::SIGINT;
+        Came {
+            count: self.count.saturating_add(1),
+            first: if self.first == 0 { number } else { self.first },
+            terminated: if self.terminated == 0 && ends {
+                number
+            } else {
+                self.terminated
+            },
+        }
+    }
+
+    /// The first signal that came (SIGINT, SIGTERM or SIGHUP), if one did.
+    pub(super) fn first(self) -> Option<i32> {
+        (self.first != 0).then_some(i32::from(self.first))
+    }
+
+    /// The signal whose code the run exits with: a SIGTERM or SIGHUP
+    /// whenever it came, whatever else happened; the first of any kind
+    /// when it cut the run short where no verdict could be reached (`cut`:
+    /// before round 1, or in a wait of the run's ending).
+    pub(super) fn deciding(self, cut: bool) -> Option<i32> {
+        let terminated = (self.terminated != 0).then_some(i32::from(self.terminated));
+        terminated.or(self.first().filter(|_| cut))
+    }
+
+    /// When the waits of the run's ending must give up, once a signal came.
+    pub(super) fn deadline(self) -> Option<Instant> {
+        self.at().map(|at| at + DEADLINE_AFTER)
+    }
+
+    /// When the first signal came, if one did.
+    pub(super) fn at(self) -> Option<Instant> {
+        self.first().and(FIRST_AT.get().copied())
+    }
+
+    /// Whether a wait that began when `before` had come must end now: a
+    /// signal came meanwhile, or the ending's deadline passed.
+    pub(super) fn cuts_short(self, before: Came) -> bool {
+        self.count > before.count || self.deadline().is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Whether a signal came after `before`.
+    pub(super) fn since(self, before: Came) -> bool {
+        self.count > before.count
+    }
 }
 
-/// Counts `signal`; the first arms the watchdog that ends the process
-/// `GRACE` later with its code, if it has not ended by then. Returns how
-/// many came before it.
-fn count(signal: i32) -> u32 {
-    let before = SEEN.fetch_add(1, Ordering::SeqCst);
-    if before == 0 {
+/// What has come so far: the one question every part of the run asks.
+pub(super) fn came() -> Came {
+    Came::unpack(CAME.load(Ordering::SeqCst))
+}
+
+/// Records `signal`; the first arms the watchdog that ends the process
+/// `GRACE` later with its code, if it has not ended by then. Returns what
+/// had come before it.
+fn record(signal: i32) -> Came {
+    let before = came();
+    if before.count == 0 {
         let _ = FIRST_AT.set(Instant::now());
-        FIRST.store(signal, Ordering::SeqCst);
         let code = crate::exit::signal_code(signal);
         std::thread::spawn(move || {
             std::thread::sleep(GRACE);
             leave_now(code);
         });
     }
-    if signal != libc::SIGINT {
-        let _ = TERMINATED.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst);
-    }
+    // Only this thread writes: no other update can come between.
+    CAME.store(before.and(signal).pack(), Ordering::SeqCst);
     before
+}
+
+/// Whether the run was asked to stop: the probes' view of `came`.
+fn stopped() -> bool {
+    came().count > 0
 }
 
 /// First Ctrl+C: stop at the next boundary (or abort the transfer in
 /// flight); the run then exits with the code its samples earn. SIGTERM and
 /// SIGHUP stop the run the same way, and the run then exits 128 + the
 /// signal's number (143, 129) after writing what it has. A second signal
-/// of any kind leaves at once with its own code (130 for Ctrl+C).
-pub(super) fn install(cancel: &Cancel) {
+/// of any kind leaves at once with its own code (130 for Ctrl+C). Returns
+/// the probes' `Cancel`: a view of what came, whose waits wake when a
+/// signal comes.
+pub(super) fn install() -> Cancel {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let cancel = Cancel::viewing(stopped);
     // A SIGTERM or SIGHUP the parent set to be ignored (`nohup` does that
     // to SIGHUP) stays ignored: registering a handler would undo what was
     // asked. Ctrl+C is always taken, as it always was.
@@ -102,17 +158,18 @@ pub(super) fn install(cancel: &Cancel) {
         .filter(|&s| s == SIGINT || !ignored(s))
         .collect();
     let Ok(mut signals) = signal_hook::iterator::Signals::new(&wanted) else {
-        return;
+        return cancel;
     };
-    let cancel = cancel.clone();
+    let waits = cancel.clone();
     std::thread::spawn(move || {
         for signal in signals.forever() {
-            if count(signal) >= 1 {
+            if record(signal).count >= 1 {
                 leave_now(crate::exit::signal_code(signal));
             }
-            cancel.cancel();
+            waits.cancel();
         }
     });
+    cancel
 }
 
 /// Whether `signal` is set to be ignored, as inherited from the parent.
@@ -132,4 +189,29 @@ fn ignored(signal: i32) -> bool {
 pub(super) fn leave_now(code: u8) -> ! {
     // SAFETY: _exit(2) ends the process without touching any of its state.
     unsafe { libc::_exit(i32::from(code)) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_came_is_one_word_read_whole() {
+        let none = Came::default();
+        assert_eq!(none.first(), None);
+        assert_eq!(none.deciding(true), None);
+        let int = none.and(libc::SIGINT);
+        assert_eq!(int.first(), Some(libc::SIGINT));
+        assert_eq!(int.deciding(false), None, "Ctrl+C leaves the verdict");
+        assert_eq!(int.deciding(true), Some(libc::SIGINT), "unless it cut the run short");
+        let then_term = int.and(libc::SIGTERM);
+        assert_eq!(then_term.first(), Some(libc::SIGINT));
+        assert_eq!(then_term.deciding(false), Some(libc::SIGTERM));
+        let hup = none.and(libc::SIGHUP).and(libc::SIGTERM);
+        assert_eq!(hup.deciding(false), Some(libc::SIGHUP), "the first that ends it");
+        for came in [none, int, then_term, hup] {
+            assert_eq!(Came::unpack(came.pack()), came);
+        }
+        assert!(then_term.since(int) && !int.since(int));
+    }
 }

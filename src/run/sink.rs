@@ -120,9 +120,10 @@ const LOOK: Duration = Duration::from_millis(50);
 /// written in order, and `flush` waits until it is out, as a plain write
 /// would. Until a signal comes, the run waits for stdout as long as it
 /// takes; once one came, a stdout that takes nothing for `STUCK` (or past
-/// `signals::deadline`) is given up (`given_up`): the run goes on to its
-/// files and its push, and whatever is still queued is written if the
-/// reader comes back within the grace (`settle`).
+/// the ending's deadline, `signals::Came::deadline`) is given up
+/// (`given_up`): the run goes on to its files and its push, and whatever
+/// is still queued is written if the reader comes back within the grace
+/// (`settle`).
 struct Pipe {
     state: Mutex<State>,
     changed: Condvar,
@@ -200,10 +201,11 @@ impl Pipe {
             if state.given_up || done(&state) {
                 return Ok(());
             }
-            if let Some(at) = signals::first_at() {
+            let came = signals::came();
+            if let Some(at) = came.at() {
                 let now = Instant::now();
                 let quiet_since = state.progress.map_or(at, |p| p.max(at));
-                let past_deadline = signals::deadline().is_some_and(|d| now >= d);
+                let past_deadline = came.deadline().is_some_and(|d| now >= d);
                 if now >= quiet_since + STUCK || past_deadline {
                     state.given_up = true;
                     return Ok(());

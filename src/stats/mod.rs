@@ -12,7 +12,7 @@ mod records;
 #[path = "../../tests/support/synthetic.rs"]
 pub(crate) mod synthetic;
 
-use findings::{anatomy, attribution, compare, stage_figures, summary};
+use findings::{anatomy, attribution, compare, stage_figures, summary, warning};
 pub use numbers::{ci, descriptive};
 use numbers::{delta, running};
 use records::{history, record, server_timings, tallies};
@@ -31,3 +31,4 @@ pub use summary::{
     judge, large_residual, summarize, timed, Handshake, ModeSummary, Summary, Verdict,
 };
 pub use tallies::{HandshakeNames, Tallies, Tally};
+pub use warning::{of_history as warnings_of, Warning};

@@ -31,7 +31,9 @@ const FLOORS: [(&str, &[&str]); 3] = [
     ("stats", &["numbers", "records", "findings"]),
     (
         "render",
-        &["", "tables", "machine", "write_out", "terminal", "pictures"],
+        &[
+            "", "words", "tables", "machine", "write_out", "terminal", "pictures",
+        ],
     ),
 ];
 

@@ -595,7 +595,7 @@ pub struct RunInfo {
     pub compare: Option<CompareInfo>,
     /// Why the run ended before round 1: the preflight failed, was refused
     /// by a safety valve, or negotiated another HTTP version than asked.
-    pub preflight_error: Option<ProbeError>,
+    pub preflight_error: Option<super::ending::EndReason>,
 }
 
 /// What the run reports about one variant (`run.compare` in JSON).
@@ -605,7 +605,7 @@ pub struct VariantInfo {
     pub value: String,
     /// Why it could not run at all (its preflight failed, or the server
     /// answered it in another way than the variant asks); `None` when it ran.
-    pub unavailable: Option<ProbeError>,
+    pub unavailable: Option<super::ending::EndReason>,
     /// The address its preflight settled on.
     pub addr: Option<SocketAddr>,
     /// The HTTP version its preflight was answered over.

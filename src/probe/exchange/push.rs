@@ -317,6 +317,18 @@ pub enum PushError {
     },
 }
 
+/// How a push that was abandoned (`PushError::Abandoned`) came to be: the
+/// caller knows, since it set `stop`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PushAbandoned {
+    /// A signal came while it was under way.
+    BySignal,
+    /// It began after a signal (stdout given up) and had not arrived when
+    /// the time for the run's ending ran out, `at` after the signal (a
+    /// stopped run leaves `grace` after it).
+    AtDeadline { at: Duration, grace: Duration },
+}
+
 /// A user and a password, never printed: `Debug` says only that they are there.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Credentials {

@@ -9,6 +9,7 @@ use super::env::ProbeEnv;
 use super::handle::ProbeHandle;
 use super::resolver::Resolver;
 use super::sample::{self, Outcome};
+use super::ending::PreflightFailed;
 use super::types::{ErrorKind, Mode, ProbeError, Proto, Sample, TlsFacts};
 use super::valve::Valve;
 
@@ -34,46 +35,24 @@ pub struct Preflight {
     pub plain_http_to_tls_port: bool,
 }
 
-/// A preflight that failed, and what it learned before it did: where it
-/// connected, the handshake it completed, how far it got. None of it is in
-/// a statistic; the outputs keep it, and the error line says what to try
-/// next from it.
-#[derive(Clone, Debug)]
-pub struct PreflightFailed {
-    pub error: ProbeError,
-    /// What it asked with.
-    pub method: Method,
-    pub addr: Option<SocketAddr>,
-    pub tls: Option<TlsFacts>,
-    /// The stages it went through (`None`: not reached, or not made).
-    pub dns: Option<Duration>,
-    pub tcp: Option<Duration>,
-    pub handshake: Option<Duration>,
-    /// The request went out, and not a byte of an answer came back.
-    pub unanswered: bool,
-    /// The names the server's certificate is for, the first few, and how
-    /// many it has: known when the certificate was checked and refused.
-    pub cert_names: Option<(Vec<String>, usize)>,
-    /// An `http://` target's port completed a TLS handshake, asked after
-    /// the plain request failed: an HTTPS port.
-    pub speaks_tls: bool,
-}
-
-impl PreflightFailed {
-    /// A preflight that failed before it learned anything.
-    fn bare(error: ProbeError, method: Method) -> Box<PreflightFailed> {
-        Box::new(PreflightFailed {
-            error,
-            method,
-            addr: None,
-            tls: None,
-            dns: None,
-            tcp: None,
-            handshake: None,
-            unanswered: false,
-            cert_names: None,
-            speaks_tls: false,
-        })
+/// A preflight (of `cfg`) that failed before it learned anything: what it
+/// was asked, and the error.
+fn bare(cfg: &Config, error: ProbeError, method: Method) -> PreflightFailed {
+    PreflightFailed {
+        error,
+        target: cfg.target.clone(),
+        timeout: cfg.settings.timeout,
+        tls_max: cfg.settings.tls_max,
+        client_cert: cfg.settings.client_cert.is_some(),
+        method,
+        addr: None,
+        tls: None,
+        dns: None,
+        tcp: None,
+        handshake: None,
+        unanswered: false,
+        cert_names: None,
+        speaks_tls: false,
     }
 }
 
@@ -165,7 +144,6 @@ fn failed(
     let t = &sample.timers;
     Box::new(PreflightFailed {
         unanswered: t.pretransfer_us > 0 && t.starttransfer_us == 0 && sample.status == 0,
-        method,
         addr: sample.addr,
         tls: sample.tls,
         dns: dns_first.or(sample.dns()),
@@ -173,7 +151,7 @@ fn failed(
         handshake: sample.tls(),
         cert_names,
         speaks_tls,
-        error,
+        ..bare(cfg, error, method)
     })
 }
 
@@ -189,7 +167,7 @@ pub fn run(cfg: &Config, env: &ProbeEnv) -> Result<Preflight, Box<PreflightFaile
             Resolver::new(&cfg.target.host, cfg.target.port, Some(env.cancel.clone()));
         match resolver.lookup(Instant::now() + cfg.settings.timeout) {
             Ok(took) => Some(took),
-            Err(e) => return Err(PreflightFailed::bare(e, method)),
+            Err(e) => return Err(Box::new(bare(cfg, e, method))),
         }
     } else {
         None

@@ -34,8 +34,8 @@ pub trait Observer {
     }
 }
 
-/// What the rounds noticed, as data; the caller words and prints it. (A
-/// safety valve that stops the run is in `Rounds::stop`.)
+/// What the rounds noticed, as data; the run warns of it and `render`
+/// words it. (A safety valve that stops the run is in `Rounds::stop`.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Notice {
     /// A response body ran over `BODY_CAP` bytes (said once per run): it was
@@ -49,6 +49,18 @@ pub enum Notice {
     /// that target is left out of the rounds that remain; the others, other
     /// services, go on.
     VariantBackedOff { variant: u8, valve: Valve },
+}
+
+impl Notice {
+    /// The `--compare` variant it is about, if it is about one.
+    pub fn variant(&self) -> Option<u8> {
+        match *self {
+            Notice::VariantStopped { variant, .. } | Notice::VariantBackedOff { variant, .. } => {
+                Some(variant)
+            }
+            Notice::BodyCapped { .. } => None,
+        }
+    }
 }
 
 pub struct Rounds {

@@ -46,10 +46,10 @@ pub struct Variant {
 }
 
 /// Why `addresses_of` found nothing to compare.
-#[derive(Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AddressLookupError {
-    /// The resolver failed.
-    Failed(std::io::Error),
+    /// The resolver failed (the system's words).
+    Failed(String),
     /// It answered with no address at all.
     NoAddress,
     /// It gave no answer within the run's timeout.
@@ -108,7 +108,7 @@ pub fn addresses_of(
             return Err(AddressLookupError::TimedOut(timeout));
         }
         match rx.recv_timeout(LOOKUP_POLL.min(until - now)) {
-            Ok(answer) => break answer.map_err(AddressLookupError::Failed)?,
+            Ok(answer) => break answer.map_err(|e| AddressLookupError::Failed(e.to_string()))?,
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => continue,
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
                 return Err(AddressLookupError::NoAddress)

@@ -23,7 +23,8 @@ pub struct Document<'a> {
     pub samples: SamplesJson<'a>,
     pub summary: SummaryJson<'a>,
     pub ending: EndingJson,
-    pub warnings: &'a [String],
+    /// Every warning, worded (`render::warnings::text`).
+    pub warnings: Vec<String>,
 }
 
 /// `ending`: how many rounds ran, of how many asked, and what stopped them
@@ -271,6 +272,12 @@ impl<W: std::io::Write> Output for JsonDocument<W> {
     }
 }
 
+/// `warnings`: every warning of the run, in words, in the order stderr
+/// said them.
+pub fn warnings_json(run: &Finished) -> Vec<String> {
+    run.warnings.iter().map(super::warnings::text).collect()
+}
+
 /// Writes the whole document as compact JSON (one line), followed by a newline.
 pub fn write_document<W: std::io::Write>(mut out: W, run: &Finished) -> std::io::Result<()> {
     let compare = run.info.compare.as_ref();
@@ -281,7 +288,7 @@ pub fn write_document<W: std::io::Write>(mut out: W, run: &Finished) -> std::io:
         samples: SamplesJson(run.samples, compare),
         summary: summary_json(run.summary, run.comparison, compare),
         ending: ending_json(&run.ending),
-        warnings: run.warnings,
+        warnings: warnings_json(run),
     };
     serde_json::to_writer(&mut out, &doc)?;
     writeln!(out)?;

@@ -11,7 +11,9 @@ use serde::Serialize;
 
 use crate::probe::{CompareInfo, RunInfo, Sample};
 
-use super::json::{ending_json, run_json, summary_json, EndingJson, SampleJson, SCHEMA};
+use super::json::{
+    ending_json, run_json, summary_json, warnings_json, EndingJson, SampleJson, SCHEMA,
+};
 use super::output::{Finished, Output};
 
 /// One line: its type first, then the object's own fields.
@@ -39,7 +41,7 @@ struct SummaryLine<'a, T: Serialize> {
     #[serde(flatten)]
     summary: &'a T,
     ending: EndingJson,
-    warnings: &'a [String],
+    warnings: Vec<String>,
 }
 
 /// Writes one line and flushes it.
@@ -94,7 +96,7 @@ impl<W: Write> Output for JsonlStream<W> {
             &SummaryLine {
                 summary: &figures,
                 ending: ending_json(&run.ending),
-                warnings: run.warnings,
+                warnings: warnings_json(run),
             },
         )
     }

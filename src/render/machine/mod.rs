@@ -1,5 +1,5 @@
 //! The formats a program reads: `--json`, `--jsonl`, `--csv`, and the
-//! OpenMetrics exposition (`--openmetrics`, the body of `--push`). Floor 2
+//! OpenMetrics exposition (`--openmetrics`, the body of `--push`). Floor 3
 //! of `render`: imports the output contract and `tables`.
 
 pub mod csv;
@@ -14,3 +14,4 @@ mod openmetrics_summary;
 // What the files here name as `super::x` from the floors below.
 use super::output;
 use super::tables::{fields, json_numbers, run_fields, summary_fields};
+use super::words::warnings;

@@ -22,7 +22,7 @@ use std::io::{self, Write};
 
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::probe::{ErrorKind, Mode, ModeChoice, ProbeError, RunInfo};
+use crate::probe::{EndReason, ErrorKind, Mode, ModeChoice, RunInfo};
 use crate::stats::Summary;
 
 use super::openmetrics_facts::run_facts;
@@ -185,7 +185,7 @@ fn with_interval<T: Copy>(
 /// run. A preflight that Ctrl+C (or a signal) cut short found nothing down,
 /// so it is left out.
 fn unreached(info: &RunInfo) -> Vec<Labels> {
-    let failed = |e: Option<&ProbeError>| e.is_some_and(|e| e.kind != ErrorKind::Canceled);
+    let failed = |e: Option<&EndReason>| e.is_some_and(|e| e.kind() != ErrorKind::Canceled);
     match &info.compare {
         Some(c) => c
             .variants

@@ -1,6 +1,6 @@
 //! `--svg`: the picture of a run and the file (or stdout) it is written
-//! to. Floor 5 of `render`, the top: imports the output contract and
-//! `terminal`'s number formatting.
+//! to. Floor 6 of `render`, the top: imports the output contract and
+//! `words`' number formatting.
 
 pub mod svg;
 pub mod svg_file;

@@ -464,7 +464,7 @@ pub static FIELDS: [Field; 55] = [
         |s, _| text(s.error.as_ref().map(|e| e.kind.slug())),
     )
     .csv("error_kind", 22)
-    .preflight(|info| text(info.preflight_error.as_ref().map(|e| e.kind.slug()))),
+    .preflight(|info| text(info.preflight_error.as_ref().map(|e| e.kind().slug()))),
     Field::new(
         Top("error"),
         Text,
@@ -472,7 +472,7 @@ pub static FIELDS: [Field; 55] = [
         |s, _| text(s.error.as_ref().map(|e| e.text.as_str())),
     )
     .csv("error", 23)
-    .preflight(|info| text(info.preflight_error.as_ref().map(|e| e.text.as_str()))),
+    .preflight(|info| owned(info.preflight_error.as_ref().map(super::reasons::reason))),
     // libcurl's raw cumulative timers (CURLINFO_*_TIME_T), as libcurl gives them.
     Field::new(
         Nested("curl", "namelookup_us"),

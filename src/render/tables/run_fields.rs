@@ -85,10 +85,10 @@ pub static RUN_FIELDS: &[RunField] = &[
     fact("early_data", |i| json!(i.settings.early_data)),
     // Set when the run ended before round 1 (and then there are no samples).
     fact("preflight_error_kind", |i| {
-        json!(i.preflight_error.as_ref().map(|e| e.kind.slug()))
+        json!(i.preflight_error.as_ref().map(|e| e.kind().slug()))
     }),
     fact("preflight_error", |i| {
-        json!(i.preflight_error.as_ref().map(|e| e.text.clone()))
+        json!(i.preflight_error.as_ref().map(super::reasons::reason))
     }),
     RunField {
         name: "compare",
@@ -158,8 +158,8 @@ fn compare_json(cmp: &CompareInfo) -> CompareJson {
                 value: v.value.clone(),
                 available: v.unavailable.is_none(),
                 addr: v.addr.map(|a| a.to_string()),
-                error_kind: v.unavailable.as_ref().map(|e| e.kind.slug()),
-                error: v.unavailable.as_ref().map(|e| e.text.clone()),
+                error_kind: v.unavailable.as_ref().map(|e| e.kind().slug()),
+                error: v.unavailable.as_ref().map(super::reasons::reason),
             })
             .collect(),
     }

@@ -101,12 +101,14 @@ pub fn header_items(cmp: &CompareInfo, tags: &Tags) -> Vec<String> {
                     // The kind is short enough for a header; the full text is
                     // on stderr and in JSON. Our own reasons (another HTTP
                     // version came back) are short and say more.
-                    let reason =
-                        if e.kind == crate::probe::ErrorKind::Error && !e.text.trim().is_empty() {
-                            printable(&e.text)
-                        } else {
-                            e.kind.slug().to_string()
-                        };
+                    let said = super::reasons::reason(e);
+                    let reason = if e.kind() == crate::probe::ErrorKind::Error
+                        && !said.trim().is_empty()
+                    {
+                        printable(&said)
+                    } else {
+                        e.kind().slug().to_string()
+                    };
                     format!("{label} (unavailable: {reason})")
                 }
                 None if tags.letters() => format!("{label} ({})", letter(i)),

@@ -13,7 +13,7 @@
 //! measurement. Names curl knows that cannot apply to a probe (an output
 //! file, FTP, other output streams) are refused with their own message.
 //!
-//! Floor 3 of `render`: reads the field table (`render::fields`) and the
+//! Floor 4 of `render`: reads the field table (`render::fields`) and the
 //! output contract; its tests use `--json`'s sample object.
 
 mod curl_json;

@@ -1,7 +1,9 @@
 //! What the statistics find at the end of a run: the summary and its
 //! verdict, the attribution of a connection's cost, the handshake's why,
-//! paired differences, `--compare`'s differences, every stage described.
-//! Floor 3 of `stats`, the top: imports `numbers` and `records`.
+//! paired differences, `--compare`'s differences, every stage described,
+//! and the run's warnings (`warning`: the one type for them all, and the
+//! statistics' own). Floor 3 of `stats`, the top: imports `numbers` and
+//! `records`.
 
 pub(super) mod anatomy;
 pub(super) mod attribution;
@@ -11,6 +13,7 @@ pub(super) mod stage_figures;
 pub(super) mod summary;
 #[cfg(test)]
 mod summary_tests;
+pub(super) mod warning;
 
 // What the files here name as `super::x` from the floors below.
 use super::numbers::{ci, delta, descriptive};
