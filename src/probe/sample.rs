@@ -50,6 +50,7 @@ pub(super) fn build(
         .map(|raw| raw.read(std::time::SystemTime::now()));
     let timeline_start = timeline_start_us(easy.get_ref());
     let (tls_setup, tls_finish) = client_work(timeline_start, &timers);
+    let reply_wait = reply_wait(timeline_start, &timers);
     let socket_open = match (timeline_start, easy.get_ref().socket_opened) {
         (Some(start), Some((opened, _))) => opened.checked_sub(start).map(Duration::from_micros),
         _ => None,
@@ -66,7 +67,12 @@ pub(super) fn build(
     // TLS facts belong only to probes that made a handshake.
     let tls = (timers.num_connects > 0)
         .then(|| tls_facts_of(collector))
-        .flatten();
+        .flatten()
+        .map(|mut t| {
+            let (tickets, early) = super::handshake_stamps::tickets();
+            t.ticket_early_data = (tickets > 0).then_some(early);
+            t
+        });
     let mut sample = Sample {
         own_dns: done.own_dns,
         wall_total: Some(wall_total),
@@ -88,13 +94,21 @@ pub(super) fn build(
         error,
         tls_setup,
         tls_finish,
+        reply_wait,
         tcp_info,
         socket_open,
         server_timing: server_timing.into_boxed_slice(),
         early_data: early_data_asked.then(|| answers::early_data(easy)),
         ..Sample::new(round, mode, https)
     };
-    sample.anatomy = anatomy(&sample, collector.leaf.as_deref());
+    if let Some((anatomy, hidden)) = anatomy(&sample, &collector.chain, collector.leaf.as_ref()) {
+        // Work a round trip inside a flight covered cost no time: the
+        // finish is what the handshake waited for.
+        sample.tls_finish = sample
+            .tls_finish
+            .map(|f| f.saturating_sub(Duration::from_micros(hidden)));
+        sample.anatomy = Some(anatomy);
+    }
     sample
 }
 
@@ -103,18 +117,22 @@ pub(super) fn build(
 /// none (a warm probe on a kept connection).
 fn anatomy(
     s: &Sample,
-    leaf: Option<&openssl::x509::X509Ref>,
-) -> Option<Box<super::types::HandshakeAnatomy>> {
+    chain: &[openssl::x509::X509],
+    leaf: Option<&openssl::x509::X509>,
+) -> Option<(Box<super::types::HandshakeAnatomy>, u64)> {
     let tls = s.tls.as_ref()?;
     let shape = super::handshake_stamps::shape()?;
     let stages = s.stages();
-    Some(Box::new(super::anatomy::derive(
-        &shape,
-        tls,
-        &stages,
-        stages.min_rtt,
-        leaf,
-    )))
+    // The leaf first, as the server sent it (the chain's own first entry).
+    let only_leaf;
+    let certs = if chain.is_empty() {
+        only_leaf = leaf.cloned().into_iter().collect::<Vec<_>>();
+        &only_leaf[..]
+    } else {
+        chain
+    };
+    let (anatomy, hidden) = super::anatomy::derive(&shape, tls, &stages, stages.min_rtt, certs);
+    Some((Box::new(anatomy), hidden))
 }
 
 /// When the response ended: at its last byte as delivered to our
@@ -185,8 +203,8 @@ pub(super) fn timeline_start_us(c: &Collector) -> Option<u64> {
 
 /// Our own work at both ends of the handshake, for a transfer that made
 /// exactly one new connection with one: from TCP connected to the ClientHello
-/// leaving (set-up), and our work on the server's replies until libcurl's
-/// handshake-done timer (finish). libcurl's timers are placed on
+/// leaving (set-up), and our work from then until libcurl's handshake-done
+/// timer (finish: this thread's CPU time, see `handshake_stamps`). libcurl's timers are placed on
 /// CLOCK_MONOTONIC from `start` (`timeline_start_us`), against our stamps
 /// from OpenSSL's callbacks. `None` where a piece is missing or the stamps
 /// are out of order (connected ≤ ClientHello ≤ done must hold): a wrong
@@ -209,6 +227,20 @@ fn client_work(start: Option<u64>, timers: &CurlTimers) -> (Option<Duration>, Op
         .filter(|&us| us <= done - hello)
         .map(Duration::from_micros);
     (Some(setup), finish)
+}
+
+/// From the request's (last) record written to the first record of its
+/// response come in (`handshake_stamps::reply`), with libcurl's first-byte
+/// timer placed on CLOCK_MONOTONIC from `start` (`timeline_start_us`).
+/// `None` where a piece is missing or the stamps are out of order.
+fn reply_wait(start: Option<u64>, timers: &CurlTimers) -> Option<Duration> {
+    if timers.starttransfer_us == 0 {
+        return None;
+    }
+    let first_byte = start? + u64::from(timers.starttransfer_us);
+    let (request, response) = super::handshake_stamps::reply(first_byte)?;
+    (request <= response && response <= first_byte)
+        .then(|| Duration::from_micros(response - request))
 }
 
 /// The kernel's view for this probe: read when the headers ended, else when

@@ -57,6 +57,11 @@ pub struct Stages {
     /// The kernel's smoothed and minimum round trip of the connection.
     pub rtt: Option<u32>,
     pub min_rtt: Option<u32>,
+    /// The server's time after the request, from the TLS records: the
+    /// request's last record written to the response's first come in, less
+    /// the min RTT (`Sample::reply_wait`); inside `srv`, which libcurl
+    /// stamps later, after its own work on what came with the response.
+    pub server: Option<u32>,
 }
 
 /// Whole microseconds, to the nearest, saturating just below `u32::MAX`
@@ -104,26 +109,17 @@ impl Stages {
         Some(self.tls_after_setup()?.saturating_sub(self.tls_finish?))
     }
 
-    /// The server's own time, signed: `srv` less one round trip of the path
-    /// that the server's think time cannot inflate. That is the kernel's
-    /// minimum RTT of the connection when it reports one; else, for a cold
-    /// probe, its own TCP handshake (SYN to SYN-ACK, answered by the server's
-    /// kernel, not its application). Never the smoothed RTT: a server that
-    /// answers slowly delays the ACKs the kernel smooths over, so srtt grows
-    /// with the very time this figure is meant to isolate. `None` when
-    /// neither round trip was measured. Jitter can make it negative.
-    pub fn server_time(&self) -> Option<i64> {
-        let path = self.min_rtt.or(self.tcp)?;
-        Some(i64::from(self.srv?) - i64::from(path))
-    }
-
-    /// The server's own handshake work (`server_handshake_ms`): the path
-    /// and the server inside `tls` (`tls_network_server`) less
-    /// `round_trips` × the kernel's min RTT, floored at 0. `None` when a
-    /// part was not measured. The one formula for a sample and a record.
-    pub fn server_handshake(&self, round_trips: u8) -> Option<u32> {
-        let path = u32::from(round_trips).saturating_mul(self.min_rtt?);
-        Some(self.tls_network_server()?.saturating_sub(path))
+    /// The part of `srv` that is neither the round trip nor the server's time
+    /// after the request (`server`): libcurl's own work before it stamped
+    /// the first byte (a session ticket, its filters, HTTP/2's frames),
+    /// and what it stamped late after the request left. `None` without
+    /// `server`.
+    pub fn srv_client(&self) -> Option<u32> {
+        Some(
+            self.srv?
+                .saturating_sub(self.min_rtt?)
+                .saturating_sub(self.server?),
+        )
     }
 }
 
@@ -157,9 +153,12 @@ mod tests {
         assert_eq!(s.get(Stage::Other), Some(60));
         assert_eq!(s.tls_after_setup(), Some(2100));
         assert_eq!(s.tls_network_server(), Some(1600));
-        assert_eq!(s.server_time(), Some(700), "srv − min rtt");
-        let no_min = Stages { min_rtt: None, ..s };
-        assert_eq!(no_min.server_time(), Some(900), "srv − the probe's own tcp");
+        assert_eq!(s.srv_client(), None, "no server time after the request");
+        let read = Stages {
+            server: Some(450),
+            ..s
+        };
+        assert_eq!(read.srv_client(), Some(250), "srv − min rtt − server");
         let warm = Stages {
             wait: Some(50),
             srv: Some(1000),
@@ -167,7 +166,6 @@ mod tests {
             rtt: Some(400),
             ..Stages::default()
         };
-        assert_eq!(warm.server_time(), None, "no round trip it cannot inflate");
         assert_eq!(warm.other(), Some(50));
     }
 }

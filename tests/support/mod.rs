@@ -1,6 +1,7 @@
 //! Shared test support: certificates, servers and helpers to run the binary.
 #![allow(dead_code, unused_imports)]
 
+pub mod capture;
 pub mod curl_cli;
 pub mod delay;
 pub mod docs;

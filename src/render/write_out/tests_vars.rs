@@ -115,6 +115,7 @@ fn certificates_are_the_chains_text_and_their_count_the_chains_length() {
         cert_expired: false,
         cert_not_after: None,
         ocsp: None,
+            ticket_early_data: None,
     });
     assert_eq!(
         render("%{num_certs}|%{certs}", &s),

@@ -1,0 +1,335 @@
+//! A packet capture of the test's own, the truth a handshake's figures are
+//! held to: `tcpdump` on one end of a [`DelayedPath`] (or on loopback),
+//! read back by `tshark`, which decrypts the TLS records with the key log
+//! the client wrote (`SSLKEYLOGFILE`). Nothing here reads tlsping's output:
+//! every figure comes from the packets and their timestamps.
+//!
+//! ```ignore
+//! let cap = Capture::start(&path, End::Server, port)?;   // None: a tool is missing (skip)
+//! ... run the client with SSLKEYLOGFILE=cap.keylog() ...
+//! let frames = cap.finish();
+//! for hs in handshakes(&frames, port) { hs.round_trips, hs.reply_ms ... }
+//! ```
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::path::DelayedPath;
+use super::temp::TempDir;
+
+/// Which end of the path the capture listens on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    Client,
+    Server,
+    /// The host's own loopback device (a server on 127.0.0.1).
+    Loopback,
+}
+
+/// A running `tcpdump`, stopped by its PID when finished or dropped.
+pub struct Capture {
+    child: Option<Child>,
+    dir: TempDir,
+    port: u16,
+}
+
+/// One captured TCP segment, as tshark reads it.
+#[derive(Clone, Debug, Default)]
+pub struct Frame {
+    /// Seconds since the epoch (the capture's own clock).
+    pub t: f64,
+    /// tshark's TCP stream index: one connection.
+    pub stream: u32,
+    /// Sent by the server (its source port is the server's).
+    pub from_server: bool,
+    /// TCP payload bytes.
+    pub len: u32,
+    pub syn: bool,
+    /// tshark's analysis: a retransmission (any kind) or a segment out of order.
+    pub retransmission: bool,
+    pub out_of_order: bool,
+    /// The (inner, once decrypted) content types of the TLS records that
+    /// end in this segment, in order.
+    pub records: Vec<u8>,
+    /// The handshake message types those records carried.
+    pub handshake: Vec<u8>,
+    /// HTTP/2 frame types, where tshark decoded any.
+    pub h2: Vec<u8>,
+}
+
+impl Frame {
+    pub fn has_handshake(&self, kind: u8) -> bool {
+        self.handshake.contains(&kind)
+    }
+
+    /// Carries application data (inner content type 23).
+    pub fn app_data(&self) -> bool {
+        self.records.contains(&23)
+    }
+}
+
+impl Capture {
+    /// Starts capturing the TCP traffic of `port` on `end` of `path` (`None`
+    /// for [`End::Loopback`]). `None` (after one line saying why) where
+    /// `tcpdump` or `tshark` is missing; under `CI=true` that fails.
+    pub fn start(path: Option<&DelayedPath>, end: End, port: u16) -> Option<Capture> {
+        if !super::have("tcpdump") || !super::have("tshark") {
+            return None;
+        }
+        let dir = TempDir::new("capture");
+        let file = dir.path().join("cap.pcap");
+        let device = if end == End::Loopback {
+            "lo"
+        } else {
+            "delayline"
+        };
+        let spawn = || {
+            Command::new("tcpdump")
+                .args(["-i", device, "-n", "-U", "-s", "0", "-B", "16384", "-w"])
+                .arg(&file)
+                .args(["tcp", "port", &port.to_string()])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("starting tcpdump")
+        };
+        let mut child = match (path, end) {
+            (Some(p), End::Client) => p.in_client(spawn),
+            (Some(p), End::Server) => p.in_server(spawn),
+            _ => spawn(),
+        };
+        // tcpdump says "listening on" once its socket is open: nothing is
+        // sent before that.
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut lines = BufReader::new(stderr).lines();
+            let first = lines.next().and_then(Result::ok).unwrap_or_default();
+            let _ = tx.send(first);
+            for _ in lines {} // drain, so tcpdump never blocks on a full pipe
+        });
+        let said = rx.recv_timeout(Duration::from_secs(10)).unwrap_or_default();
+        assert!(said.contains("listening on"), "tcpdump: {said}");
+        Some(Capture {
+            child: Some(child),
+            dir,
+            port,
+        })
+    }
+
+    /// Where the client should write its TLS keys (`SSLKEYLOGFILE`).
+    pub fn keylog(&self) -> PathBuf {
+        self.dir.path().join("keys.log")
+    }
+
+    /// The capture file.
+    pub fn file(&self) -> PathBuf {
+        self.dir.path().join("cap.pcap")
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            // Let the last packets reach the file, then stop tcpdump by its PID.
+            std::thread::sleep(Duration::from_millis(150));
+            // SAFETY: kill(2) with the pid of a child we spawned and still own.
+            unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+            let until = Instant::now() + Duration::from_secs(5);
+            while Instant::now() < until {
+                if let Ok(Some(_)) = child.try_wait() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Stops the capture and reads every segment of it, decrypted with the
+    /// key log (when the client wrote one).
+    pub fn finish(mut self) -> Vec<Frame> {
+        self.stop();
+        frames(&self.file(), &self.keylog(), self.port)
+    }
+}
+
+impl Drop for Capture {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Every TCP segment of `pcap`, read by tshark with the key log `keys`.
+pub fn frames(pcap: &Path, keys: &Path, port: u16) -> Vec<Frame> {
+    let mut cmd = Command::new("tshark");
+    cmd.arg("-r").arg(pcap).args(["-n", "-2"]);
+    if keys.exists() {
+        cmd.arg("-o")
+            .arg(format!("tls.keylog_file:{}", keys.display()));
+    }
+    // Any port of ours speaks TLS; tshark would otherwise guess by number.
+    cmd.args(["-d", &format!("tcp.port=={port},tls")]);
+    cmd.args([
+        "-T",
+        "fields",
+        "-E",
+        "separator=/t",
+        "-E",
+        "occurrence=a",
+        "-E",
+        "aggregator=,",
+    ]);
+    for f in [
+        "frame.time_epoch",
+        "tcp.stream",
+        "tcp.srcport",
+        "tcp.len",
+        "tcp.flags.syn",
+        "tcp.analysis.retransmission",
+        "tcp.analysis.out_of_order",
+        "tls.record.content_type",
+        "tls.handshake.type",
+        "http2.type",
+    ] {
+        cmd.args(["-e", f]);
+    }
+    let out = cmd.output().expect("running tshark");
+    assert!(
+        out.status.success(),
+        "tshark: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let list = |s: &str| -> Vec<u8> {
+        s.split(',')
+            .filter(|v| !v.is_empty())
+            .filter_map(|v| v.trim().parse().ok())
+            .collect()
+    };
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| {
+            let c: Vec<&str> = line.split('\t').collect();
+            if c.len() < 10 {
+                return None;
+            }
+            Some(Frame {
+                t: c[0].parse().ok()?,
+                stream: c[1].parse().ok()?,
+                from_server: c[2].parse::<u16>().ok()? == port,
+                len: c[3].parse().unwrap_or(0),
+                syn: c[4] == "1" || c[4] == "True",
+                retransmission: !c[5].is_empty(),
+                out_of_order: !c[6].is_empty(),
+                records: list(c[7]),
+                handshake: list(c[8]),
+                h2: list(c[9]),
+            })
+        })
+        .collect()
+}
+
+/// One connection's handshake as the capture shows it.
+#[derive(Clone, Debug, Default)]
+pub struct WireHandshake {
+    pub stream: u32,
+    /// The server's flights that a packet of the client set off: the
+    /// ClientHello, a second ClientHello, TLS 1.2's Finished flight, or an
+    /// ACK the server was waiting for (a split flight, the congestion
+    /// window). A server sending after a pause of its own, or a
+    /// retransmission, is not one.
+    pub round_trips: u32,
+    /// The server's reply latency: from each such client packet (as the
+    /// capture saw it) to the server's first data after it, summed, plus
+    /// every pause of the server's own inside its flights; ms.
+    pub reply_ms: f64,
+    /// The first of those: ClientHello in, first server byte out; ms.
+    pub first_reply_ms: f64,
+    /// Segments the server or the client sent again.
+    pub retransmissions: u32,
+    /// The handshake is resumed (no Certificate from the server).
+    pub resumed: bool,
+    /// From the ClientHello to the server's Finished, as seen here; ms.
+    pub span_ms: f64,
+}
+
+/// What the handshake of each connection in `frames` took, for a capture
+/// taken at the server's end (where "the server sent" and "the server
+/// received" are the capture's own moments). `rtt_ms` is the path's round
+/// trip: a pause of the server's of at least half of it, ended within
+/// `react_ms` of a client packet, is a wait for that packet.
+pub fn handshakes(frames: &[Frame], rtt_ms: f64) -> Vec<WireHandshake> {
+    let react_ms = 2.0_f64.min(rtt_ms / 4.0).max(0.3);
+    let own_ms = (rtt_ms / 8.0).max(1.0);
+    let mut streams: Vec<u32> = frames.iter().map(|f| f.stream).collect();
+    streams.sort_unstable();
+    streams.dedup();
+    let mut out = Vec::new();
+    for stream in streams {
+        let fs: Vec<&Frame> = frames.iter().filter(|f| f.stream == stream).collect();
+        let Some(hello) = fs.iter().position(|f| !f.from_server && f.has_handshake(1)) else {
+            continue;
+        };
+        // The server's Finished ends its part: the first server frame with a
+        // Finished (type 20) after its ServerHello.
+        let Some(done) = fs.iter().position(|f| f.from_server && f.has_handshake(20)) else {
+            continue;
+        };
+        let mut hs = WireHandshake {
+            stream,
+            resumed: !fs.iter().any(|f| f.from_server && f.has_handshake(11)),
+            span_ms: (fs[done].t - fs[hello].t) * 1e3,
+            ..Default::default()
+        };
+        // The client's last data (a flight of its own: the server answers
+        // it) and its last packet of any kind (an ACK can set off the rest
+        // of a flight the server's TCP held back).
+        let mut flight: Option<f64> = Some(fs[hello].t);
+        let mut last_client = fs[hello].t;
+        let mut last_server: Option<f64> = None;
+        for f in &fs[hello..=done] {
+            if f.retransmission {
+                hs.retransmissions += 1;
+            }
+            if !f.from_server {
+                last_client = f.t;
+                if f.len > 0 && !f.retransmission {
+                    flight = Some(f.t);
+                }
+                continue;
+            }
+            if f.len == 0 || f.retransmission {
+                last_server = Some(f.t);
+                continue;
+            }
+            let idle_since = last_server.unwrap_or(f64::NEG_INFINITY);
+            let pause_ms = (f.t - idle_since) * 1e3;
+            if let Some(c) = flight.take() {
+                // The first data after a flight of the client's: its answer.
+                let reply = (f.t - c) * 1e3;
+                hs.round_trips += 1;
+                hs.reply_ms += reply;
+                if hs.round_trips == 1 {
+                    hs.first_reply_ms = reply;
+                }
+            } else if pause_ms >= rtt_ms / 2.0
+                && last_client > idle_since
+                && (f.t - last_client) * 1e3 <= react_ms
+            {
+                // Held until an ACK came: a round trip of its own.
+                hs.round_trips += 1;
+                hs.reply_ms += (f.t - last_client) * 1e3;
+            } else if pause_ms >= own_ms && last_client <= idle_since {
+                // A pause no packet of the client's ended, longer than its
+                // kernel's pacing would leave between two segments: the
+                // server's own.
+                hs.reply_ms += pause_ms;
+            }
+            last_server = Some(f.t);
+        }
+        out.push(hs);
+    }
+    out
+}
