@@ -8,6 +8,18 @@ use support::path::{DelayedPath, Loss, Toward, SERVER_V4};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--analyze") {
+        let (pcap, port) = (&args[1], args[2].parse().unwrap());
+        let frames = capture::frames(
+            std::path::Path::new(pcap),
+            std::path::Path::new(&format!("{pcap}.keys")),
+            port,
+        );
+        for hs in capture::handshakes(&frames) {
+            println!("capture: stream {} rtt {:.3} rt {} reply {:.3} first {:.3} own {:.3} span {:.3} added {:.3} retrans {} tail {} client-retrans {} resumed {}", hs.stream, hs.rtt_ms, hs.round_trips, hs.reply_ms, hs.first_reply_ms, hs.own_pause_ms, hs.span_ms, hs.added_ms(), hs.retransmissions, hs.tail_retransmissions, hs.client_retransmissions, hs.resumed);
+        }
+        return;
+    }
     let split = args.iter().position(|a| a == "--").unwrap_or(args.len());
     let (ours, command) = (&args[..split], args.get(split + 1..).unwrap_or(&[]));
     let value = |f: &str| {
@@ -108,14 +120,7 @@ fn main() {
     let frames = cap.finish();
     let _ = server.kill();
     let _ = server.wait();
-    for hs in capture::handshakes(
-        &frames,
-        if lo {
-            0.02
-        } else {
-            2.0 * delay.as_secs_f64() * 1e3
-        },
-    ) {
-        println!("capture: {hs:?}");
+    for hs in capture::handshakes(&frames) {
+        println!("capture: stream {} rtt {:.3} rt {} reply {:.3} first {:.3} own {:.3} span {:.3} added {:.3} retrans {} tail {} client-retrans {} resumed {}", hs.stream, hs.rtt_ms, hs.round_trips, hs.reply_ms, hs.first_reply_ms, hs.own_pause_ms, hs.span_ms, hs.added_ms(), hs.retransmissions, hs.tail_retransmissions, hs.client_retransmissions, hs.resumed);
     }
 }

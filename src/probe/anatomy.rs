@@ -170,67 +170,105 @@ fn read_waits(shape: &Shape, tls: &TlsFacts, min_rtt_us: Option<u32>) -> Option<
     let (mut span, mut span_waits, mut span_pauses) = (0u64, 0u64, 0u64);
     let (mut hidden, mut absorbed) = (0u64, 0u64);
     let mut span_flight = None;
-    for gap in shape.gaps() {
+    let gaps = shape.gaps();
+    // A split flight's round trip runs from its first part to the part our
+    // ACK set free: the wait after the first part and every one after it
+    // up to the end nearest a round trip (a server that signs after its
+    // ServerHello pauses inside it, at no cost).
+    let split_ends = |i: usize| -> Option<usize> {
+        let start = &gaps[i];
+        if start.mid_record || !start.first || u64::from(start.bytes_done) >= mss {
+            return None;
+        }
+        // About a round trip; or for the first wait alone, a round trip
+        // and an ACK our kernel delayed.
+        let fits = |span: u64, alone: bool| {
+            about_rtt(span)
+                || (alone
+                    && span >= r + DELAYED_ACK_MIN_US
+                    && 2 * span <= 3 * r + 2 * DELAYED_ACK_US)
+        };
+        let mut span = 0u64;
+        let mut best: Option<(u64, usize)> = None;
+        for (j, g) in gaps.iter().enumerate().skip(i) {
+            if g.flight != start.flight {
+                break;
+            }
+            span += u64::from(if j == i { 0 } else { g.since_us }) + u64::from(g.us);
+            if fits(span, j == i) && best.is_none_or(|(off, _)| span.abs_diff(r) < off) {
+                best = Some((span.abs_diff(r), j));
+            }
+        }
+        best.map(|(_, j)| j)
+    };
+    let mut split_until: Option<usize> = None;
+    for (i, gap) in gaps.iter().enumerate() {
         let g = u64::from(gap.us);
         let flight = usize::from(gap.flight).min(MAX_FLIGHTS - 1);
-        let window = about_rtt(g) && u64::from(gap.bytes_before) >= window_at(stalls[flight]);
-        let mut paused = false;
-        let split = !gap.mid_record
-            && gap.first
-            && u64::from(gap.bytes_done) < mss
-            && (about_rtt(g)
-                || (g >= r + DELAYED_ACK_MIN_US && 2 * g <= 3 * r + 2 * DELAYED_ACK_US));
-        let named = if split {
-            Some(TlsExtra::SplitFlight {
-                first_bytes: gap.bytes_done,
-            })
-        } else if window {
-            Some(TlsExtra::InitialWindow {
-                flight_bytes: shape.flight_bytes[flight],
-            })
-        } else if lost && 2 * g >= r {
-            Some(TlsExtra::Loss {
-                recovery: std::time::Duration::from_micros(g),
-            })
-        } else if gap.mid_record && 2 * g < r {
-            // Inside a record the server wrote whole, shorter than a round
-            // trip: its kernel pacing the segments, a slow link.
-            None
-        } else {
-            // Neither the network's nor ours: the server's own.
-            pauses += g;
-            paused = true;
-            None
-        };
-        match &named {
-            Some(TlsExtra::InitialWindow { .. }) => stalls[flight] += 1,
-            Some(TlsExtra::Loss { .. }) => loss_named = true,
-            _ => {}
-        }
         if span_flight != Some(gap.flight) {
             // A flight of its own begins at an answered wait.
             (span, span_waits, span_pauses) = (0, 0, 0);
             span_flight = Some(gap.flight);
         }
         span += u64::from(gap.since_us) + g;
-        span_waits += u64::from(gap.short_us);
-        match named {
-            Some(e) => {
-                counted += 1;
-                extra.push(e);
-                span_waits += g;
-                // The round trip takes up our work in the span first (it
-                // cost nothing more), then the waits; what is left of the
-                // waits is transmission.
-                let work = span.saturating_sub(span_waits + span_pauses);
-                let ours = work.min(r);
-                hidden += ours;
-                absorbed += span_waits.min(r - ours);
-                (span, span_waits, span_pauses) = (0, 0, 0);
+        span_waits += u64::from(gap.short_us) + g;
+        if let Some(end) = split_until {
+            // Inside a split flight's round trip: its own time.
+            if i < end {
+                continue;
             }
-            None if paused => span_pauses += g,
-            None => span_waits += g,
+            split_until = None;
+        } else if let Some(end) = split_ends(i) {
+            extra.push(TlsExtra::SplitFlight {
+                first_bytes: gap.bytes_done,
+            });
+            counted += 1;
+            if end > i {
+                split_until = Some(end);
+                continue;
+            }
+        } else {
+            let window = about_rtt(g) && u64::from(gap.bytes_before) >= window_at(stalls[flight]);
+            let named = if window {
+                stalls[flight] += 1;
+                Some(TlsExtra::InitialWindow {
+                    flight_bytes: shape.flight_bytes[flight],
+                })
+            } else if lost && 2 * g >= r {
+                loss_named = true;
+                Some(TlsExtra::Loss {
+                    recovery: std::time::Duration::from_micros(g),
+                })
+            } else {
+                None
+            };
+            match named {
+                Some(e) => {
+                    counted += 1;
+                    extra.push(e);
+                }
+                None => {
+                    if !(gap.mid_record && 2 * g < r) {
+                        // Neither the network's nor ours: the server's
+                        // own. (Inside a record the server wrote whole and
+                        // shorter than a round trip: its kernel pacing the
+                        // segments, a slow link, transmission.)
+                        pauses += g;
+                        span_pauses += g;
+                        span_waits -= g;
+                    }
+                    continue;
+                }
+            }
         }
+        // A round trip ends here. It takes up our work in its span first
+        // (that cost nothing more), then the waits; what is left of the
+        // waits is transmission.
+        let work = span.saturating_sub(span_waits + span_pauses);
+        let ours = work.min(r);
+        hidden += ours;
+        absorbed += span_waits.min(r - ours);
+        (span, span_waits, span_pauses) = (0, 0, 0);
     }
     let mut transmission = shape
         .mid_wait_us
@@ -438,10 +476,7 @@ mod tests {
     fn a_small_first_part_held_for_our_ack_is_a_split_flight() {
         let split = gap(40_050, 133, false);
         let r = read_waits(&with_gaps(911, &[split], None), &tls("TLSv1.3"), R).unwrap();
-        assert_eq!(
-            r.extra,
-            vec![TlsExtra::SplitFlight { first_bytes: 133 }]
-        );
+        assert_eq!(r.extra, vec![TlsExtra::SplitFlight { first_bytes: 133 }]);
         assert_eq!(r.round_trips, 2);
         // Held for an ACK our kernel delayed: a round trip and 40 ms more.
         let late = gap(81_000, 6, false);
@@ -449,7 +484,10 @@ mod tests {
         assert_eq!(kinds(&r), vec!["split_flight"]);
         // Our 0.1 ms on the first part was inside the round trip.
         assert_eq!(r.hidden_us, 100);
-        assert_eq!(r.transmission_us, 41_100, "the delayed ACK is not the server's");
+        assert_eq!(
+            r.transmission_us, 41_100,
+            "the delayed ACK is not the server's"
+        );
         // After a whole segment or more, or far longer: the server's own.
         let big = gap(40_050, 5_000, false);
         let r = read_waits(&with_gaps(7_800, &[big], None), &tls("TLSv1.3"), R).unwrap();
@@ -457,6 +495,31 @@ mod tests {
         let long = gap(400_000, 133, false);
         let r = read_waits(&with_gaps(911, &[long], None), &tls("TLSv1.3"), R).unwrap();
         assert_eq!((r.round_trips, r.transmission_us), (1, 0));
+    }
+
+    #[test]
+    fn a_server_that_signs_inside_its_split_flights_round_trip_loses_no_time() {
+        // GnuTLS with an RSA-4096 key: the ServerHello alone, 21.8 ms of
+        // signing, a full segment, then the last 141 bytes held for our ACK
+        // of the ServerHello, 40.1 ms after it.
+        let signing = Gap {
+            since_us: 100,
+            ..gap(21_800, 133, false)
+        };
+        let tail = Gap {
+            first: false,
+            since_us: 100,
+            ..gap(18_200, 1_581, true)
+        };
+        let s = with_gaps(1_722, &[signing, tail], None);
+        let r = read_waits(&s, &tls("TLSv1.3"), R).unwrap();
+        assert_eq!(
+            (r.round_trips, r.extra.clone()),
+            (2, vec![TlsExtra::SplitFlight { first_bytes: 133 }])
+        );
+        // No pause of the server's counts: the signing was inside the round
+        // trip; the 0.2 ms the span took beyond it is transmission.
+        assert_eq!((r.hidden_us, r.transmission_us), (200, 200), "{r:?}");
     }
 
     #[test]
@@ -497,10 +560,7 @@ mod tests {
         // Our ClientHello sent again after a timeout: the answer took 1.2 s.
         let mut s = finished(1);
         s.longest_answered_us = 1_240_000;
-        s.kernel = Some(HandshakeKernel {
-            retrans: 1,
-            ..lost
-        });
+        s.kernel = Some(HandshakeKernel { retrans: 1, ..lost });
         let r = read_waits(&s, &tls("TLSv1.3"), R).unwrap();
         assert_eq!((r.round_trips, kinds(&r)), (2, vec!["loss"]));
         assert_eq!(r.transmission_us, 1_160_000);
@@ -558,8 +618,15 @@ mod tests {
             ..stages
         };
         let (server, transmission) = split(&short, Some(&r), R);
-        assert_eq!((server, transmission), (Some(Default::default()), Some(Default::default())));
-        assert_eq!(split(&stages, Some(&r), None).0, None, "no min RTT: unknown");
+        assert_eq!(
+            (server, transmission),
+            (Some(Default::default()), Some(Default::default()))
+        );
+        assert_eq!(
+            split(&stages, Some(&r), None).0,
+            None,
+            "no min RTT: unknown"
+        );
     }
 
     #[test]

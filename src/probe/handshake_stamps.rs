@@ -166,7 +166,9 @@ impl Shape {
             &mut gap
         };
         next.since_us = next.since_us.saturating_add(carried);
-        next.short_us = next.short_us.saturating_add(out.short_us.saturating_add(out.us));
+        next.short_us = next
+            .short_us
+            .saturating_add(out.short_us.saturating_add(out.us));
         self.gaps.copy_within(shortest + 1.., shortest);
         self.gaps[MAX_GAPS - 1] = gap;
         self.longest_dropped_us = self.longest_dropped_us.max(out.us);

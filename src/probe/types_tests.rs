@@ -91,7 +91,11 @@ fn the_servers_time_is_the_records_wait_less_the_minimum_rtt() {
     assert_eq!(s.stages().server, None, "no records seen");
     s.reply_wait = Some(Duration::from_micros(39_700));
     assert_eq!(s.stages().server, Some(700), "the records' wait − min rtt");
-    assert_eq!(s.stages().srv_client(), Some(300), "libcurl's own, inside srv");
+    assert_eq!(
+        s.stages().srv_client(),
+        Some(300),
+        "libcurl's own, inside srv"
+    );
     s.tcp_info = Some(TcpFacts {
         rtt_us: 44_700,
         min_rtt_us: None,

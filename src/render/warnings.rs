@@ -308,6 +308,20 @@ pub fn variant_negotiated(tls: &TlsFacts) -> String {
     format!("the server negotiated {}", tls.version_label())
 }
 
+/// Why a variant that sends early data cannot run: the server's answer to
+/// its preflight allows none (TLS 1.2, or session tickets without early
+/// data); `None` where it may, or cannot tell (no ticket read).
+pub fn variant_without_early_data(tls: &TlsFacts) -> Option<String> {
+    if tls.version != "TLSv1.3" {
+        return Some(format!(
+            "early data needs TLS 1.3 and the server negotiated {}",
+            tls.version_label()
+        ));
+    }
+    (tls.ticket_early_data == Some(0))
+        .then(|| "the server's session tickets allow no early data".to_string())
+}
+
 /// The warning for a variant left out of the whole run (`why` from above).
 pub fn variant_cannot_run(axis: Axis, label: &str, why: &str) -> String {
     format!("--compare {}: {label} cannot run: {why}", axis.as_str())

@@ -362,7 +362,10 @@ fn advice(info: &RunInfo, why: &HandshakeWhy) -> Vec<String> {
         if let Some(line) = early_data_advice(info, why) {
             out.push(Advice {
                 saving: rtt,
-                line: format!("  {}{line}", a_round_trip(rtt).replacen("a round", "one more round", 1)),
+                line: format!(
+                    "  {}{line}",
+                    a_round_trip(rtt).replacen("a round", "one more round", 1)
+                ),
             });
         }
     }
@@ -424,7 +427,10 @@ fn connection_line(why: &HandshakeWhy) -> Option<String> {
     let (tcp, tls, srv) = why.connection_round_trips()?;
     let n = u32::from(tcp) + u32::from(tls) + u32::from(srv);
     let trips = format!("{n} round trips (tcp {tcp} · tls {tls} · srv {srv})");
-    let line = |total: Option<Duration>, rtt: Option<Duration>, parts: [Option<Duration>; 4], over: String| {
+    let line = |total: Option<Duration>,
+                rtt: Option<Duration>,
+                parts: [Option<Duration>; 4],
+                over: String| {
         format!(
             "new connection     = {}: {trips}{} + {} + {} + {} + {}  ({over})",
             with_unit(total),
@@ -451,7 +457,12 @@ fn connection_line(why: &HandshakeWhy) -> Option<String> {
             [Some(server), Some(transmission), Some(client), Some(rest)],
             format!("the middle half by total, averaged: n = {n}"),
         ),
-        None => line(why.total, why.min_rtt, [None; 4], format!("median, n = {}", why.n)),
+        None => line(
+            why.total,
+            why.min_rtt,
+            [None; 4],
+            format!("median, n = {}", why.n),
+        ),
     })
 }
 
@@ -524,7 +535,11 @@ mod tests {
     fn figures(line: &str) -> (f64, Vec<f64>) {
         let num = |w: &str| w.trim_end_matches("ms").parse::<f64>().ok();
         let (head, tail) = line.split_once(" = ").unwrap();
-        let total = head.rsplit(' ').find_map(num).or_else(|| num(tail.split(':').next().unwrap())).unwrap();
+        let total = head
+            .rsplit(' ')
+            .find_map(num)
+            .or_else(|| num(tail.split(':').next().unwrap()))
+            .unwrap();
         let tail = tail.split("  (").next().unwrap();
         // `N round trips × R`, then `+ name X`.
         let mut parts = Vec::new();
@@ -585,8 +600,14 @@ mod tests {
             ),
             "{text}"
         );
-        assert!(!text.contains("as early data (0-RTT)"), "it went early already: {text}");
-        let conn = lines.iter().find(|l| l.starts_with("new connection")).unwrap();
+        assert!(
+            !text.contains("as early data (0-RTT)"),
+            "it went early already: {text}"
+        );
+        let conn = lines
+            .iter()
+            .find(|l| l.starts_with("new connection"))
+            .unwrap();
         assert!(
             conn.contains("= 170ms: 3 round trips (tcp 1 · tls 2 · srv 0) × 40.0ms"),
             "{conn}"
@@ -605,13 +626,17 @@ mod tests {
         w.connection = None;
         let lines = lines(&synthetic::run_info(), &w);
         assert!(
-            lines[0].ends_with(
-                "+ server - + transmission - + client -  (medians, n = 5)"
-            ),
+            lines[0].ends_with("+ server - + transmission - + client -  (medians, n = 5)"),
             "{lines:#?}"
         );
-        let conn = lines.iter().find(|l| l.starts_with("new connection")).unwrap();
-        assert!(conn.contains("+ server - + transmission - + client - + rest -"), "{conn}");
+        let conn = lines
+            .iter()
+            .find(|l| l.starts_with("new connection"))
+            .unwrap();
+        assert!(
+            conn.contains("+ server - + transmission - + client - + rest -"),
+            "{conn}"
+        );
         assert!(!conn.contains("0.00"), "{conn}");
     }
 
@@ -647,7 +672,10 @@ mod tests {
         assert!(!text.contains("to save a round trip"), "{text}");
         assert!(!text.contains("to save one more round trip"), "{text}");
         // The RSA signature's 3.4 ms of 170: more than 2 %, so it stays.
-        assert!(text.contains("to save up to 3.40ms of server time: the server signs with RSA-4096"), "{text}");
+        assert!(
+            text.contains("to save up to 3.40ms of server time: the server signs with RSA-4096"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -669,8 +697,14 @@ mod tests {
         };
         // The tickets allow none: no early-data line.
         let got = saves(&w);
-        assert!(got[0].contains("to save up to 60.0ms of server time"), "{got:#?}");
-        assert!(got[1].contains("to save a round trip (about 40.0ms)"), "{got:#?}");
+        assert!(
+            got[0].contains("to save up to 60.0ms of server time"),
+            "{got:#?}"
+        );
+        assert!(
+            got[1].contains("to save a round trip (about 40.0ms)"),
+            "{got:#?}"
+        );
         assert!(got.iter().all(|l| !l.contains("early data")), "{got:#?}");
         w.tickets = [4, 3];
         let got = saves(&w);

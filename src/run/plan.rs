@@ -190,7 +190,13 @@ fn check_variant(axis: probe::Axis, v: &probe::Variant, env: &ProbeEnv) -> Varia
         }
         _ => None,
     };
-    match http.or(tls) {
+    // A variant that sends early data against a server that takes none
+    // would only repeat the other variant.
+    let early = pre
+        .tls
+        .filter(|_| v.config.settings.early_data)
+        .and_then(|tls| render::warnings::variant_without_early_data(&tls));
+    match http.or(tls).or(early) {
         Some(text) => VariantCheck::CannotRun(
             text.clone(),
             ProbeError {

@@ -171,13 +171,15 @@ fn mean(sum: u64, n: usize) -> Duration {
 }
 
 /// `tls` in parts over the middle half (by `tls`) of `parts`.
-fn tls_parts<'a>(parts: impl Iterator<Item = (HandshakeParts, u32)> + Clone + 'a) -> Option<TlsParts> {
+fn tls_parts<'a>(
+    parts: impl Iterator<Item = (HandshakeParts, u32)> + Clone + 'a,
+) -> Option<TlsParts> {
     let (mut n, mut sums) = (0usize, [0u64; 6]);
     for (p, rtt) in middle_half(parts.map(|(p, rtt)| (p.tls, (p, rtt)))) {
         n += 1;
-        for (sum, v) in sums
-            .iter_mut()
-            .zip([p.tls, rtt, p.path, p.server, p.transmission, p.client])
+        for (sum, v) in
+            sums.iter_mut()
+                .zip([p.tls, rtt, p.path, p.server, p.transmission, p.client])
         {
             *sum += u64::from(v);
         }
@@ -327,7 +329,13 @@ mod tests {
 
     /// A cold sample with `n` round trips at a 40 ms min RTT, `tls` of
     /// `tls_us` and the server's own time in it `server_us`.
-    fn cold_with(round: u32, n: u8, extra: Vec<TlsExtra>, tls_us: u32, server_us: u64) -> crate::probe::Sample {
+    fn cold_with(
+        round: u32,
+        n: u8,
+        extra: Vec<TlsExtra>,
+        tls_us: u32,
+        server_us: u64,
+    ) -> crate::probe::Sample {
         let mut s = synthetic::cold(round, 40, 40_100, tls_us, 45_000, 50);
         s.tcp_info = Some(TcpFacts {
             rtt_us: 41_000,
@@ -382,10 +390,16 @@ mod tests {
     fn the_parts_add_up_to_their_tls_and_the_connection_to_its_total() {
         // Five handshakes of two round trips; the middle half by tls is the
         // three middle ones (one left out at each end): 85, 86, 87 ms.
-        let samples: Vec<_> = [(1, 84_000, 2_000), (2, 85_000, 3_000), (3, 86_000, 4_000), (4, 87_000, 5_000), (5, 99_000, 9_000)]
-            .into_iter()
-            .map(|(r, tls, server)| cold_with(r, 2, vec![], tls, server))
-            .collect();
+        let samples: Vec<_> = [
+            (1, 84_000, 2_000),
+            (2, 85_000, 3_000),
+            (3, 86_000, 4_000),
+            (4, 87_000, 5_000),
+            (5, 99_000, 9_000),
+        ]
+        .into_iter()
+        .map(|(r, tls, server)| cold_with(r, 2, vec![], tls, server))
+        .collect();
         let why = handshake_why(&History::of(&samples), None);
         let p = why.parts.unwrap();
         assert_eq!(p.n, 3);
@@ -415,7 +429,8 @@ mod tests {
     #[test]
     fn the_middle_half_keeps_the_middle_and_as_many_ties_as_it_needs() {
         let keep = |keys: &[u32]| {
-            let mut kept: Vec<usize> = middle_half(keys.iter().copied().enumerate().map(|(i, k)| (k, i))).collect();
+            let mut kept: Vec<usize> =
+                middle_half(keys.iter().copied().enumerate().map(|(i, k)| (k, i))).collect();
             kept.sort_unstable();
             kept
         };

@@ -65,7 +65,11 @@ pub fn attribute(history: &History, variant: Option<u8>) -> Attribution {
         cold.filter(|r| r.stages().tls_finish.is_some() && r.stages().tls_after_setup().is_some());
     let (tls, tls_setup_n) = median_of(with_setup.clone(), |st| st.tls);
     let (rtt, rtt_n) = median_of(timed.clone(), |st| st.rtt);
-    let server = |mode| median_of(timed.clone().filter(move |r| r.mode() == mode), |st| st.server);
+    let server = |mode| {
+        median_of(timed.clone().filter(move |r| r.mode() == mode), |st| {
+            st.server
+        })
+    };
     let (cold_server, warm_server) = (server(Mode::Cold), server(Mode::Warm));
     Attribution {
         tls,

@@ -235,101 +235,155 @@ pub fn frames(pcap: &Path, keys: &Path, port: u16) -> Vec<Frame> {
 #[derive(Clone, Debug, Default)]
 pub struct WireHandshake {
     pub stream: u32,
-    /// The server's flights that a packet of the client set off: the
-    /// ClientHello, a second ClientHello, TLS 1.2's Finished flight, or an
-    /// ACK the server was waiting for (a split flight, the congestion
-    /// window). A server sending after a pause of its own, or a
-    /// retransmission, is not one.
+    /// The path's round trip as this connection's own TCP handshake shows
+    /// it (SYN-ACK out, ACK in, at the server's end); ms.
+    pub rtt_ms: f64,
+    /// The server's sends that a packet of the client set off: its answer
+    /// to a flight of the client's (a ClientHello, a second one, TLS 1.2's
+    /// Finished flight), and data its TCP held until an ACK of the client's
+    /// came (a split flight, the congestion window). A send after a pause
+    /// of the server's own, or a retransmission, is not one.
     pub round_trips: u32,
-    /// The server's reply latency: from each such client packet (as the
-    /// capture saw it) to the server's first data after it, summed, plus
-    /// every pause of the server's own inside its flights; ms.
+    /// From each such client packet to the server's data it set off, summed; ms.
     pub reply_ms: f64,
     /// The first of those: ClientHello in, first server byte out; ms.
     pub first_reply_ms: f64,
-    /// Segments the server or the client sent again.
+    /// Pauses of the server's own inside its flights (no packet of the
+    /// client's ended them), longer than its kernel's pacing; ms.
+    pub own_pause_ms: f64,
+    /// From the ClientHello in to the server's last handshake data out; ms.
+    pub span_ms: f64,
+    /// The server's handshake segments sent again, and how many of those
+    /// were the last of a flight (a lost tail leaves the client nothing to
+    /// see but the wait).
     pub retransmissions: u32,
+    pub tail_retransmissions: u32,
+    /// The client's segments sent again.
+    pub client_retransmissions: u32,
     /// The handshake is resumed (no Certificate from the server).
     pub resumed: bool,
-    /// From the ClientHello to the server's Finished, as seen here; ms.
-    pub span_ms: f64,
+}
+
+impl WireHandshake {
+    /// What the server added to the handshake beyond its round trips: the
+    /// span less every round trip after the first; ms.
+    pub fn added_ms(&self) -> f64 {
+        self.span_ms - f64::from(self.round_trips.saturating_sub(1)) * self.rtt_ms
+    }
 }
 
 /// What the handshake of each connection in `frames` took, for a capture
 /// taken at the server's end (where "the server sent" and "the server
-/// received" are the capture's own moments). `rtt_ms` is the path's round
-/// trip: a pause of the server's of at least half of it, ended within
-/// `react_ms` of a client packet, is a wait for that packet.
-pub fn handshakes(frames: &[Frame], rtt_ms: f64) -> Vec<WireHandshake> {
-    let react_ms = 2.0_f64.min(rtt_ms / 4.0).max(0.3);
-    let own_ms = (rtt_ms / 8.0).max(1.0);
+/// received" are the capture's own moments).
+pub fn handshakes(frames: &[Frame]) -> Vec<WireHandshake> {
     let mut streams: Vec<u32> = frames.iter().map(|f| f.stream).collect();
     streams.sort_unstable();
     streams.dedup();
     let mut out = Vec::new();
     for stream in streams {
         let fs: Vec<&Frame> = frames.iter().filter(|f| f.stream == stream).collect();
-        let Some(hello) = fs.iter().position(|f| !f.from_server && f.has_handshake(1)) else {
-            continue;
-        };
-        // The server's Finished ends its part: the first server frame with a
-        // Finished (type 20) after its ServerHello.
-        let Some(done) = fs.iter().position(|f| f.from_server && f.has_handshake(20)) else {
-            continue;
-        };
-        let mut hs = WireHandshake {
-            stream,
-            resumed: !fs.iter().any(|f| f.from_server && f.has_handshake(11)),
-            span_ms: (fs[done].t - fs[hello].t) * 1e3,
-            ..Default::default()
-        };
-        // The client's last data (a flight of its own: the server answers
-        // it) and its last packet of any kind (an ACK can set off the rest
-        // of a flight the server's TCP held back).
-        let mut flight: Option<f64> = Some(fs[hello].t);
-        let mut last_client = fs[hello].t;
-        let mut last_server: Option<f64> = None;
-        for f in &fs[hello..=done] {
-            if f.retransmission {
-                hs.retransmissions += 1;
-            }
-            if !f.from_server {
-                last_client = f.t;
-                if f.len > 0 && !f.retransmission {
-                    flight = Some(f.t);
-                }
-                continue;
-            }
-            if f.len == 0 || f.retransmission {
-                last_server = Some(f.t);
-                continue;
-            }
-            let idle_since = last_server.unwrap_or(f64::NEG_INFINITY);
-            let pause_ms = (f.t - idle_since) * 1e3;
-            if let Some(c) = flight.take() {
-                // The first data after a flight of the client's: its answer.
-                let reply = (f.t - c) * 1e3;
-                hs.round_trips += 1;
-                hs.reply_ms += reply;
-                if hs.round_trips == 1 {
-                    hs.first_reply_ms = reply;
-                }
-            } else if pause_ms >= rtt_ms / 2.0
-                && last_client > idle_since
-                && (f.t - last_client) * 1e3 <= react_ms
-            {
-                // Held until an ACK came: a round trip of its own.
-                hs.round_trips += 1;
-                hs.reply_ms += (f.t - last_client) * 1e3;
-            } else if pause_ms >= own_ms && last_client <= idle_since {
-                // A pause no packet of the client's ended, longer than its
-                // kernel's pacing would leave between two segments: the
-                // server's own.
-                hs.reply_ms += pause_ms;
-            }
-            last_server = Some(f.t);
+        if let Some(hs) = handshake(stream, &fs) {
+            out.push(hs);
         }
-        out.push(hs);
     }
     out
+}
+
+fn handshake(stream: u32, fs: &[&Frame]) -> Option<WireHandshake> {
+    let synack = fs.iter().position(|f| f.from_server && f.syn)?;
+    let rtt_ms = fs[synack + 1..]
+        .iter()
+        .find(|f| !f.from_server)
+        .map(|f| (f.t - fs[synack].t) * 1e3)?;
+    let hello = fs
+        .iter()
+        .position(|f| !f.from_server && f.has_handshake(1))?;
+    // The server's part ends with its Finished (type 20) after its
+    // ServerHello; in TLS 1.2 its second Finished when the client sent one.
+    let finishes: Vec<usize> = fs
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.from_server && f.has_handshake(20))
+        .map(|(i, _)| i)
+        .collect();
+    let client_finished = fs
+        .iter()
+        .position(|f| !f.from_server && f.has_handshake(20));
+    let done = match (finishes.as_slice(), client_finished) {
+        ([first, second, ..], Some(c)) if c < *second && c > *first => *second,
+        ([first, ..], _) => *first,
+        _ => return None,
+    };
+    // The kernel's pacing leaves at most this between two segments of a
+    // burst; a longer pause no client packet ended is the server's own.
+    let own_ms = (rtt_ms / 8.0).max(1.0);
+    // An ACK sets held data free at once: within this.
+    let react_ms = 0.2;
+    let mut hs = WireHandshake {
+        stream,
+        rtt_ms,
+        resumed: !fs.iter().any(|f| f.from_server && f.has_handshake(11)),
+        span_ms: 0.0,
+        ..Default::default()
+    };
+    let hello_t = fs[hello].t;
+    let mut flight: Option<f64> = Some(hello_t);
+    let mut last_client = hello_t;
+    let mut last_server: Option<f64> = None;
+    let data: Vec<usize> = (hello..=done)
+        .filter(|&i| fs[i].from_server && fs[i].len > 0)
+        .collect();
+    for (k, &i) in data.iter().enumerate() {
+        // Client packets since the last server data.
+        let since = data.get(k.wrapping_sub(1)).map_or(hello, |&p| p + 1);
+        for f in &fs[since..i] {
+            if f.from_server {
+                continue;
+            }
+            if f.retransmission {
+                hs.client_retransmissions += 1;
+            }
+            last_client = f.t;
+            if f.len > 0 && !f.retransmission {
+                flight = Some(f.t);
+            }
+        }
+        let f = fs[i];
+        if f.retransmission {
+            hs.retransmissions += 1;
+            // The last data of a burst: nothing after it for a while.
+            let next = data.get(k + 1).map(|&n| fs[n].t);
+            if next.is_none_or(|n| (n - f.t) * 1e3 >= own_ms) {
+                hs.tail_retransmissions += 1;
+            }
+            last_server = Some(f.t);
+            continue;
+        }
+        let idle_since = last_server.unwrap_or(f64::NEG_INFINITY);
+        let pause_ms = (f.t - idle_since) * 1e3;
+        let after_ack_ms = (f.t - last_client) * 1e3;
+        if pause_ms >= 1.0 && last_client > idle_since && after_ack_ms <= react_ms {
+            // Set off by the client's last packet: held until an ACK came
+            // (a split flight, the window), or a quick answer to a flight.
+            // A flight's own answer held with it is inside this round trip.
+            flight = None;
+            hs.round_trips += 1;
+            hs.reply_ms += after_ack_ms;
+            if hs.round_trips == 1 {
+                hs.first_reply_ms = after_ack_ms;
+            }
+        } else if let Some(c) = flight.take() {
+            // The first data after a flight of the client's: its answer.
+            hs.round_trips += 1;
+            hs.reply_ms += (f.t - c) * 1e3;
+            if hs.round_trips == 1 {
+                hs.first_reply_ms = (f.t - c) * 1e3;
+            }
+        } else if pause_ms >= own_ms && last_client <= idle_since {
+            hs.own_pause_ms += pause_ms;
+        }
+        last_server = Some(f.t);
+    }
+    hs.span_ms = (fs[done].t - hello_t) * 1e3;
+    Some(hs)
 }

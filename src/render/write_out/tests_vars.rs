@@ -115,7 +115,7 @@ fn certificates_are_the_chains_text_and_their_count_the_chains_length() {
         cert_expired: false,
         cert_not_after: None,
         ocsp: None,
-            ticket_early_data: None,
+        ticket_early_data: None,
     });
     assert_eq!(
         render("%{num_certs}|%{certs}", &s),
@@ -131,7 +131,7 @@ fn certificates_are_the_chains_text_and_their_count_the_chains_length() {
 }
 
 /// Every key of curl 8.22's `%{json}`, in its order.
-const CURL_KEYS: [&str; 80] = [
+const CURL_KEYS: [&str; 82] = [
     "certs",
     "conn_id",
     "content_type",
@@ -207,7 +207,9 @@ const CURL_KEYS: [&str; 80] = [
     "server_flight_bytes",
     "server_key",
     "sig_alg",
+    "time_server",
     "time_server_handshake",
+    "time_tls_transmission",
     "tls_extra",
     "tls_round_trips",
     "variant",
