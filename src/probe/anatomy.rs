@@ -11,8 +11,9 @@
 //! min RTT, a wait of at least 1 ms inside a flight is:
 //!
 //! - a split flight (`split_flight`) when it came after the server had
-//!   written less than a segment of the flight, at a record's end, and
-//!   lasted about R (½R to 1½R), or R and an ACK our kernel delayed (30 to
+//!   written less than a segment of the flight, at a record's end, and it
+//!   (with the waits after it, up to the data our ACK set free) took a round
+//!   trip (0.9R to 1¼R + ½ ms), or R and an ACK our kernel delayed (30 to
 //!   200 ms more): the server's TCP held the rest for our ACK;
 //! - the congestion window (`initial_window`) when it lasted about R and
 //!   the flight had reached about the server's window by then (70 % of 10
@@ -61,6 +62,20 @@ pub(super) fn derive(
 ) -> (HandshakeAnatomy, u64) {
     let m = &shape.messages;
     let reading = read_waits(shape, tls, min_rtt_us);
+    if std::env::var_os("TLSPING_DEBUG_SHAPE").is_some() {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "DEBUG shape {:?} answered {} {} mid {} kernel {:?} gaps {:?} reading {:?}",
+            stages,
+            shape.answered_waits,
+            shape.answered_us,
+            shape.mid_wait_us,
+            shape.kernel,
+            shape.gaps(),
+            reading
+        );
+    }
     let hidden = reading.as_ref().map_or(0, |r| r.hidden_us);
     let (server_handshake, transmission) = split(stages, reading.as_ref(), min_rtt_us);
     let window = reading.as_ref().is_some_and(|r| {
@@ -146,8 +161,10 @@ fn read_waits(shape: &Shape, tls: &TlsFacts, min_rtt_us: Option<u32>) -> Option<
         });
     }
     let r = u64::from(min_rtt_us?);
-    // A gap left out for want of room that could have counted: unknown.
-    if 2 * u64::from(shape.longest_dropped_us) >= r {
+    // A gap left out for want of room that could have been a round trip
+    // (about one, or a loss): unknown.
+    let dropped = u64::from(shape.longest_dropped_us);
+    if 2 * dropped >= r && (2 * dropped <= 3 * r || lost) {
         return None;
     }
     let about_rtt = |g: u64| 2 * g >= r && 2 * g <= 3 * r;
@@ -162,7 +179,8 @@ fn read_waits(shape: &Shape, tls: &TlsFacts, min_rtt_us: Option<u32>) -> Option<
     let window_at =
         |k: u32| INITIAL_WINDOW_SEGMENTS * mss * ((1u64 << (k + 1).min(16)) - 1) * 7 / 10;
     let mut stalls = [0u32; MAX_FLIGHTS];
-    let (mut counted, mut pauses, mut loss_named) = (0u64, 0u64, false);
+    // The gaps left out at a record's end were the server's pauses.
+    let (mut counted, mut pauses, mut loss_named) = (0u64, shape.dropped_pause_us, false);
     // A round trip inside a flight began with the data that started its
     // burst (the server's ACK clock, or our ACK of a split flight's first
     // part): everything from there to the wait's end is inside it, our
@@ -180,10 +198,16 @@ fn read_waits(shape: &Shape, tls: &TlsFacts, min_rtt_us: Option<u32>) -> Option<
         if start.mid_record || !start.first || u64::from(start.bytes_done) >= mss {
             return None;
         }
-        // About a round trip; or for the first wait alone, a round trip
-        // and an ACK our kernel delayed.
+        // A round trip (our ACK's, and the rest's way back: little
+        // slack, so a server that pauses for three quarters of one is not
+        // taken for it; what the flight's answered wait took beyond a round
+        // trip may be ours, reading the first part late, and counts); or
+        // for the first wait alone, a round trip and an ACK our kernel
+        // delayed.
+        let late = u64::from(shape.flight_wait_us[usize::from(start.flight).min(MAX_FLIGHTS - 1)])
+            .saturating_sub(r);
         let fits = |span: u64, alone: bool| {
-            about_rtt(span)
+            (10 * (span + late) >= 9 * r && 4 * span <= 5 * r + 2_000)
                 || (alone
                     && span >= r + DELAYED_ACK_MIN_US
                     && 2 * span <= 3 * r + 2 * DELAYED_ACK_US)
@@ -212,6 +236,7 @@ fn read_waits(shape: &Shape, tls: &TlsFacts, min_rtt_us: Option<u32>) -> Option<
         }
         span += u64::from(gap.since_us) + g;
         span_waits += u64::from(gap.short_us) + g;
+        span_pauses += u64::from(gap.pause_us);
         if let Some(end) = split_until {
             // Inside a split flight's round trip: its own time.
             if i < end {
@@ -417,6 +442,7 @@ mod tests {
             first: true,
             since_us: 100,
             short_us: 0,
+            pause_us: 0,
         }
     }
 
@@ -488,6 +514,10 @@ mod tests {
             r.transmission_us, 41_100,
             "the delayed ACK is not the server's"
         );
+        // Three quarters of a round trip: the server's own pause.
+        let pause = gap(30_000, 133, false);
+        let r = read_waits(&with_gaps(911, &[pause], None), &tls("TLSv1.3"), R).unwrap();
+        assert_eq!((r.round_trips, r.transmission_us), (1, 0));
         // After a whole segment or more, or far longer: the server's own.
         let big = gap(40_050, 5_000, false);
         let r = read_waits(&with_gaps(7_800, &[big], None), &tls("TLSv1.3"), R).unwrap();
@@ -672,5 +702,8 @@ mod tests {
         assert_eq!(read_waits(&s, &tls("TLSv1.3"), R).unwrap().round_trips, 2);
         s.longest_dropped_us = 30_000;
         assert_eq!(read_waits(&s, &tls("TLSv1.3"), R), None);
+        // Far longer than a round trip, without a loss: a pause, never one.
+        s.longest_dropped_us = 200_000;
+        assert_eq!(read_waits(&s, &tls("TLSv1.3"), R).unwrap().round_trips, 2);
     }
 }

@@ -34,7 +34,7 @@ use super::handshake_messages::{self, MessageFacts, RT_HANDSHAKE, RT_HEADER};
 /// have two; later ones add to the last).
 pub(super) const MAX_FLIGHTS: usize = 4;
 /// Waits in the middle of a flight that are kept (the longest).
-pub(super) const MAX_GAPS: usize = 6;
+pub(super) const MAX_GAPS: usize = 8;
 /// A wait in the middle of a flight shorter than this is never a round
 /// trip nor the server's pause (the rule's floor): it is only summed.
 pub(super) const GAP_MIN_US: u64 = 1_000;
@@ -65,10 +65,12 @@ pub(super) struct Gap {
     /// No longer wait came before it in its flight.
     pub first: bool,
     /// From the data that ended the wait before it (an answered wait or a
-    /// gap kept before it) to its own start: our work on that data and the
-    /// short waits between (`short_us`).
+    /// gap kept before it) to its own start: our work on that data, the
+    /// short waits between (`short_us`), and the gaps left out for want of
+    /// room, at a record's end (`pause_us`) or inside one (in `short_us`).
     pub since_us: u32,
     pub short_us: u32,
+    pub pause_us: u32,
 }
 
 /// What the kernel said of the connection as the handshake ended.
@@ -80,7 +82,8 @@ pub(super) struct HandshakeKernel {
     /// The server's segments that arrived out of order: one before them
     /// was lost.
     pub ooo: u32,
-    /// The server's segment size as we see it (0: unknown).
+    /// The server's segment size as we see it: the larger of ours and of
+    /// the largest of its segments so far (0: unknown).
     pub mss: u32,
 }
 
@@ -88,8 +91,10 @@ pub(super) struct HandshakeKernel {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Shape {
     pub messages: MessageFacts,
-    /// Waits that began after a send of ours and ended with server data.
+    /// Waits that began after a send of ours and ended with server data,
+    /// and the one that began each flight (µs).
     pub answered_waits: u8,
+    pub flight_wait_us: [u32; MAX_FLIGHTS],
     /// Their sum, and the longest.
     pub answered_us: u64,
     pub longest_answered_us: u32,
@@ -102,8 +107,10 @@ pub(super) struct Shape {
     pub gaps: [Gap; MAX_GAPS],
     pub gap_count: u8,
     /// The longest gap left out for want of room (0 = none): were it long
-    /// enough to count, the count is unknown.
+    /// enough to count, the count is unknown. Those left out at a record's
+    /// end, summed (as the server's pauses).
     pub longest_dropped_us: u32,
+    pub dropped_pause_us: u64,
     /// The kernel's word at the handshake's end (`None`: not read).
     pub kernel: Option<HandshakeKernel>,
 }
@@ -112,6 +119,7 @@ impl Shape {
     const EMPTY: Shape = Shape {
         messages: MessageFacts::EMPTY,
         answered_waits: 0,
+        flight_wait_us: [0; MAX_FLIGHTS],
         answered_us: 0,
         longest_answered_us: 0,
         mid_wait_us: 0,
@@ -125,9 +133,11 @@ impl Shape {
             first: false,
             since_us: 0,
             short_us: 0,
+            pause_us: 0,
         }; MAX_GAPS],
         gap_count: 0,
         longest_dropped_us: 0,
+        dropped_pause_us: 0,
         kernel: None,
     };
 
@@ -153,26 +163,39 @@ impl Shape {
         }
         let shortest = (0..MAX_GAPS).min_by_key(|&i| self.gaps[i].us).unwrap_or(0);
         if gap.us <= self.gaps[shortest].us {
-            self.longest_dropped_us = self.longest_dropped_us.max(gap.us);
+            self.dropped(&gap);
             return Some(gap);
         }
-        // Out with the shortest: its time goes to the gap after it (as a
-        // short wait of its span), the rest move up, the new one goes last.
+        // Out with the shortest: its time goes to the span of the gap after
+        // it, the rest move up, the new one goes last.
         let out = self.gaps[shortest];
-        let carried = out.since_us.saturating_add(out.us);
+        self.dropped(&out);
         let next = if shortest + 1 < MAX_GAPS {
             &mut self.gaps[shortest + 1]
         } else {
             &mut gap
         };
-        next.since_us = next.since_us.saturating_add(carried);
-        next.short_us = next
-            .short_us
-            .saturating_add(out.short_us.saturating_add(out.us));
+        next.since_us = next
+            .since_us
+            .saturating_add(out.since_us.saturating_add(out.us));
+        next.short_us = next.short_us.saturating_add(out.short_us);
+        next.pause_us = next.pause_us.saturating_add(out.pause_us);
+        if out.mid_record {
+            next.short_us = next.short_us.saturating_add(out.us);
+        } else {
+            next.pause_us = next.pause_us.saturating_add(out.us);
+        }
         self.gaps.copy_within(shortest + 1.., shortest);
         self.gaps[MAX_GAPS - 1] = gap;
-        self.longest_dropped_us = self.longest_dropped_us.max(out.us);
         None
+    }
+
+    /// Notes a gap left out: the longest, and those at a record's end.
+    fn dropped(&mut self, gap: &Gap) {
+        self.longest_dropped_us = self.longest_dropped_us.max(gap.us);
+        if !gap.mid_record {
+            self.dropped_pause_us += u64::from(gap.us);
+        }
     }
 }
 
@@ -208,9 +231,11 @@ struct Stamps {
     flight_longest: u32,
     flight_of_longest: u8,
     /// When the data came that ended the last answered wait or kept gap,
-    /// and the short waits since.
+    /// and the short waits and gaps left out since (inside records, at
+    /// their ends).
     boundary_us: u64,
     short_since_us: u64,
+    pause_since_us: u64,
     shape: Shape,
     /// The last read from the socket that brought data in.
     last_read_us: u64,
@@ -218,8 +243,10 @@ struct Stamps {
     /// inner type is still to come) about to be written, not yet settled.
     pending_write_us: u64,
     /// The request: our last application-data record written before any of
-    /// the server's came (0 = none).
+    /// the server's came (0 = none), at the moment it left (the write that
+    /// took it to the socket, once that is seen).
     request_us: u64,
+    request_unsent: bool,
     /// A server record that may be application data (TLS 1.3: until its
     /// inner type says), as taken up.
     pending_read: Option<ReplyRecord>,
@@ -247,10 +274,12 @@ impl Stamps {
         flight_of_longest: 0,
         boundary_us: 0,
         short_since_us: 0,
+        pause_since_us: 0,
         shape: Shape::EMPTY,
         last_read_us: 0,
         pending_write_us: 0,
         request_us: 0,
+        request_unsent: false,
         pending_read: None,
         replies: [ReplyRecord {
             taken_us: 0,
@@ -281,6 +310,16 @@ impl Stamps {
     fn app_written(&mut self, at: u64) {
         if self.reply_count == 0 {
             self.request_us = at;
+            self.request_unsent = true;
+        }
+    }
+
+    /// A write took data to the socket: the request's record, built just
+    /// before, left now.
+    fn data_written(&mut self, now: u64) {
+        self.settle();
+        if std::mem::take(&mut self.request_unsent) && self.reply_count == 0 {
+            self.request_us = now;
         }
     }
 
@@ -348,11 +387,14 @@ impl Stamps {
             s.answered_waits = s.answered_waits.saturating_add(1);
             s.answered_us = s.answered_us.saturating_add(us);
             s.longest_answered_us = s.longest_answered_us.max(clip(us));
+            let flight = s.flight();
+            s.flight_wait_us[flight] = clip(us);
             self.flight_done = 0;
             self.flight_longest = 0;
             self.flight_of_longest = self.shape.flight() as u8;
             self.boundary_us = now;
             self.short_since_us = 0;
+            self.pause_since_us = 0;
             return;
         }
         self.shape.mid_wait_us = self.shape.mid_wait_us.saturating_add(us);
@@ -376,13 +418,16 @@ impl Stamps {
             first,
             since_us: clip(from.saturating_sub(self.boundary_us)),
             short_us: clip(self.short_since_us),
+            pause_us: clip(self.pause_since_us),
         };
         match self.shape.keep(gap) {
             // Left out: its time stays in the span of the next one.
-            Some(dropped) => self.short_since_us += u64::from(dropped.us),
+            Some(dropped) if dropped.mid_record => self.short_since_us += u64::from(dropped.us),
+            Some(dropped) => self.pause_since_us += u64::from(dropped.us),
             None => {
                 self.boundary_us = now;
                 self.short_since_us = 0;
+                self.pause_since_us = 0;
             }
         }
     }
@@ -578,7 +623,7 @@ impl HandshakeMoments for ThreadStamps {
                 curl_ffi::tcp_now().map(|k| HandshakeKernel {
                     retrans: k.total_retrans,
                     ooo: k.rcv_ooopack,
-                    mss: k.rcv_mss,
+                    mss: k.snd_mss.max(k.rcv_mss),
                 })
             })
         });
@@ -586,6 +631,10 @@ impl HandshakeMoments for ThreadStamps {
 
     fn data_read(now_us: u64) {
         record(|s| s.data_read(now_us));
+    }
+
+    fn data_written(now_us: u64) {
+        record(|s| s.data_written(now_us));
     }
 }
 
@@ -756,6 +805,7 @@ mod tests {
                     first: true,
                     since_us: 50,
                     short_us: 0,
+                    pause_us: 0,
                 },
                 Gap {
                     us: 1_490,
@@ -766,6 +816,7 @@ mod tests {
                     first: false,
                     since_us: 60,
                     short_us: 0,
+                    pause_us: 0,
                 }
             ]
         );
@@ -787,10 +838,17 @@ mod tests {
         assert_eq!(shape.gaps().len(), MAX_GAPS);
         assert_eq!(shape.longest_dropped_us, 10_999);
         let kept: Vec<u32> = shape.gaps().iter().map(|g| g.us).collect();
-        assert_eq!(kept, [11_999, 12_999, 13_999, 14_999, 15_999, 16_999]);
-        // The two left out went into the span of the gap after them.
+        assert_eq!(
+            kept,
+            (2..MAX_GAPS as u32 + 2)
+                .map(|i| 9_999 + 1_000 * i)
+                .collect::<Vec<_>>()
+        );
+        // The two left out (at records' ends: the server's pauses) went
+        // into the span of the gap after them.
         assert_eq!(shape.gaps()[0].since_us, 1 + 9_999 + 1 + 10_999 + 1);
-        assert_eq!(shape.gaps()[0].short_us, 9_999 + 10_999);
+        assert_eq!(shape.gaps()[0].pause_us, 9_999 + 10_999);
+        assert_eq!(shape.dropped_pause_us, 9_999 + 10_999);
     }
 
     #[test]
@@ -801,11 +859,13 @@ mod tests {
         s.header_written(40_200, 23, CPU); // our Finished
         s.message_written(RT_INNER, &[22]);
         s.handshake_done(40_250, CPU, || None);
-        // The request (HTTP/2: preface and HEADERS, two records).
+        // The request (HTTP/2: preface and HEADERS, two records, the second
+        // taken to the socket at 40 330).
         s.header_written(40_300, 23, CPU);
         s.message_written(RT_INNER, &[23]);
         s.header_written(40_320, 23, CPU);
         s.message_written(RT_INNER, &[23]);
+        s.data_written(40_330);
         // Two tickets and the server's SETTINGS come in one read, the
         // response in the next; our SETTINGS ack in between is no request.
         s.data_read(80_400);
@@ -819,9 +879,9 @@ mod tests {
         s.server_data(81_200, RT_HEADER, &[23, 3, 3, 1, 44]);
         s.server_data(81_200, RT_INNER, &[23]);
         // libcurl saw the response at 81 300: its record came in at 80 900.
-        assert_eq!(s.reply(81_300), Some((40_320, 80_900)));
+        assert_eq!(s.reply(81_300), Some((40_330, 80_900)));
         // Had libcurl seen it in the first read, that one's.
-        assert_eq!(s.reply(80_500), Some((40_320, 80_400)));
+        assert_eq!(s.reply(80_500), Some((40_330, 80_400)));
         assert_eq!(s.reply(80_000), None);
         assert_eq!(
             s.tickets(),
@@ -858,6 +918,8 @@ mod tests {
         Theirs(i32, Vec<u8>),
         /// A read brought data in.
         Read,
+        /// A write took data out.
+        Written,
         /// OpenSSL hands control back to libcurl.
         Wait,
         /// The handshake is done.
@@ -884,6 +946,7 @@ mod tests {
                     ThreadStamps::server_data(t, *ct, if keep { data } else { &[] })
                 }
                 Step::Read => ThreadStamps::data_read(t),
+                Step::Written => ThreadStamps::data_written(t),
                 Step::Wait => ThreadStamps::waiting_for_socket(t),
                 Step::Done => ThreadStamps::handshake_done(t),
             }
@@ -951,6 +1014,7 @@ mod tests {
         let steps: Vec<Step> = vec![
             Ours(0x100, header(22, ch.len() + 4)),
             Ours(22, hs(1, ch)),
+            Written,
             Wait,
             Read,
             Theirs(0x100, header(22, 122)),
@@ -974,10 +1038,12 @@ mod tests {
             Ours(0x100, header(23, 53)),
             Ours(0x101, vec![22]),
             Ours(22, hs(20, vec![0u8; 32])),
+            Written,
             Done,
             // The request, then two tickets and the response in one read.
             Ours(0x100, header(23, 60)),
             Ours(0x101, vec![23]),
+            Written,
             Read,
             Theirs(0x100, header(23, nst.len() + 4 + 17)),
             Theirs(0x101, vec![22]),

@@ -35,6 +35,13 @@ fn kb(bytes: u32) -> String {
     format!("{:.1} KB", f64::from(bytes) / 1000.0)
 }
 
+/// Which handshakes a line's parts are the means of: `mean of the middle 1
+/// of 3 by tls`, `means of the middle 3 of 5 by total`.
+fn middle(n: usize, of: usize, by: &str) -> String {
+    let s = if n == 1 { "" } else { "s" };
+    format!("mean{s} of the middle {n} of {of} by {by}")
+}
+
 /// A part of a line: `server 0.90ms`, or `server -` when not known.
 fn part(name: &str, d: Option<Duration>) -> String {
     format!("{name} {}", with_unit(d))
@@ -151,7 +158,7 @@ fn why_line(why: &HandshakeWhy) -> Option<String> {
             Some(p.tls),
             Some(p.rtt),
             [Some(p.server), Some(p.transmission), Some(p.client)],
-            format!("the middle half by tls, averaged: n = {}", p.n),
+            middle(p.n, p.of, "tls"),
         ),
         None => (
             why.tls,
@@ -444,6 +451,7 @@ fn connection_line(why: &HandshakeWhy) -> Option<String> {
     Some(match why.connection {
         Some(ConnectionParts {
             n,
+            of,
             total,
             rtt,
             server,
@@ -455,7 +463,7 @@ fn connection_line(why: &HandshakeWhy) -> Option<String> {
             Some(total),
             Some(rtt),
             [Some(server), Some(transmission), Some(client), Some(rest)],
-            format!("the middle half by total, averaged: n = {n}"),
+            middle(n, of, "total"),
         ),
         None => line(
             why.total,
@@ -503,6 +511,7 @@ mod tests {
             min_rtt: Some(MS(40)),
             parts: Some(TlsParts {
                 n: 2,
+                of: 4,
                 tls: MS(85),
                 rtt: MS(40),
                 path: MS(80),
@@ -513,6 +522,7 @@ mod tests {
             total: Some(MS(170)),
             connection: Some(ConnectionParts {
                 n: 2,
+                of: 4,
                 total: MS(170),
                 rtt: MS(40),
                 round_trips: (1, 2, 0),

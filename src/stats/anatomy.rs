@@ -21,10 +21,12 @@ use super::history::History;
 use super::record::{collect_exact, HandshakeParts, Record};
 use super::tallies::HandshakeNames;
 
-/// `tls` in parts that add up to it: means over `n` handshakes.
+/// `tls` in parts that add up to it: means over the middle `n` of `of`
+/// handshakes.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TlsParts {
     pub n: usize,
+    pub of: usize,
     pub tls: Duration,
     /// The min RTT one round trip is counted at.
     pub rtt: Duration,
@@ -34,11 +36,12 @@ pub struct TlsParts {
     pub client: Duration,
 }
 
-/// A new connection's `total` in parts that add up to it: means over `n`
-/// cold probes.
+/// A new connection's `total` in parts that add up to it: means over the
+/// middle `n` of `of` cold probes.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ConnectionParts {
     pub n: usize,
+    pub of: usize,
     pub total: Duration,
     pub rtt: Duration,
     /// Round trips: tcp, tls, srv.
@@ -174,6 +177,7 @@ fn mean(sum: u64, n: usize) -> Duration {
 fn tls_parts<'a>(
     parts: impl Iterator<Item = (HandshakeParts, u32)> + Clone + 'a,
 ) -> Option<TlsParts> {
+    let of = parts.clone().count();
     let (mut n, mut sums) = (0usize, [0u64; 6]);
     for (p, rtt) in middle_half(parts.map(|(p, rtt)| (p.tls, (p, rtt)))) {
         n += 1;
@@ -186,6 +190,7 @@ fn tls_parts<'a>(
     }
     (n > 0).then(|| TlsParts {
         n,
+        of,
         tls: mean(sums[0], n),
         rtt: mean(sums[1], n),
         path: mean(sums[2], n),
@@ -244,6 +249,7 @@ fn connection_parts<'a>(
             .flatten()
             .map(|p| (p[0], p))
     });
+    let of = parts.clone().count();
     let (mut n, mut sums) = (0usize, [0u64; 7]);
     for p in middle_half(parts) {
         n += 1;
@@ -253,6 +259,7 @@ fn connection_parts<'a>(
     }
     (n > 0).then(|| ConnectionParts {
         n,
+        of,
         total: mean(sums[0], n),
         rtt: mean(sums[1], n),
         round_trips: (tcp, tls, srv),
@@ -402,7 +409,7 @@ mod tests {
         .collect();
         let why = handshake_why(&History::of(&samples), None);
         let p = why.parts.unwrap();
-        assert_eq!(p.n, 3);
+        assert_eq!((p.n, p.of), (3, 5));
         assert_eq!(p.tls, Duration::from_millis(86));
         assert_eq!(p.rtt, Duration::from_millis(40));
         assert_eq!(p.path, Duration::from_millis(80));

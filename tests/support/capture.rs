@@ -44,8 +44,11 @@ pub struct Frame {
     pub stream: u32,
     /// Sent by the server (its source port is the server's).
     pub from_server: bool,
-    /// TCP payload bytes.
+    /// TCP payload bytes, the sequence number after them, and the
+    /// acknowledgment number (relative, tshark's).
     pub len: u32,
+    pub next_seq: u64,
+    pub ack: u64,
     pub syn: bool,
     /// tshark's analysis: a retransmission (any kind) or a segment out of order.
     pub retransmission: bool,
@@ -87,7 +90,18 @@ impl Capture {
         };
         let spawn = || {
             Command::new("tcpdump")
-                .args(["-i", device, "-n", "-U", "-s", "0", "-B", "16384", "-w"])
+                .args([
+                    "-i",
+                    device,
+                    "-n",
+                    "-U",
+                    "--immediate-mode",
+                    "-s",
+                    "0",
+                    "-B",
+                    "16384",
+                    "-w",
+                ])
                 .arg(&file)
                 .args(["tcp", "port", &port.to_string()])
                 .stdin(Stdio::null())
@@ -132,7 +146,8 @@ impl Capture {
 
     fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {
-            // Let the last packets reach the file, then stop tcpdump by its PID.
+            // Let the last packets reach the file (delivered at once:
+            // --immediate-mode), then stop tcpdump by its PID.
             std::thread::sleep(Duration::from_millis(150));
             // SAFETY: kill(2) with the pid of a child we spawned and still own.
             unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
@@ -149,10 +164,26 @@ impl Capture {
     }
 
     /// Stops the capture and reads every segment of it, decrypted with the
-    /// key log (when the client wrote one).
+    /// key log (when the client wrote one). With `TLSPING_KEEP_CAPTURE` set
+    /// to a folder, the capture and the key log are copied there first.
     pub fn finish(mut self) -> Vec<Frame> {
         self.stop();
+        if let Some(dir) = std::env::var_os("TLSPING_KEEP_CAPTURE") {
+            let stamp = format!("{}-{}", self.port, std::process::id());
+            let dir = Path::new(&dir);
+            let _ = std::fs::copy(self.file(), dir.join(format!("{stamp}.pcap")));
+            let _ = std::fs::copy(self.keylog(), dir.join(format!("{stamp}.keys")));
+        }
         frames(&self.file(), &self.keylog(), self.port)
+    }
+}
+
+impl Capture {
+    /// Stops the capture and reads it with another capture's key log (the
+    /// same connections, seen at the other end).
+    pub fn finish_with(mut self, keys: &Path) -> Vec<Frame> {
+        self.stop();
+        frames(&self.file(), keys, self.port)
     }
 }
 
@@ -187,6 +218,8 @@ pub fn frames(pcap: &Path, keys: &Path, port: u16) -> Vec<Frame> {
         "tcp.stream",
         "tcp.srcport",
         "tcp.len",
+        "tcp.nxtseq",
+        "tcp.ack",
         "tcp.flags.syn",
         "tcp.analysis.retransmission",
         "tcp.analysis.out_of_order",
@@ -212,7 +245,7 @@ pub fn frames(pcap: &Path, keys: &Path, port: u16) -> Vec<Frame> {
         .lines()
         .filter_map(|line| {
             let c: Vec<&str> = line.split('\t').collect();
-            if c.len() < 10 {
+            if c.len() < 12 {
                 return None;
             }
             Some(Frame {
@@ -220,15 +253,37 @@ pub fn frames(pcap: &Path, keys: &Path, port: u16) -> Vec<Frame> {
                 stream: c[1].parse().ok()?,
                 from_server: c[2].parse::<u16>().ok()? == port,
                 len: c[3].parse().unwrap_or(0),
-                syn: c[4] == "1" || c[4] == "True",
-                retransmission: !c[5].is_empty(),
-                out_of_order: !c[6].is_empty(),
-                records: list(c[7]),
-                handshake: list(c[8]),
-                h2: list(c[9]),
+                next_seq: c[4].parse().unwrap_or(0),
+                ack: c[5].parse().unwrap_or(0),
+                syn: c[6] == "1" || c[6] == "True",
+                retransmission: !c[7].is_empty(),
+                out_of_order: !c[8].is_empty(),
+                records: list(c[9]),
+                handshake: list(c[10]),
+                h2: list(c[11]),
             })
         })
         .collect()
+}
+
+/// The path's round trip as one connection's packets show it, seen from
+/// whichever end the capture was taken at: the least time from a packet of
+/// that end (the SYN or SYN-ACK, or data) to the other end's first packet
+/// acknowledging it; ms.
+pub fn connection_rtt(fs: &[&Frame], at_server: bool) -> Option<f64> {
+    let ours = |f: &Frame| f.from_server == at_server;
+    let mut best: Option<f64> = None;
+    for (i, f) in fs.iter().enumerate() {
+        if !ours(f) || (f.len == 0 && !f.syn) || f.retransmission {
+            continue;
+        }
+        let want = if f.syn { 1 } else { f.next_seq };
+        if let Some(back) = fs[i + 1..].iter().find(|g| !ours(g) && g.ack >= want) {
+            let rtt = (back.t - f.t) * 1e3;
+            best = Some(best.map_or(rtt, |b: f64| b.min(rtt)));
+        }
+    }
+    best
 }
 
 /// One connection's handshake as the capture shows it.
@@ -262,6 +317,9 @@ pub struct WireHandshake {
     pub client_retransmissions: u32,
     /// The handshake is resumed (no Certificate from the server).
     pub resumed: bool,
+    /// The server's Finished was found (decrypted) in the capture; where
+    /// not, only the retransmission counts above are known.
+    pub complete: bool,
 }
 
 impl WireHandshake {
@@ -312,7 +370,22 @@ fn handshake(stream: u32, fs: &[&Frame]) -> Option<WireHandshake> {
     let done = match (finishes.as_slice(), client_finished) {
         ([first, second, ..], Some(c)) if c < *second && c > *first => *second,
         ([first, ..], _) => *first,
-        _ => return None,
+        _ => {
+            // Not decrypted (tshark lost its way after a retransmission):
+            // what was sent again is all this connection tells.
+            let retrans = |server: bool| {
+                fs.iter()
+                    .filter(|f| f.from_server == server && f.retransmission)
+                    .count() as u32
+            };
+            return Some(WireHandshake {
+                stream,
+                rtt_ms,
+                retransmissions: retrans(true),
+                client_retransmissions: retrans(false),
+                ..Default::default()
+            });
+        }
     };
     // The kernel's pacing leaves at most this between two segments of a
     // burst; a longer pause no client packet ended is the server's own.
@@ -323,7 +396,7 @@ fn handshake(stream: u32, fs: &[&Frame]) -> Option<WireHandshake> {
         stream,
         rtt_ms,
         resumed: !fs.iter().any(|f| f.from_server && f.has_handshake(11)),
-        span_ms: 0.0,
+        complete: true,
         ..Default::default()
     };
     let hello_t = fs[hello].t;
@@ -340,9 +413,6 @@ fn handshake(stream: u32, fs: &[&Frame]) -> Option<WireHandshake> {
             if f.from_server {
                 continue;
             }
-            if f.retransmission {
-                hs.client_retransmissions += 1;
-            }
             last_client = f.t;
             if f.len > 0 && !f.retransmission {
                 flight = Some(f.t);
@@ -350,12 +420,6 @@ fn handshake(stream: u32, fs: &[&Frame]) -> Option<WireHandshake> {
         }
         let f = fs[i];
         if f.retransmission {
-            hs.retransmissions += 1;
-            // The last data of a burst: nothing after it for a while.
-            let next = data.get(k + 1).map(|&n| fs[n].t);
-            if next.is_none_or(|n| (n - f.t) * 1e3 >= own_ms) {
-                hs.tail_retransmissions += 1;
-            }
             last_server = Some(f.t);
             continue;
         }
@@ -384,6 +448,94 @@ fn handshake(stream: u32, fs: &[&Frame]) -> Option<WireHandshake> {
         }
         last_server = Some(f.t);
     }
+    // What was sent again of the handshake's bytes, wherever in the
+    // connection the copy went (a flight's last segment is sent again after
+    // its Finished was): the server's up to its Finished, the client's up
+    // to its own.
+    let server_end = fs[done].next_seq;
+    let client_end = fs
+        .iter()
+        .filter(|f| !f.from_server && f.has_handshake(20))
+        .map(|f| f.next_seq)
+        .next_back()
+        .unwrap_or(u64::MAX);
+    // A copy may carry more than the handshake (the flight's last segment
+    // sent again with what followed): it counts when it starts inside.
+    let starts_in = |f: &Frame, end: u64| f.next_seq.saturating_sub(u64::from(f.len)) < end;
+    let server_data: Vec<&&Frame> = fs
+        .iter()
+        .filter(|f| f.from_server && f.len > 0 && starts_in(f, server_end))
+        .collect();
+    for (k, f) in server_data.iter().enumerate() {
+        if f.retransmission {
+            hs.retransmissions += 1;
+            // A flight's last: no new data of the server's followed it soon
+            // (the copy repairs a tail the client could not see was lost).
+            let original = server_data[..k]
+                .iter()
+                .rev()
+                .find(|g| !g.retransmission && g.next_seq >= f.next_seq);
+            let last = original.is_some_and(|o| {
+                server_data
+                    .iter()
+                    .filter(|g| !g.retransmission && g.t > o.t)
+                    .all(|g| (g.t - o.t) * 1e3 >= own_ms)
+            });
+            if last {
+                hs.tail_retransmissions += 1;
+            }
+        }
+    }
+    hs.client_retransmissions = fs
+        .iter()
+        .filter(|f| !f.from_server && f.len > 0 && f.retransmission && starts_in(f, client_end))
+        .count() as u32;
     hs.span_ms = (fs[done].t - hello_t) * 1e3;
     Some(hs)
+}
+
+/// One connection's handshake as a capture at the client's end shows it.
+#[derive(Clone, Debug, Default)]
+pub struct ClientView {
+    pub stream: u32,
+    /// From the ClientHello's first copy out to the server's Finished in; ms.
+    pub span_ms: f64,
+    /// The client's handshake segments sent again (both copies left here).
+    pub retransmissions: u32,
+}
+
+/// Each connection's handshake in a capture taken at the client's end, in
+/// the order the connections began.
+pub fn client_views(frames: &[Frame]) -> Vec<ClientView> {
+    let mut streams: Vec<u32> = frames.iter().map(|f| f.stream).collect();
+    streams.sort_unstable();
+    streams.dedup();
+    streams
+        .into_iter()
+        .filter_map(|stream| {
+            let fs: Vec<&Frame> = frames.iter().filter(|f| f.stream == stream).collect();
+            // The ClientHello's first segment is the client's first data.
+            let hello = fs.iter().find(|f| !f.from_server && f.len > 0)?;
+            let finished = fs.iter().find(|f| f.from_server && f.has_handshake(20));
+            let end = fs
+                .iter()
+                .filter(|f| !f.from_server && f.has_handshake(20))
+                .map(|f| f.next_seq)
+                .next_back()
+                .unwrap_or(u64::MAX);
+            Some(ClientView {
+                stream,
+                span_ms: finished.map_or(f64::NAN, |f| (f.t - hello.t) * 1e3),
+                retransmissions: fs
+                    .iter()
+                    .filter(|f| {
+                        !f.from_server
+                            && f.len > 0
+                            && f.retransmission
+                            && f.next_seq.saturating_sub(u64::from(f.len)) < end
+                    })
+                    .count() as u32,
+            })
+        })
+        .collect()
 }

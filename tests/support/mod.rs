@@ -15,12 +15,14 @@ pub mod quickstart;
 mod relay;
 pub mod server;
 pub mod temp;
+pub mod why;
+pub mod wire;
 
 use std::process::{Command, Output};
 
 pub use json_doc::{error_kinds, run_field, samples, stop_warnings, warnings};
 pub use pki::{ca, CertKind, HOSTILE_CN};
-pub use server::{handshakes, start, ServerOpts, Snapshot, TestServer};
+pub use server::{handshakes, start, FlightCut, ServerOpts, Snapshot, TestServer};
 pub use temp::{path_str, TempDir};
 
 /// The binary under test (integration tests only; the example server has none).

@@ -30,6 +30,8 @@ pub trait HandshakeMoments {
     fn handshake_done(now_us: u64);
     /// A read from libcurl's socket brought data in.
     fn data_read(now_us: u64);
+    /// A write to libcurl's socket took data out.
+    fn data_written(now_us: u64);
 }
 
 extern "C" {
@@ -72,6 +74,7 @@ type BioCallback = unsafe extern "C" fn(
 
 // bio.h: the operation codes a BIO callback is called with.
 const BIO_CB_READ: c_int = 0x02;
+const BIO_CB_WRITE: c_int = 0x03;
 const BIO_CB_RETURN: c_int = 0x80;
 
 // ssl3.h: the message callback's pseudo content type for a record header, and
@@ -124,9 +127,10 @@ unsafe extern "C" fn on_tls_message<M: HandshakeMoments>(
     }
 }
 
-/// Has the read side of `ssl`'s connection (libcurl's BIO) report every
-/// read that brings data in, once: a BIO that already has a callback (ours,
-/// or anyone's) is left as it is.
+/// Has the read side of `ssl`'s connection (libcurl's BIO, which it also
+/// writes through) report every read that brings data in and every write
+/// that takes data out, once: a BIO that already has a callback (ours, or
+/// anyone's) is left as it is.
 ///
 /// # Safety
 /// `ssl` is a live SSL (the message callback's).
@@ -148,8 +152,9 @@ unsafe fn watch_reads<M: HandshakeMoments>(ssl: *mut openssl_sys::SSL) {
 }
 
 /// The BIO callback: after a read (`BIO_CB_READ | BIO_CB_RETURN`) that
-/// brought data in, tells `M` when. Every call returns what OpenSSL passed
-/// as the result, so the BIO works as it did.
+/// brought data in, or a write that took some out, tells `M` when. Every
+/// call returns what OpenSSL passed as the result, so the BIO works as it
+/// did.
 ///
 /// # Safety
 /// Only OpenSSL calls this, around an operation on a live BIO: `processed`
@@ -164,10 +169,13 @@ unsafe extern "C" fn on_bio<M: HandshakeMoments>(
     ret: c_int,
     processed: *mut usize,
 ) -> std::os::raw::c_long {
-    if oper == BIO_CB_READ | BIO_CB_RETURN && ret > 0 && !processed.is_null() {
-        // SAFETY: non-null, so it points at the count of bytes read (the contract).
-        if unsafe { *processed } > 0 {
-            M::data_read(super::monotonic_us());
+    let done = oper & BIO_CB_RETURN != 0 && ret > 0 && !processed.is_null();
+    // SAFETY: non-null, so it points at the count of bytes moved (the contract).
+    if done && unsafe { *processed } > 0 {
+        match oper & !BIO_CB_RETURN {
+            BIO_CB_READ => M::data_read(super::monotonic_us()),
+            BIO_CB_WRITE => M::data_written(super::monotonic_us()),
+            _ => {}
         }
     }
     std::os::raw::c_long::from(ret)
@@ -176,17 +184,25 @@ unsafe extern "C" fn on_bio<M: HandshakeMoments>(
 /// OpenSSL's info callback: an "exit" of the client's handshake with a
 /// negative result means it hands control back to libcurl to wait for the
 /// socket (or fails, which ends the handshake anyway); "handshake done"
-/// ends it. It reads none of its pointers, so it is a safe function where
-/// OpenSSL expects an unsafe one.
-extern "C" fn on_handshake_step<M: HandshakeMoments>(
-    _ssl: *const openssl_sys::SSL,
+/// with the connection in its final state ends it (OpenSSL also says
+/// "done" once the ClientHello of a handshake that sends early data has
+/// left, which it is not).
+///
+/// # Safety
+/// Only OpenSSL calls this (`SSL_CTX_set_info_callback`), with the live SSL
+/// whose handshake moved.
+unsafe extern "C" fn on_handshake_step<M: HandshakeMoments>(
+    ssl: *const openssl_sys::SSL,
     where_: c_int,
     ret: c_int,
 ) {
     if where_ & SSL_CB_CONNECT_EXIT == SSL_CB_CONNECT_EXIT && ret < 0 {
         let now = super::monotonic_us();
         M::waiting_for_socket(now);
-    } else if where_ & SSL_CB_HANDSHAKE_DONE != 0 {
+    } else if where_ & SSL_CB_HANDSHAKE_DONE != 0
+        // SAFETY: OpenSSL passes the live SSL (the contract).
+        && unsafe { openssl_sys::SSL_is_init_finished(ssl) } == 1
+    {
         M::handshake_done(super::monotonic_us());
     }
 }

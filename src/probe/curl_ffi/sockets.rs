@@ -20,7 +20,10 @@ pub struct KernelTcp {
     /// The peer's segments that arrived out of order (a hole before them:
     /// one of its segments was lost; 0 where the kernel does not say, 5.4+).
     pub rcv_ooopack: u32,
-    /// The peer's segment size as this end sees it (0: unknown).
+    /// The segment size this end sends with (from the peer's advertised
+    /// one and the path), and the largest it received so far (0: unknown):
+    /// on a path alike both ways, the larger is the peer's segment size.
+    pub snd_mss: u32,
     pub rcv_mss: u32,
 }
 
@@ -115,6 +118,7 @@ pub(super) fn read_tcp_info(sock: c_int) -> Option<KernelTcp> {
         } else {
             0
         },
+        snd_mss: info.tcpi_snd_mss,
         rcv_mss: info.tcpi_rcv_mss,
     })
 }
