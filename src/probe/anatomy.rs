@@ -62,20 +62,6 @@ pub(super) fn derive(
 ) -> (HandshakeAnatomy, u64) {
     let m = &shape.messages;
     let reading = read_waits(shape, tls, min_rtt_us);
-    if std::env::var_os("TLSPING_DEBUG_SHAPE").is_some() {
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr(),
-            "DEBUG shape {:?} answered {} {} mid {} kernel {:?} gaps {:?} reading {:?}",
-            stages,
-            shape.answered_waits,
-            shape.answered_us,
-            shape.mid_wait_us,
-            shape.kernel,
-            shape.gaps(),
-            reading
-        );
-    }
     let hidden = reading.as_ref().map_or(0, |r| r.hidden_us);
     let (server_handshake, transmission) = split(stages, reading.as_ref(), min_rtt_us);
     let window = reading.as_ref().is_some_and(|r| {
@@ -126,11 +112,14 @@ struct Reading {
 
 /// The round trips, each one beyond the first named, and the transmission;
 /// `None` where the handshake's shape cannot tell (no server Finished
-/// read, a long gap left out for want of room, or a long gap to judge
-/// without a min RTT).
+/// read, a long gap left out for want of room that may have been one, or a
+/// long gap to judge without a min RTT).
 fn read_waits(shape: &Shape, tls: &TlsFacts, min_rtt_us: Option<u32>) -> Option<Reading> {
     let m = &shape.messages;
-    if shape.answered_waits == 0 || !m.server_finished {
+    // No wait seen at all (the server's answers were in before the client
+    // waited for them, a loaded machine that ran us late) still took the
+    // protocol's round trips.
+    if !m.server_finished {
         return None;
     }
     let mut extra = Vec::new();
@@ -683,6 +672,13 @@ mod tests {
         assert!(a.unreadable);
         assert_eq!(a.round_trips, Some(1));
         assert_eq!(a.server_handshake, None, "no tls stage to start from");
+        // No wait seen (the answers in before the client waited): the
+        // protocol's one round trip.
+        let quick = finished(0);
+        assert_eq!(
+            read_waits(&quick, &tls("TLSv1.3"), R).unwrap().round_trips,
+            1
+        );
         // No Finished read: the shape cannot tell how many waits it took.
         let unfinished = Shape {
             answered_waits: 1,

@@ -50,7 +50,10 @@ pub struct Frame {
     pub next_seq: u64,
     pub ack: u64,
     pub syn: bool,
-    /// tshark's analysis: a retransmission (any kind) or a segment out of order.
+    /// tshark's analysis: a retransmission (any kind), or a segment out of
+    /// order (what tshark calls a copy sent within its guess of a round
+    /// trip: from the end that sent it, a segment out of order is one sent
+    /// again).
     pub retransmission: bool,
     pub out_of_order: bool,
     /// The (inner, once decrypted) content types of the TLS records that
@@ -256,7 +259,7 @@ pub fn frames(pcap: &Path, keys: &Path, port: u16) -> Vec<Frame> {
                 next_seq: c[4].parse().unwrap_or(0),
                 ack: c[5].parse().unwrap_or(0),
                 syn: c[6] == "1" || c[6] == "True",
-                retransmission: !c[7].is_empty(),
+                retransmission: !c[7].is_empty() || !c[8].is_empty(),
                 out_of_order: !c[8].is_empty(),
                 records: list(c[9]),
                 handshake: list(c[10]),

@@ -248,9 +248,6 @@ pub fn run_captured(
             cmd.env("SSLKEYLOGFILE", keys);
         }
         let out = cmd.output().unwrap();
-        if std::env::var_os("TLSPING_DEBUG_SHAPE").is_some() {
-            eprintln!("{}", super::stderr(&out));
-        }
         assert!(out.status.success(), "{}", super::show(&out));
         out
     };
