@@ -242,11 +242,9 @@ struct Stamps {
     /// An application-data record of ours (or, in TLS 1.3, a record whose
     /// inner type is still to come) about to be written, not yet settled.
     pending_write_us: u64,
-    /// The request: our last application-data record written before any of
-    /// the server's came (0 = none), at the moment it left (the write that
-    /// took it to the socket, once that is seen).
+    /// The request: our last application-data record about to be written
+    /// before any of the server's came (0 = none).
     request_us: u64,
-    request_unsent: bool,
     /// A server record that may be application data (TLS 1.3: until its
     /// inner type says), as taken up.
     pending_read: Option<ReplyRecord>,
@@ -279,7 +277,6 @@ impl Stamps {
         last_read_us: 0,
         pending_write_us: 0,
         request_us: 0,
-        request_unsent: false,
         pending_read: None,
         replies: [ReplyRecord {
             taken_us: 0,
@@ -310,16 +307,6 @@ impl Stamps {
     fn app_written(&mut self, at: u64) {
         if self.reply_count == 0 {
             self.request_us = at;
-            self.request_unsent = true;
-        }
-    }
-
-    /// A write took data to the socket: the request's record, built just
-    /// before, left now.
-    fn data_written(&mut self, now: u64) {
-        self.settle();
-        if std::mem::take(&mut self.request_unsent) && self.reply_count == 0 {
-            self.request_us = now;
         }
     }
 
@@ -548,12 +535,14 @@ impl Stamps {
     }
 
     /// The request's record written and the first record of its response
-    /// come in, for a response whose first byte libcurl stamped at
+    /// come in, for a response whose first header reached our callback at
     /// `first_byte_us`: the server's application-data records are taken up
     /// in order, and the response's first is the last one taken up before
-    /// libcurl saw its first byte (on HTTP/2 the server's SETTINGS come
-    /// before it in records of their own). `None` when no request or no
-    /// record of the response was seen, or the records kept cannot tell.
+    /// that (on HTTP/2 the server's SETTINGS come before it in records of
+    /// their own; libcurl hands on a record's data before it reads the
+    /// next, or, on HTTP/2, what it read in one go). `None` when no request
+    /// or no record of the response was seen, or the records kept cannot
+    /// tell.
     fn reply(&self, first_byte_us: u64) -> Option<(u64, u64)> {
         if self.request_us == 0 {
             return None;
@@ -631,10 +620,6 @@ impl HandshakeMoments for ThreadStamps {
 
     fn data_read(now_us: u64) {
         record(|s| s.data_read(now_us));
-    }
-
-    fn data_written(now_us: u64) {
-        record(|s| s.data_written(now_us));
     }
 }
 
@@ -859,13 +844,11 @@ mod tests {
         s.header_written(40_200, 23, CPU); // our Finished
         s.message_written(RT_INNER, &[22]);
         s.handshake_done(40_250, CPU, || None);
-        // The request (HTTP/2: preface and HEADERS, two records, the second
-        // taken to the socket at 40 330).
+        // The request (HTTP/2: preface and HEADERS, two records).
         s.header_written(40_300, 23, CPU);
         s.message_written(RT_INNER, &[23]);
         s.header_written(40_320, 23, CPU);
         s.message_written(RT_INNER, &[23]);
-        s.data_written(40_330);
         // Two tickets and the server's SETTINGS come in one read, the
         // response in the next; our SETTINGS ack in between is no request.
         s.data_read(80_400);
@@ -879,9 +862,9 @@ mod tests {
         s.server_data(81_200, RT_HEADER, &[23, 3, 3, 1, 44]);
         s.server_data(81_200, RT_INNER, &[23]);
         // libcurl saw the response at 81 300: its record came in at 80 900.
-        assert_eq!(s.reply(81_300), Some((40_330, 80_900)));
+        assert_eq!(s.reply(81_300), Some((40_320, 80_900)));
         // Had libcurl seen it in the first read, that one's.
-        assert_eq!(s.reply(80_500), Some((40_330, 80_400)));
+        assert_eq!(s.reply(80_500), Some((40_320, 80_400)));
         assert_eq!(s.reply(80_000), None);
         assert_eq!(
             s.tickets(),
@@ -918,8 +901,7 @@ mod tests {
         Theirs(i32, Vec<u8>),
         /// A read brought data in.
         Read,
-        /// A write took data out.
-        Written,
+
         /// OpenSSL hands control back to libcurl.
         Wait,
         /// The handshake is done.
@@ -946,7 +928,6 @@ mod tests {
                     ThreadStamps::server_data(t, *ct, if keep { data } else { &[] })
                 }
                 Step::Read => ThreadStamps::data_read(t),
-                Step::Written => ThreadStamps::data_written(t),
                 Step::Wait => ThreadStamps::waiting_for_socket(t),
                 Step::Done => ThreadStamps::handshake_done(t),
             }
@@ -1014,7 +995,6 @@ mod tests {
         let steps: Vec<Step> = vec![
             Ours(0x100, header(22, ch.len() + 4)),
             Ours(22, hs(1, ch)),
-            Written,
             Wait,
             Read,
             Theirs(0x100, header(22, 122)),
@@ -1038,12 +1018,10 @@ mod tests {
             Ours(0x100, header(23, 53)),
             Ours(0x101, vec![22]),
             Ours(22, hs(20, vec![0u8; 32])),
-            Written,
             Done,
             // The request, then two tickets and the response in one read.
             Ours(0x100, header(23, 60)),
             Ours(0x101, vec![23]),
-            Written,
             Read,
             Theirs(0x100, header(23, nst.len() + 4 + 17)),
             Theirs(0x101, vec![22]),

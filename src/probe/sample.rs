@@ -50,7 +50,7 @@ pub(super) fn build(
         .map(|raw| raw.read(std::time::SystemTime::now()));
     let timeline_start = timeline_start_us(easy.get_ref());
     let (tls_setup, tls_finish) = client_work(timeline_start, &timers);
-    let reply_wait = reply_wait(timeline_start, &timers);
+    let reply_wait = reply_wait(easy.get_ref().first_header_us);
     let socket_open = match (timeline_start, easy.get_ref().socket_opened) {
         (Some(start), Some((opened, _))) => opened.checked_sub(start).map(Duration::from_micros),
         _ => None,
@@ -230,17 +230,12 @@ fn client_work(start: Option<u64>, timers: &CurlTimers) -> (Option<Duration>, Op
 }
 
 /// From the request's (last) record written to the first record of its
-/// response come in (`handshake_stamps::reply`), with libcurl's first-byte
-/// timer placed on CLOCK_MONOTONIC from `start` (`timeline_start_us`).
-/// `None` where a piece is missing or the stamps are out of order.
-fn reply_wait(start: Option<u64>, timers: &CurlTimers) -> Option<Duration> {
-    if timers.starttransfer_us == 0 {
-        return None;
-    }
-    let first_byte = start? + u64::from(timers.starttransfer_us);
-    let (request, response) = super::handshake_stamps::reply(first_byte)?;
-    (request <= response && response <= first_byte)
-        .then(|| Duration::from_micros(response - request))
+/// response come in (`handshake_stamps::reply`), for a response whose
+/// first header line reached our callback at `first_header_us`. `None`
+/// where a piece is missing or the stamps are out of order.
+fn reply_wait(first_header_us: Option<u64>) -> Option<Duration> {
+    let (request, response) = super::handshake_stamps::reply(first_header_us?)?;
+    (request <= response).then(|| Duration::from_micros(response - request))
 }
 
 /// The kernel's view for this probe: read when the headers ended, else when

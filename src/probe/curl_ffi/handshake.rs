@@ -30,8 +30,6 @@ pub trait HandshakeMoments {
     fn handshake_done(now_us: u64);
     /// A read from libcurl's socket brought data in.
     fn data_read(now_us: u64);
-    /// A write to libcurl's socket took data out.
-    fn data_written(now_us: u64);
 }
 
 extern "C" {
@@ -74,7 +72,6 @@ type BioCallback = unsafe extern "C" fn(
 
 // bio.h: the operation codes a BIO callback is called with.
 const BIO_CB_READ: c_int = 0x02;
-const BIO_CB_WRITE: c_int = 0x03;
 const BIO_CB_RETURN: c_int = 0x80;
 
 // ssl3.h: the message callback's pseudo content type for a record header, and
@@ -127,10 +124,9 @@ unsafe extern "C" fn on_tls_message<M: HandshakeMoments>(
     }
 }
 
-/// Has the read side of `ssl`'s connection (libcurl's BIO, which it also
-/// writes through) report every read that brings data in and every write
-/// that takes data out, once: a BIO that already has a callback (ours, or
-/// anyone's) is left as it is.
+/// Has the read side of `ssl`'s connection (libcurl's BIO) report every
+/// read that brings data in, once: a BIO that already has a callback (ours,
+/// or anyone's) is left as it is.
 ///
 /// # Safety
 /// `ssl` is a live SSL (the message callback's).
@@ -152,9 +148,8 @@ unsafe fn watch_reads<M: HandshakeMoments>(ssl: *mut openssl_sys::SSL) {
 }
 
 /// The BIO callback: after a read (`BIO_CB_READ | BIO_CB_RETURN`) that
-/// brought data in, or a write that took some out, tells `M` when. Every
-/// call returns what OpenSSL passed as the result, so the BIO works as it
-/// did.
+/// brought data in, tells `M` when. Every call returns what OpenSSL passed
+/// as the result, so the BIO works as it did.
 ///
 /// # Safety
 /// Only OpenSSL calls this, around an operation on a live BIO: `processed`
@@ -169,13 +164,10 @@ unsafe extern "C" fn on_bio<M: HandshakeMoments>(
     ret: c_int,
     processed: *mut usize,
 ) -> std::os::raw::c_long {
-    let done = oper & BIO_CB_RETURN != 0 && ret > 0 && !processed.is_null();
-    // SAFETY: non-null, so it points at the count of bytes moved (the contract).
-    if done && unsafe { *processed } > 0 {
-        match oper & !BIO_CB_RETURN {
-            BIO_CB_READ => M::data_read(super::monotonic_us()),
-            BIO_CB_WRITE => M::data_written(super::monotonic_us()),
-            _ => {}
+    if oper == BIO_CB_READ | BIO_CB_RETURN && ret > 0 && !processed.is_null() {
+        // SAFETY: non-null, so it points at the count of bytes read (the contract).
+        if unsafe { *processed } > 0 {
+            M::data_read(super::monotonic_us());
         }
     }
     std::os::raw::c_long::from(ret)
