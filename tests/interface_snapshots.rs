@@ -88,7 +88,7 @@ fn samples() -> Vec<Sample> {
     let mut r2c = at(cold(2, 80, 30_500, 31_000, 33_000, 250), 1160);
     r2c.early_data = Some(EarlyData::Accepted);
     r2c.anatomy = Some(Box::new(HandshakeAnatomy {
-        round_trips: Some(1),
+        round_trips: Some(2),
         extra: Some(vec![TlsExtra::SplitFlight { first_bytes: 133 }]),
         server_handshake: Some(Duration::from_micros(310)),
         transmission: Some(Duration::ZERO),

@@ -208,8 +208,8 @@ fn path_and_server(info: &RunInfo, summary: &Summary, told: bool) -> Vec<String>
             .map(|&(_, i)| a.server_time_n[i].to_string())
             .collect();
         out.push(format!(
-            "server time       ~= {}  median of the server's time after the request, from \
-             its TLS records less min rtt (n = {})",
+            "server time       ~= {}  after the request, from the TLS records, less min rtt \
+             (medians, n = {})",
             figures.join(" · "),
             counts.join(" · ")
         ));
