@@ -35,7 +35,7 @@ use openssl::nid::Nid;
 use openssl::pkey::Id;
 use openssl::x509::{X509Ref, X509};
 
-use super::handshake_stamps::{Shape, MAX_FLIGHTS};
+use super::handshake_stamps::{Gap, Shape, MAX_FLIGHTS};
 use super::stages::Stages;
 use super::types::{CertSize, HandshakeAnatomy, TlsExtra, TlsFacts};
 
@@ -115,13 +115,79 @@ struct Reading {
 /// read, a long gap left out for want of room that may have been one, or a
 /// long gap to judge without a min RTT).
 fn read_waits(shape: &Shape, tls: &TlsFacts, min_rtt_us: Option<u32>) -> Option<Reading> {
-    let m = &shape.messages;
-    // No wait seen at all (the server's answers were in before the client
-    // waited for them, a loaded machine that ran us late) still took the
-    // protocol's round trips.
-    if !m.server_finished {
+    if !shape.messages.server_finished {
         return None;
     }
+    let mut extra = protocol_extra(shape, tls);
+    // The protocol's own round trips happened even where a wait for one
+    // went unseen (the server's answers were in before the client waited
+    // for them, a loaded machine that ran us late): a HelloRetryRequest and
+    // TLS 1.2 each add one to the first.
+    let protocol = 1 + extra.len();
+    let answered = usize::from(shape.answered_waits).max(protocol);
+    let kernel = shape.kernel.unwrap_or_default();
+    if shape.gaps().is_empty() && kernel.retrans == 0 {
+        return Some(Reading {
+            round_trips: u8::try_from(answered).unwrap_or(u8::MAX),
+            extra,
+            transmission_us: shape.mid_wait_us,
+            hidden_us: 0,
+        });
+    }
+    let r = u64::from(min_rtt_us?);
+    let lost = kernel.retrans > 0 || kernel.ooo > 0;
+    // A gap left out for want of room that could have been a round trip
+    // (about one, or a loss): unknown.
+    let dropped = u64::from(shape.longest_dropped_us);
+    if 2 * dropped >= r && (2 * dropped <= 3 * r || lost) {
+        return None;
+    }
+    let mss = u64::from(
+        Some(kernel.mss)
+            .filter(|&m| m >= 500)
+            .unwrap_or(DEFAULT_MSS),
+    );
+    let mut walk = Walk {
+        shape,
+        r,
+        mss,
+        lost,
+        stalls: [0; MAX_FLIGHTS],
+        counted: 0,
+        // The gaps left out at a record's end were the server's pauses.
+        pauses: shape.dropped_pause_us,
+        loss_named: false,
+        hidden: 0,
+        absorbed: 0,
+    };
+    walk.gaps(&mut extra);
+    let mut transmission = shape
+        .mid_wait_us
+        .saturating_sub(walk.pauses)
+        .saturating_sub(walk.absorbed);
+    // A segment of ours lost and sent again after a timeout: the wait for
+    // its answer took more than two round trips.
+    let longest = u64::from(shape.longest_answered_us);
+    if kernel.retrans > 0 && !walk.loss_named && longest > 2 * r {
+        extra.push(TlsExtra::Loss {
+            recovery: std::time::Duration::from_micros(longest - r),
+        });
+        walk.counted += 1;
+        transmission += longest - 2 * r;
+    }
+    let n = answered as u64 + walk.counted;
+    Some(Reading {
+        round_trips: u8::try_from(n).unwrap_or(u8::MAX),
+        extra,
+        transmission_us: transmission,
+        hidden_us: walk.hidden,
+    })
+}
+
+/// The round trips the protocol adds to the first: a HelloRetryRequest's,
+/// and TLS 1.2's second flight.
+fn protocol_extra(shape: &Shape, tls: &TlsFacts) -> Vec<TlsExtra> {
+    let m = &shape.messages;
     let mut extra = Vec::new();
     if m.hello_retry {
         extra.push(TlsExtra::HelloRetry {
@@ -135,66 +201,143 @@ fn read_waits(shape: &Shape, tls: &TlsFacts, min_rtt_us: Option<u32>) -> Option<
     if tls.version == "TLSv1.2" && (shape.answered_waits >= 2 || !tls.resumed) {
         extra.push(TlsExtra::Tls12);
     }
-    // The protocol's own round trips happened even where a wait for one
-    // went unseen: a HelloRetryRequest and TLS 1.2 each add one to the first.
-    let protocol = 1 + extra.len();
-    let answered = usize::from(shape.answered_waits).max(protocol);
-    let kernel = shape.kernel.unwrap_or_default();
-    let lost = kernel.retrans > 0 || kernel.ooo > 0;
-    if shape.gaps().is_empty() && kernel.retrans == 0 {
-        return Some(Reading {
-            round_trips: u8::try_from(answered).unwrap_or(u8::MAX),
-            extra,
-            transmission_us: shape.mid_wait_us,
-            hidden_us: 0,
-        });
+    extra
+}
+
+/// The walk over the waits inside the server's flights.
+struct Walk<'a> {
+    shape: &'a Shape,
+    /// The min RTT (µs).
+    r: u64,
+    /// A segment's payload (bytes).
+    mss: u64,
+    /// The kernel saw a segment lost (ours sent again, the server's out of
+    /// order).
+    lost: bool,
+    /// The windows each flight waited for so far.
+    stalls: [u32; MAX_FLIGHTS],
+    /// The round trips counted inside flights.
+    counted: u64,
+    /// The server's own pauses inside its flights (µs).
+    pauses: u64,
+    loss_named: bool,
+    /// Our work inside a counted round trip (µs).
+    hidden: u64,
+    /// The waits a counted round trip took up (µs).
+    absorbed: u64,
+}
+
+/// Where a counted round trip inside a flight began: with the data that
+/// started its burst (the server's ACK clock, or our ACK of a split
+/// flight's first part); everything from there to the wait's end is inside
+/// it, our work and the waits before. The span since the last counted one.
+#[derive(Default)]
+struct Span {
+    us: u64,
+    waits: u64,
+    pauses: u64,
+}
+
+impl Walk<'_> {
+    fn gaps(&mut self, extra: &mut Vec<TlsExtra>) {
+        let gaps = self.shape.gaps();
+        let mut span = Span::default();
+        let mut span_flight = None;
+        let mut split_until: Option<usize> = None;
+        for (i, gap) in gaps.iter().enumerate() {
+            let g = u64::from(gap.us);
+            if span_flight != Some(gap.flight) {
+                // A flight of its own begins at an answered wait.
+                span = Span::default();
+                span_flight = Some(gap.flight);
+            }
+            span.us += u64::from(gap.since_us) + g;
+            span.waits += u64::from(gap.short_us) + g;
+            span.pauses += u64::from(gap.pause_us);
+            if let Some(end) = split_until {
+                // Inside a split flight's round trip: its own time.
+                if i < end {
+                    continue;
+                }
+                split_until = None;
+            } else if let Some(end) = self.split_end(i) {
+                extra.push(TlsExtra::SplitFlight {
+                    first_bytes: gap.bytes_done,
+                });
+                self.counted += 1;
+                if end > i {
+                    split_until = Some(end);
+                    continue;
+                }
+            } else if let Some(e) = self.name(gap) {
+                self.counted += 1;
+                extra.push(e);
+            } else {
+                if !(gap.mid_record && 2 * g < self.r) {
+                    // Neither the network's nor ours: the server's own.
+                    // (Inside a record the server wrote whole and shorter
+                    // than a round trip: its kernel pacing the segments, a
+                    // slow link, transmission.)
+                    self.pauses += g;
+                    span.pauses += g;
+                    span.waits -= g;
+                }
+                continue;
+            }
+            // A round trip ends here. It takes up our work in its span
+            // first (that cost nothing more), then the waits; what is left
+            // of the waits is transmission.
+            let work = span.us.saturating_sub(span.waits + span.pauses);
+            let ours = work.min(self.r);
+            self.hidden += ours;
+            self.absorbed += span.waits.min(self.r - ours);
+            span = Span::default();
+        }
     }
-    let r = u64::from(min_rtt_us?);
-    // A gap left out for want of room that could have been a round trip
-    // (about one, or a loss): unknown.
-    let dropped = u64::from(shape.longest_dropped_us);
-    if 2 * dropped >= r && (2 * dropped <= 3 * r || lost) {
-        return None;
+
+    /// A wait that was the congestion window or a loss, named; `None` for
+    /// the server's own pause or transmission.
+    fn name(&mut self, gap: &Gap) -> Option<TlsExtra> {
+        let (g, r) = (u64::from(gap.us), self.r);
+        let flight = usize::from(gap.flight).min(MAX_FLIGHTS - 1);
+        // The bytes a server in slow start has sent by its k-th wait for
+        // the window (k from 0): 10, 30, 70 ... segments, less 30 % for the
+        // segments and records not being full.
+        let k = self.stalls[flight];
+        let window = INITIAL_WINDOW_SEGMENTS * self.mss * ((1u64 << (k + 1).min(16)) - 1) * 7 / 10;
+        if 2 * g >= r && 2 * g <= 3 * r && u64::from(gap.bytes_before) >= window {
+            self.stalls[flight] += 1;
+            Some(TlsExtra::InitialWindow {
+                flight_bytes: self.shape.flight_bytes[flight],
+            })
+        } else if self.lost && 2 * g >= r {
+            self.loss_named = true;
+            Some(TlsExtra::Loss {
+                recovery: std::time::Duration::from_micros(g),
+            })
+        } else {
+            None
+        }
     }
-    let about_rtt = |g: u64| 2 * g >= r && 2 * g <= 3 * r;
-    let mss = u64::from(
-        Some(kernel.mss)
-            .filter(|&m| m >= 500)
-            .unwrap_or(DEFAULT_MSS),
-    );
-    // The bytes a server in slow start has sent by its k-th wait for the
-    // window (k from 0): 10, 30, 70 ... segments, less 30 % for the
-    // segments and records not being full.
-    let window_at =
-        |k: u32| INITIAL_WINDOW_SEGMENTS * mss * ((1u64 << (k + 1).min(16)) - 1) * 7 / 10;
-    let mut stalls = [0u32; MAX_FLIGHTS];
-    // The gaps left out at a record's end were the server's pauses.
-    let (mut counted, mut pauses, mut loss_named) = (0u64, shape.dropped_pause_us, false);
-    // A round trip inside a flight began with the data that started its
-    // burst (the server's ACK clock, or our ACK of a split flight's first
-    // part): everything from there to the wait's end is inside it, our
-    // work and the waits before. The span since the last counted one:
-    let (mut span, mut span_waits, mut span_pauses) = (0u64, 0u64, 0u64);
-    let (mut hidden, mut absorbed) = (0u64, 0u64);
-    let mut span_flight = None;
-    let gaps = shape.gaps();
-    // A split flight's round trip runs from its first part to the part our
-    // ACK set free: the wait after the first part and every one after it
-    // up to the end nearest a round trip (a server that signs after its
-    // ServerHello pauses inside it, at no cost).
-    let split_ends = |i: usize| -> Option<usize> {
+
+    /// A split flight's round trip runs from its first part to the part
+    /// our ACK set free: the wait after the first part and every one after
+    /// it up to the end nearest a round trip (a server that signs after its
+    /// ServerHello pauses inside it, at no cost). The index of the gap it
+    /// ends with, where gap `i` begins one.
+    fn split_end(&self, i: usize) -> Option<usize> {
+        let (gaps, r) = (self.shape.gaps(), self.r);
         let start = &gaps[i];
-        if start.mid_record || !start.first || u64::from(start.bytes_done) >= mss {
+        if start.mid_record || !start.first || u64::from(start.bytes_done) >= self.mss {
             return None;
         }
-        // A round trip (our ACK's, and the rest's way back: little
-        // slack, so a server that pauses for three quarters of one is not
-        // taken for it; what the flight's answered wait took beyond a round
-        // trip may be ours, reading the first part late, and counts); or
-        // for the first wait alone, a round trip and an ACK our kernel
-        // delayed.
-        let late = u64::from(shape.flight_wait_us[usize::from(start.flight).min(MAX_FLIGHTS - 1)])
-            .saturating_sub(r);
+        // A round trip (our ACK's, and the rest's way back: little slack,
+        // so a server that pauses for three quarters of one is not taken
+        // for it; what the flight's answered wait took beyond a round trip
+        // may be ours, reading the first part late, and counts); or for the
+        // first wait alone, a round trip and an ACK our kernel delayed.
+        let flight = usize::from(start.flight).min(MAX_FLIGHTS - 1);
+        let late = u64::from(self.shape.flight_wait_us[flight]).saturating_sub(r);
         let fits = |span: u64, alone: bool| {
             (10 * (span + late) >= 9 * r && 4 * span <= 5 * r + 2_000)
                 || (alone
@@ -213,98 +356,7 @@ fn read_waits(shape: &Shape, tls: &TlsFacts, min_rtt_us: Option<u32>) -> Option<
             }
         }
         best.map(|(_, j)| j)
-    };
-    let mut split_until: Option<usize> = None;
-    for (i, gap) in gaps.iter().enumerate() {
-        let g = u64::from(gap.us);
-        let flight = usize::from(gap.flight).min(MAX_FLIGHTS - 1);
-        if span_flight != Some(gap.flight) {
-            // A flight of its own begins at an answered wait.
-            (span, span_waits, span_pauses) = (0, 0, 0);
-            span_flight = Some(gap.flight);
-        }
-        span += u64::from(gap.since_us) + g;
-        span_waits += u64::from(gap.short_us) + g;
-        span_pauses += u64::from(gap.pause_us);
-        if let Some(end) = split_until {
-            // Inside a split flight's round trip: its own time.
-            if i < end {
-                continue;
-            }
-            split_until = None;
-        } else if let Some(end) = split_ends(i) {
-            extra.push(TlsExtra::SplitFlight {
-                first_bytes: gap.bytes_done,
-            });
-            counted += 1;
-            if end > i {
-                split_until = Some(end);
-                continue;
-            }
-        } else {
-            let window = about_rtt(g) && u64::from(gap.bytes_before) >= window_at(stalls[flight]);
-            let named = if window {
-                stalls[flight] += 1;
-                Some(TlsExtra::InitialWindow {
-                    flight_bytes: shape.flight_bytes[flight],
-                })
-            } else if lost && 2 * g >= r {
-                loss_named = true;
-                Some(TlsExtra::Loss {
-                    recovery: std::time::Duration::from_micros(g),
-                })
-            } else {
-                None
-            };
-            match named {
-                Some(e) => {
-                    counted += 1;
-                    extra.push(e);
-                }
-                None => {
-                    if !(gap.mid_record && 2 * g < r) {
-                        // Neither the network's nor ours: the server's
-                        // own. (Inside a record the server wrote whole and
-                        // shorter than a round trip: its kernel pacing the
-                        // segments, a slow link, transmission.)
-                        pauses += g;
-                        span_pauses += g;
-                        span_waits -= g;
-                    }
-                    continue;
-                }
-            }
-        }
-        // A round trip ends here. It takes up our work in its span first
-        // (that cost nothing more), then the waits; what is left of the
-        // waits is transmission.
-        let work = span.saturating_sub(span_waits + span_pauses);
-        let ours = work.min(r);
-        hidden += ours;
-        absorbed += span_waits.min(r - ours);
-        (span, span_waits, span_pauses) = (0, 0, 0);
     }
-    let mut transmission = shape
-        .mid_wait_us
-        .saturating_sub(pauses)
-        .saturating_sub(absorbed);
-    // A segment of ours lost and sent again after a timeout: the wait for
-    // its answer took more than two round trips.
-    let longest = u64::from(shape.longest_answered_us);
-    if kernel.retrans > 0 && !loss_named && longest > 2 * r {
-        extra.push(TlsExtra::Loss {
-            recovery: std::time::Duration::from_micros(longest - r),
-        });
-        counted += 1;
-        transmission += longest - 2 * r;
-    }
-    let n = answered as u64 + counted;
-    Some(Reading {
-        round_trips: u8::try_from(n).unwrap_or(u8::MAX),
-        extra,
-        transmission_us: transmission,
-        hidden_us: hidden,
-    })
 }
 
 /// The server's own time and the transmission: what `tls` leaves after the

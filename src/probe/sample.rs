@@ -66,14 +66,9 @@ pub(super) fn build(
     };
     // TLS facts belong only to probes that made a handshake.
     let tls = (timers.num_connects > 0)
-        .then(|| tls_facts_of(collector))
-        .flatten()
-        .map(|mut t| {
-            let (tickets, early) = super::handshake_stamps::tickets();
-            t.ticket_early_data = (tickets > 0).then_some(early);
-            t
-        });
-    let mut sample = Sample {
+        .then(|| tls_of(collector))
+        .flatten();
+    let sample = Sample {
         own_dns: done.own_dns,
         wall_total: Some(wall_total),
         timers,
@@ -101,9 +96,22 @@ pub(super) fn build(
         early_data: early_data_asked.then(|| answers::early_data(easy)),
         ..Sample::new(round, mode, https)
     };
-    if let Some((anatomy, hidden)) = anatomy(&sample, &collector.chain, collector.leaf.as_ref()) {
-        // Work a round trip inside a flight covered cost no time: the
-        // finish is what the handshake waited for.
+    with_anatomy(sample, collector)
+}
+
+/// The handshake's TLS facts, with the tickets the server sent after it.
+fn tls_of(c: &Collector) -> Option<super::types::TlsFacts> {
+    let mut t = tls_facts_of(c)?;
+    let (tickets, early) = super::handshake_stamps::tickets();
+    t.ticket_early_data = (tickets > 0).then_some(early);
+    Some(t)
+}
+
+/// The sample with why its handshake cost what it did, and its finish
+/// less the work a round trip inside a flight covered (that cost no time:
+/// the finish is what the handshake waited for).
+fn with_anatomy(mut sample: Sample, c: &Collector) -> Sample {
+    if let Some((anatomy, hidden)) = anatomy(&sample, &c.chain, c.leaf.as_ref()) {
         sample.tls_finish = sample
             .tls_finish
             .map(|f| f.saturating_sub(Duration::from_micros(hidden)));

@@ -270,101 +270,21 @@ fn advice(info: &RunInfo, why: &HandshakeWhy) -> Vec<String> {
     let mut out: Vec<Advice> = Vec::new();
     let rtt = why.parts.map(|p| p.rtt).or(why.min_rtt);
     if let Some(rtt) = rtt.filter(|&r| worth(r, why)) {
+        let round_trip = |line: String| Advice {
+            saving: rtt,
+            line: format!("  {}: {line}", a_round_trip(rtt)),
+        };
         if why.hello_retry > 0 {
-            let (wanted, sent) = retry_groups(why);
-            // The server chose a group we sent no share for, so it takes
-            // none of those we did: a comparison that offers only one of
-            // ours would fail; a run that sends its share first measures
-            // the saving.
-            let rest: Vec<&str> = sent
-                .iter()
-                .map(String::as_str)
-                .filter(|g| *g != wanted)
-                .collect();
-            let curves = std::iter::once(wanted.as_str())
-                .chain(rest)
-                .collect::<Vec<_>>()
-                .join(",");
-            let accept = if sent.is_empty() {
-                "X25519".to_string()
-            } else {
-                or_list(&sent)
-            };
-            // `--curves` takes names: a group this build cannot name (shown in
-            // hex) gets no command line.
-            let named = why.names.retry_group.and_then(group_name).is_some();
-            let how = if named {
-                format!(
-                    "send a {wanted} key share first (a run with --curves {curves} measures \
-                     it), or have the server accept {accept}"
-                )
-            } else {
-                format!("have the server accept {accept}")
-            };
-            out.push(Advice {
-                saving: rtt,
-                line: format!("  {}: {how}", a_round_trip(rtt)),
-            });
+            out.push(round_trip(hello_retry_advice(why)));
         }
         if why.tls12 > 0 {
-            let how = if info.settings.tls_max == Some(TlsMax::V1_2) {
-                "drop --tls-max 1.2, TLS 1.3 needs one round trip where 1.2 needs two; \
-                 --compare tls=1.2,1.3 measures both"
-            } else {
-                "the server answered our TLS 1.3 offer with 1.2; TLS 1.3 on the server \
-                 needs one round trip where 1.2 needs two"
-            };
-            out.push(Advice {
-                saving: rtt,
-                line: format!("  {}: {how}", a_round_trip(rtt)),
-            });
+            out.push(round_trip(tls12_advice(info).into()));
         }
         if why.split_flight > 0 {
-            let bytes = why
-                .names
-                .split_first_bytes
-                .map_or_else(|| "part".to_string(), |b| format!("{b} bytes"));
-            out.push(Advice {
-                saving: rtt,
-                line: format!(
-                    "  {}: the server wrote {bytes} of its flight on their own and its TCP \
-                     held the rest for our ACK; a server that writes its flight at once \
-                     (or sets TCP_NODELAY) sends it in one",
-                    a_round_trip(rtt)
-                ),
-            });
+            out.push(round_trip(split_advice(why)));
         }
         if why.initial_window > 0 {
-            let flight = why
-                .names
-                .window_flight_bytes
-                .map(kb)
-                .unwrap_or_else(|| "-".into());
-            let certs = &why.names.window_certs;
-            let (what, fix) = if certs.is_empty() {
-                (String::new(), "a shorter chain or smaller certificates")
-            } else {
-                let rsa = certs
-                    .iter()
-                    .any(|c| c.key.as_deref().is_some_and(|k| k.starts_with("RSA")));
-                (
-                    format!(", the certificates {}", chain_words(certs)),
-                    if rsa {
-                        "fewer or smaller certificates (an EC key where one is RSA)"
-                    } else {
-                        "fewer or smaller certificates"
-                    },
-                )
-            };
-            out.push(Advice {
-                saving: rtt,
-                line: format!(
-                    "  {}: a first flight under the initial window (about 14 KB) fits one; \
-                     this one was {flight}{what}: {fix}; --compare target= puts two \
-                     endpoints in the same rounds",
-                    a_round_trip(rtt)
-                ),
-            });
+            out.push(round_trip(window_advice(why)));
         }
         if let Some(line) = early_data_advice(info, why) {
             out.push(Advice {
@@ -376,42 +296,139 @@ fn advice(info: &RunInfo, why: &HandshakeWhy) -> Vec<String> {
             });
         }
     }
-    let server = why.parts.map(|p| p.server).or(why.server);
-    if let (Some(bits), Some(server)) = (rsa_bits(why), server) {
-        if worth(server, why) {
-            out.push(Advice {
-                saving: server,
-                line: format!(
-                    "  to save up to {} of server time: the server signs with RSA-{bits} ({}); \
-                     an ECDSA P-256 key signs in a fraction of that; --compare target= \
-                     measures both endpoints",
-                    with_unit(Some(server)),
-                    why.names.sig_alg.map_or_else(
-                        || "scheme unknown".into(),
-                        |c| { name_or_hex(sig_scheme_name(c), c).into_owned() }
-                    )
-                ),
-            });
-        }
-    }
-    if why.resumed == 0 && !info.settings.resume {
-        // A resumed handshake skips the certificate and the signature: at
-        // most the server's time and our finish.
-        let saving = why.parts.map(|p| p.server + p.client);
-        if let Some(saving) = saving.filter(|&s| worth(s, why)) {
-            out.push(Advice {
-                saving,
-                line: format!(
-                    "  to save up to {} of the server's and our work: resume sessions (no \
-                     certificate, no signature); --compare resume=off,on measures both",
-                    with_unit(Some(saving))
-                ),
-            });
-        }
-    }
+    out.extend(rsa_advice(why));
+    out.extend(resume_advice(info, why));
     // Largest saving first; the order above among equals.
-    out.sort_by(|a, b| b.saving.cmp(&a.saving));
+    out.sort_by_key(|a| std::cmp::Reverse(a.saving));
     out.into_iter().map(|a| a.line).collect()
+}
+
+/// How to save a HelloRetryRequest's round trip.
+fn hello_retry_advice(why: &HandshakeWhy) -> String {
+    let (wanted, sent) = retry_groups(why);
+    // The server chose a group we sent no share for, so it takes none of
+    // those we did: a comparison that offers only one of ours would fail;
+    // a run that sends its share first measures the saving.
+    let rest: Vec<&str> = sent
+        .iter()
+        .map(String::as_str)
+        .filter(|g| *g != wanted)
+        .collect();
+    let curves = std::iter::once(wanted.as_str())
+        .chain(rest)
+        .collect::<Vec<_>>()
+        .join(",");
+    let accept = if sent.is_empty() {
+        "X25519".to_string()
+    } else {
+        or_list(&sent)
+    };
+    // `--curves` takes names: a group this build cannot name (shown in
+    // hex) gets no command line.
+    if why.names.retry_group.and_then(group_name).is_some() {
+        format!(
+            "send a {wanted} key share first (a run with --curves {curves} measures it), or \
+             have the server accept {accept}"
+        )
+    } else {
+        format!("have the server accept {accept}")
+    }
+}
+
+/// How to save TLS 1.2's second round trip.
+fn tls12_advice(info: &RunInfo) -> &'static str {
+    if info.settings.tls_max == Some(TlsMax::V1_2) {
+        "drop --tls-max 1.2, TLS 1.3 needs one round trip where 1.2 needs two; \
+         --compare tls=1.2,1.3 measures both"
+    } else {
+        "the server answered our TLS 1.3 offer with 1.2; TLS 1.3 on the server \
+         needs one round trip where 1.2 needs two"
+    }
+}
+
+/// How to save the round trip of a flight the server split.
+fn split_advice(why: &HandshakeWhy) -> String {
+    let bytes = why
+        .names
+        .split_first_bytes
+        .map_or_else(|| "part".to_string(), |b| format!("{b} bytes"));
+    format!(
+        "the server wrote {bytes} of its flight on their own and its TCP held the rest for \
+         our ACK; a server that writes its flight at once (or sets TCP_NODELAY) sends it in one"
+    )
+}
+
+/// How to save the round trip of a flight over the initial window.
+fn window_advice(why: &HandshakeWhy) -> String {
+    let flight = why
+        .names
+        .window_flight_bytes
+        .map(kb)
+        .unwrap_or_else(|| "-".into());
+    let certs = &why.names.window_certs;
+    let (what, fix) = if certs.is_empty() {
+        (String::new(), "a shorter chain or smaller certificates")
+    } else {
+        let rsa = certs
+            .iter()
+            .any(|c| c.key.as_deref().is_some_and(|k| k.starts_with("RSA")));
+        (
+            format!(", the certificates {}", chain_words(certs)),
+            if rsa {
+                "fewer or smaller certificates (an EC key where one is RSA)"
+            } else {
+                "fewer or smaller certificates"
+            },
+        )
+    };
+    format!(
+        "a first flight under the initial window (about 14 KB) fits one; this one was \
+         {flight}{what}: {fix}; --compare target= puts two endpoints in the same rounds"
+    )
+}
+
+/// A server that signs with RSA: up to its time inside the handshake.
+fn rsa_advice(why: &HandshakeWhy) -> Option<Advice> {
+    let bits = rsa_bits(why)?;
+    let server = why
+        .parts
+        .map(|p| p.server)
+        .or(why.server)
+        .filter(|&s| worth(s, why))?;
+    Some(Advice {
+        saving: server,
+        line: format!(
+            "  to save up to {} of server time: the server signs with RSA-{bits} ({}); an \
+             ECDSA P-256 key signs in a fraction of that; --compare target= measures both \
+             endpoints",
+            with_unit(Some(server)),
+            why.names.sig_alg.map_or_else(
+                || "scheme unknown".into(),
+                |c| name_or_hex(sig_scheme_name(c), c).into_owned()
+            )
+        ),
+    })
+}
+
+/// Resumption where no handshake resumed and the run did not ask for
+/// none: a resumed handshake skips the certificate and the signature, at
+/// most the server's time and our finish.
+fn resume_advice(info: &RunInfo, why: &HandshakeWhy) -> Option<Advice> {
+    if why.resumed > 0 || info.settings.resume {
+        return None;
+    }
+    let saving = why
+        .parts
+        .map(|p| p.server + p.client)
+        .filter(|&s| worth(s, why))?;
+    Some(Advice {
+        saving,
+        line: format!(
+            "  to save up to {} of the server's and our work: resume sessions (no \
+             certificate, no signature); --compare resume=off,on measures both",
+            with_unit(Some(saving))
+        ),
+    })
 }
 
 /// Early data on resumed connections, where it can be had: TLS 1.3, a
@@ -427,9 +444,9 @@ fn early_data_advice(info: &RunInfo, why: &HandshakeWhy) -> Option<&'static str>
     )
 }
 
-/// `new connection = 169ms: 4 round trips (tcp 1 · tls 2 · srv 1) × 40.2ms
-/// + server 5.7ms + transmission 0.1ms + client 1.9ms + rest 0.3ms (…)`:
-/// the parts add up to the total.
+/// The parts that add up to a new connection's total: `new connection =
+/// 169ms: 4 round trips (tcp 1 · tls 2 · srv 1) × 40.2ms + server 5.7ms +
+/// transmission 0.1ms + client 1.9ms + rest 0.3ms (…)`.
 fn connection_line(why: &HandshakeWhy) -> Option<String> {
     let (tcp, tls, srv) = why.connection_round_trips()?;
     let n = u32::from(tcp) + u32::from(tls) + u32::from(srv);
