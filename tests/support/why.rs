@@ -12,6 +12,20 @@ fn figure(word: &str) -> Option<(f64, f64)> {
     Some((value, 0.5 * 10f64.powi(-(decimals as i32))))
 }
 
+/// A part of a `why:` or `new connection` line as printed (`server` in
+/// `+ server 2.34ms`), or its total (`total`); `None` where the line has
+/// no such part or it is `-`.
+#[allow(dead_code)]
+pub fn part(line: &str, name: &str) -> Option<f64> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    if name == "total" {
+        let i = words.iter().position(|w| *w == "=")?;
+        return figure(words.get(i + 1)?).map(|(v, _)| v);
+    }
+    let i = words.windows(2).position(|w| w[0] == "+" && w[1] == name)?;
+    figure(words.get(i + 2)?).map(|(v, _)| v)
+}
+
 /// Checks one statistics line (any other line passes untouched).
 pub fn assert_adds_up(line: &str) {
     let t = line.trim_start();
