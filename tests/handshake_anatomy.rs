@@ -585,9 +585,13 @@ fn a_server_that_waits_before_answering_shows_its_wait() {
         server.iter().all(|&t| t >= 30.0 - 1.5) && mid <= 30.0 + 6.0,
         "server_handshake_ms {server:?} against a 30 ms wait"
     );
-    // The summary's median is the samples' median.
+    // The summary's median is the samples' median, as the statistics keep
+    // it: to four significant figures (within 1/4096).
     let sum = doc["summary"]["server_handshake_ms"].as_f64().unwrap();
-    assert!((sum - mid).abs() < 0.002, "{sum} against {mid}");
+    assert!(
+        (sum - mid).abs() <= mid / 4096.0 + 0.0015,
+        "{sum} against {mid}"
+    );
 }
 
 #[test]

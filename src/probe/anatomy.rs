@@ -35,7 +35,7 @@ use openssl::nid::Nid;
 use openssl::pkey::Id;
 use openssl::x509::{X509Ref, X509};
 
-use super::handshake_stamps::{Gap, Shape, MAX_FLIGHTS};
+use super::handshake_stamps::{Gap, Shape, DELAYED_ACK_MIN_US, DELAYED_ACK_US, MAX_FLIGHTS};
 use super::stages::Stages;
 use super::types::{CertSize, HandshakeAnatomy, TlsExtra, TlsFacts};
 
@@ -44,11 +44,6 @@ const INITIAL_WINDOW_SEGMENTS: u64 = 10;
 /// A segment's payload where the kernel did not say (Ethernet, with TCP
 /// timestamps).
 const DEFAULT_MSS: u32 = 1448;
-/// The longest our kernel delays an ACK (Linux: 40 ms at first, up to 200).
-const DELAYED_ACK_US: u64 = 200_000;
-/// ... and the shortest.
-const DELAYED_ACK_MIN_US: u64 = 30_000;
-
 /// What one handshake's facts say, with the kernel's min RTT (µs) of its
 /// connection and the certificates the server sent (the leaf first); and
 /// the part of the client's finish (µs) that a round trip inside a flight

@@ -42,6 +42,20 @@ pub(super) const GAP_MIN_US: u64 = 1_000;
 /// response's first one.
 pub(super) const MAX_REPLY_RECORDS: usize = 8;
 
+/// The longest our kernel delays an ACK (Linux: 40 ms at first, up to 200).
+pub(super) const DELAYED_ACK_US: u64 = 200_000;
+/// ... and the shortest.
+pub(super) const DELAYED_ACK_MIN_US: u64 = 30_000;
+
+/// A wait for data our ACK set free: a round trip (0.9R to 1¼R + ½ ms),
+/// or a round trip and an ACK our kernel delayed (R + 30 ms to 1½R + 200
+/// ms); never under 1 ms (on loopback, the server's own).
+pub(super) fn held_for_our_ack(span_us: u64, r: u64) -> bool {
+    span_us >= GAP_MIN_US
+        && ((10 * span_us >= 9 * r && 4 * span_us <= 5 * r + 2_000)
+            || (span_us >= r + DELAYED_ACK_MIN_US && 2 * span_us <= 3 * r + 2 * DELAYED_ACK_US))
+}
+
 /// The message callback's pseudo content type of a TLS 1.3 record's inner
 /// content type (ssl3.h).
 const RT_INNER: i32 = 0x101;
@@ -199,12 +213,25 @@ impl Shape {
     }
 }
 
+/// The request's record written and the first record of its response come
+/// in (µs, monotonic); and when the server's first data after the request
+/// came in, where the response came in a later read behind a session
+/// ticket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Reply {
+    pub request_us: u64,
+    pub response_us: u64,
+    pub held_after_us: Option<u64>,
+}
+
 /// One application-data record read after the request: when OpenSSL took
 /// it up, and when the read that brought it in returned.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct ReplyRecord {
     taken_us: u64,
     arrived_us: u64,
+    /// A session ticket came in the same read, before it.
+    behind_ticket: bool,
 }
 
 /// What the callbacks saw of the current transfer on this thread.
@@ -252,6 +279,11 @@ struct Stamps {
     /// `MAX_REPLY_RECORDS`, and how many there were.
     replies: [ReplyRecord; MAX_REPLY_RECORDS],
     reply_count: u16,
+    /// The server's first data after the request: when the read that
+    /// brought it in returned (0 = none yet).
+    first_after_us: u64,
+    /// The read that brought the last session ticket after the request.
+    ticket_read_us: u64,
     /// TLS 1.3 session tickets read, and the most early data one allows.
     tickets: u8,
     ticket_early_data: u32,
@@ -281,8 +313,11 @@ impl Stamps {
         replies: [ReplyRecord {
             taken_us: 0,
             arrived_us: 0,
+            behind_ticket: false,
         }; MAX_REPLY_RECORDS],
         reply_count: 0,
+        first_after_us: 0,
+        ticket_read_us: 0,
         tickets: 0,
         ticket_early_data: 0,
     };
@@ -307,6 +342,18 @@ impl Stamps {
     fn app_written(&mut self, at: u64) {
         if self.reply_count == 0 {
             self.request_us = at;
+            // What came before this record is not after the request.
+            self.first_after_us = 0;
+            self.ticket_read_us = 0;
+        }
+    }
+
+    /// A server record's header taken up after the handshake: the first
+    /// read after the request that brought one in.
+    fn after_request(&mut self) {
+        let arrived = self.last_read_us;
+        if self.first_after_us == 0 && self.request_us > 0 && arrived > self.request_us {
+            self.first_after_us = arrived;
         }
     }
 
@@ -435,6 +482,9 @@ impl Stamps {
             self.handshake_data(now, content_type, data);
             return;
         }
+        if content_type == RT_HEADER {
+            self.after_request();
+        }
         match content_type {
             RT_HEADER if data.first() == Some(&APPLICATION_DATA) => {
                 // Without a read seen (no callback on the BIO), the moment
@@ -447,10 +497,15 @@ impl Stamps {
                 self.pending_read = Some(ReplyRecord {
                     taken_us: now,
                     arrived_us,
+                    behind_ticket: self.ticket_read_us > 0
+                        && self.ticket_read_us == self.last_read_us,
                 });
             }
             RT_HANDSHAKE => {
                 if let Some(max) = handshake_messages::ticket_early_data(data) {
+                    if self.request_us > 0 && self.last_read_us > self.request_us {
+                        self.ticket_read_us = self.last_read_us;
+                    }
                     self.tickets = self.tickets.saturating_add(1);
                     self.ticket_early_data = self.ticket_early_data.max(max);
                 }
@@ -543,7 +598,7 @@ impl Stamps {
     /// next, or, on HTTP/2, what it read in one go). `None` when no request
     /// or no record of the response was seen, or the records kept cannot
     /// tell.
-    fn reply(&self, first_byte_us: u64) -> Option<(u64, u64)> {
+    fn reply(&self, first_byte_us: u64) -> Option<Reply> {
         if self.request_us == 0 {
             return None;
         }
@@ -561,7 +616,20 @@ impl Stamps {
         if before + 1 == kept.len() && usize::from(self.reply_count) > MAX_REPLY_RECORDS {
             return None;
         }
-        Some((self.request_us, kept[before].arrived_us))
+        let response = kept[before];
+        // The server's first data after the request, where it came in a
+        // read of its own and the response in a later one behind a session
+        // ticket (which a server writes at the handshake's end, never
+        // late): the server's TCP held the ticket and the response back.
+        let held_after_us = (response.behind_ticket
+            && self.first_after_us > 0
+            && self.first_after_us < response.arrived_us)
+            .then_some(self.first_after_us);
+        Some(Reply {
+            request_us: self.request_us,
+            response_us: response.arrived_us,
+            held_after_us,
+        })
     }
 
     /// The session tickets this transfer read: how many, and the most early
@@ -670,7 +738,7 @@ pub(super) fn client_finish_us(done_us: u64) -> Option<u64> {
 
 /// The request's record written and its response's first record come in
 /// (`Stamps::reply`), for the transfer just run on this thread.
-pub(super) fn reply(first_byte_us: u64) -> Option<(u64, u64)> {
+pub(super) fn reply(first_byte_us: u64) -> Option<Reply> {
     read(|s| s.reply(first_byte_us))
 }
 
@@ -861,10 +929,26 @@ mod tests {
         s.data_read(80_900);
         s.server_data(81_200, RT_HEADER, &[23, 3, 3, 1, 44]);
         s.server_data(81_200, RT_INNER, &[23]);
-        // libcurl saw the response at 81 300: its record came in at 80 900.
-        assert_eq!(s.reply(81_300), Some((40_320, 80_900)));
-        // Had libcurl seen it in the first read, that one's.
-        assert_eq!(s.reply(80_500), Some((40_320, 80_400)));
+        // libcurl saw the response at 81 300: its record came in at 80 900
+        // (no ticket before it in that read: nothing held).
+        assert_eq!(
+            s.reply(81_300),
+            Some(Reply {
+                request_us: 40_320,
+                response_us: 80_900,
+                held_after_us: None,
+            })
+        );
+        // Had libcurl seen it in the first read, that one's, with nothing
+        // before it.
+        assert_eq!(
+            s.reply(80_500),
+            Some(Reply {
+                request_us: 40_320,
+                response_us: 80_400,
+                held_after_us: None,
+            })
+        );
         assert_eq!(s.reply(80_000), None);
         assert_eq!(
             s.tickets(),
@@ -880,8 +964,105 @@ mod tests {
         s.header_written(1_000, 23, CPU);
         s.data_read(41_000);
         s.server_data(41_050, RT_HEADER, &[23, 3, 3, 0, 100]);
-        assert_eq!(s.reply(41_100), Some((1_000, 41_000)));
+        assert_eq!(
+            s.reply(41_100),
+            Some(Reply {
+                request_us: 1_000,
+                response_us: 41_000,
+                held_after_us: None,
+            })
+        );
         assert_eq!(s.shape(), None);
+    }
+
+    /// A NewSessionTicket message (no early data), as the message callback
+    /// hands it on.
+    fn ticket() -> Vec<u8> {
+        let mut body = 7200u32.to_be_bytes().to_vec();
+        body.extend([0, 0, 0, 9, 1, 0, 0, 4, 5, 5, 5, 5, 0, 0]);
+        let mut m = vec![4, 0, 0, body.len() as u8];
+        m.extend(body);
+        m
+    }
+
+    /// A server record of inner type `inner` read at `t` (TLS 1.3): the
+    /// header, the inner type and, for a ticket, the message.
+    fn theirs(s: &mut Stamps, t: u64, inner: u8) {
+        s.server_data(t, RT_HEADER, &[23, 3, 3, 0, 60]);
+        s.server_data(t, RT_INNER, &[inner]);
+        if inner == 22 {
+            s.server_data(t, 22, &ticket());
+        }
+    }
+
+    /// After a handshake done at 40 000: the request's record at 40 100.
+    fn requested() -> Stamps {
+        let mut s = Stamps::default();
+        hello(&mut s, 100, 0);
+        record_at(&mut s, 40_000, 900);
+        s.handshake_done(40_050, CPU, || None);
+        s.header_written(40_100, 23, CPU);
+        s.message_written(RT_INNER, &[23]);
+        s
+    }
+
+    #[test]
+    fn a_response_behind_a_ticket_a_read_later_was_held() {
+        // The first ticket alone, the second with the response a round
+        // trip and a delayed ACK later: held.
+        let mut s = requested();
+        s.data_read(80_300);
+        theirs(&mut s, 80_310, 22);
+        s.data_read(161_000);
+        theirs(&mut s, 161_010, 22);
+        theirs(&mut s, 161_020, 23);
+        let held = Reply {
+            request_us: 40_100,
+            response_us: 161_000,
+            held_after_us: Some(80_300),
+        };
+        assert_eq!(s.tickets().0, 2);
+        assert_eq!(s.reply(161_100), Some(held));
+        // Both tickets first, the response alone later: the server's own
+        // time, nothing held.
+        let mut s = requested();
+        s.data_read(80_300);
+        theirs(&mut s, 80_310, 22);
+        theirs(&mut s, 80_320, 22);
+        s.data_read(161_000);
+        theirs(&mut s, 161_010, 23);
+        assert_eq!(
+            s.reply(161_100),
+            Some(Reply {
+                held_after_us: None,
+                ..held
+            })
+        );
+        // A ticket after the response in its read holds nothing back.
+        let mut s = requested();
+        s.data_read(80_300);
+        theirs(&mut s, 80_310, 22);
+        s.data_read(161_000);
+        theirs(&mut s, 161_010, 23);
+        theirs(&mut s, 161_020, 22);
+        assert_eq!(s.reply(161_100).unwrap().held_after_us, None);
+        // What came before the request's record left is not after it.
+        let mut s = requested();
+        s.data_read(40_090);
+        theirs(&mut s, 40_095, 22);
+        s.header_written(40_200, 23, CPU);
+        s.message_written(RT_INNER, &[23]);
+        s.data_read(121_000);
+        theirs(&mut s, 121_010, 22);
+        theirs(&mut s, 121_020, 23);
+        assert_eq!(
+            s.reply(121_100),
+            Some(Reply {
+                request_us: 40_200,
+                response_us: 121_000,
+                held_after_us: None,
+            })
+        );
     }
 
     #[test]

@@ -50,7 +50,7 @@ pub(super) fn build(
         .map(|raw| raw.read(std::time::SystemTime::now()));
     let timeline_start = timeline_start_us(easy.get_ref());
     let (tls_setup, tls_finish) = client_work(timeline_start, &timers);
-    let reply_wait = reply_wait(easy.get_ref().first_header_us);
+    let (reply_wait, reply_first) = reply_wait(easy.get_ref().first_header_us);
     let socket_open = match (timeline_start, easy.get_ref().socket_opened) {
         (Some(start), Some((opened, _))) => opened.checked_sub(start).map(Duration::from_micros),
         _ => None,
@@ -90,6 +90,7 @@ pub(super) fn build(
         tls_setup,
         tls_finish,
         reply_wait,
+        reply_first,
         tcp_info,
         socket_open,
         server_timing: server_timing.into_boxed_slice(),
@@ -239,11 +240,22 @@ fn client_work(start: Option<u64>, timers: &CurlTimers) -> (Option<Duration>, Op
 
 /// From the request's (last) record written to the first record of its
 /// response come in (`handshake_stamps::reply`), for a response whose
-/// first header line reached our callback at `first_header_us`. `None`
-/// where a piece is missing or the stamps are out of order.
-fn reply_wait(first_header_us: Option<u64>) -> Option<Duration> {
-    let (request, response) = super::handshake_stamps::reply(first_header_us?)?;
-    (request <= response).then(|| Duration::from_micros(response - request))
+/// first header line reached our callback at `first_header_us`; and to the
+/// server's first data after the request, where the response came in a
+/// later read behind a session ticket. `None` where a piece is missing or
+/// the stamps are out of order.
+fn reply_wait(first_header_us: Option<u64>) -> (Option<Duration>, Option<Duration>) {
+    let Some(r) = first_header_us.and_then(super::handshake_stamps::reply) else {
+        return (None, None);
+    };
+    if r.request_us > r.response_us {
+        return (None, None);
+    }
+    let since = |t: u64| Duration::from_micros(t - r.request_us);
+    (
+        Some(since(r.response_us)),
+        r.held_after_us.filter(|&t| t >= r.request_us).map(since),
+    )
 }
 
 /// The kernel's view for this probe: read when the headers ended, else when

@@ -61,7 +61,33 @@ pub struct Stages {
     /// request's last record written to the response's first come in, less
     /// the min RTT (`Sample::reply_wait`); inside `srv`, which libcurl
     /// stamps later, after its own work on what came with the response.
+    /// Where the server's TCP held the response for our ACK (`held`), to
+    /// the server's first data after the request instead.
     pub server: Option<u32>,
+    /// Where the server's TCP held its response for our ACK of what it had
+    /// sent first after the request: what that cost beyond the round trip
+    /// (an ACK our kernel delayed). `srv` has one round trip more.
+    pub held: Option<u32>,
+}
+
+/// The server's time after the request and what its TCP held the response
+/// for, from the wait for the response's first record (`wait`), for the
+/// server's first data after the request where the response came in a
+/// later read behind a session ticket (`first`), and the min RTT (all µs).
+/// A ticket is written at the handshake's end, never late: one that came a
+/// round trip (and an ACK our kernel delayed) after the server's first data,
+/// with the response, was held back with it for our ACK of that data
+/// (Nagle's algorithm). Then the server's time is to its first data, and
+/// the wait beyond it less the round trip is the ACK's delay; otherwise
+/// the server's time is the wait less the round trip.
+pub fn reply_parts(wait: u32, first: Option<u32>, r: u32) -> (Option<u32>, Option<u32>) {
+    if let Some(first) = first.filter(|&f| f <= wait) {
+        let span = wait - first;
+        if super::handshake_stamps::held_for_our_ack(u64::from(span), u64::from(r)) {
+            return (Some(first.saturating_sub(r)), Some(span.saturating_sub(r)));
+        }
+    }
+    (Some(wait.saturating_sub(r)), None)
 }
 
 /// Whole microseconds, to the nearest, saturating just below `u32::MAX`
@@ -126,6 +152,25 @@ impl Stages {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_response_behind_a_ticket_a_round_trip_late_was_held_else_it_is_the_servers() {
+        let r = 40_000;
+        // The ticket alone 40.5 ms after the request, the response with the
+        // second one a round trip and a 41 ms delayed ACK later.
+        assert_eq!(
+            reply_parts(121_500, Some(40_500), r),
+            (Some(500), Some(41_000))
+        );
+        // ... or a round trip later (our ACK went at once).
+        assert_eq!(reply_parts(80_900, Some(40_500), r), (Some(500), Some(400)));
+        // 60 ms later: neither; the server's own time, the whole wait's.
+        assert_eq!(reply_parts(100_500, Some(40_500), r), (Some(60_500), None));
+        // Nothing came before the response.
+        assert_eq!(reply_parts(40_700, None, r), (Some(700), None));
+        // On loopback a gap under a millisecond is never a round trip.
+        assert_eq!(reply_parts(900, Some(300), 15), (Some(900 - 15), None));
+    }
 
     #[test]
     fn stages_round_to_the_nearest_microsecond() {

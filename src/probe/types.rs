@@ -377,6 +377,11 @@ pub struct Sample {
     /// response come in, on our own stamps (TLS records, not libcurl's
     /// timers): a round trip and the server's time after the request.
     pub reply_wait: Option<Duration>,
+    /// From the request's last record written to the server's first data
+    /// after it come in, where the response came in a later read behind a
+    /// session ticket (one the server wrote with that first data, which its
+    /// TCP may have held back with the response for our ACK: `Stages::held`).
+    pub reply_first: Option<Duration>,
     /// The kernel's view of the connection, when one was open.
     pub tcp_info: Option<TcpFacts>,
     /// When libcurl opened the connection's (first) socket, on libcurl's
@@ -426,6 +431,7 @@ impl Sample {
             tls_setup: None,
             tls_finish: None,
             reply_wait: None,
+            reply_first: None,
             tcp_info: None,
             socket_open: None,
             server_timing: Box::default(),
@@ -503,6 +509,12 @@ impl Sample {
             .tcp_info
             .and_then(|k| k.min_rtt_us)
             .map(|v| v.min(u32::MAX - 1));
+        let (server, held) = match (srv.and(self.reply_wait), min_rtt) {
+            (Some(wait), Some(r)) => {
+                super::stages::reply_parts(whole_us(wait), self.reply_first.map(whole_us), r)
+            }
+            _ => (None, None),
+        };
         Stages {
             dns: cold
                 .then(|| self.own_dns.map(whole_us).or((from > 0).then_some(from)))
@@ -516,10 +528,8 @@ impl Sample {
             tls_finish,
             rtt: self.tcp_info.map(|k| k.rtt_us.min(u32::MAX - 1)),
             min_rtt,
-            server: srv
-                .and(self.reply_wait)
-                .zip(min_rtt)
-                .map(|(w, r)| whole_us(w).saturating_sub(r)),
+            server,
+            held,
         }
     }
 

@@ -274,7 +274,7 @@ use WriteOutVar::{Curl, Ours};
 /// order they were added; `variant` is always last. Never rename or reorder
 /// what is published; a new field gets the next CSV place (and `variant`
 /// moves one on).
-pub static FIELDS: [Field; 57] = [
+pub static FIELDS: [Field; 58] = [
     Field::new(
         Top("round"),
         Count,
@@ -696,12 +696,20 @@ pub static FIELDS: [Field; 57] = [
     .csv("server_time_ms", 52)
     .write_out(Ours("time_server")),
     Field::new(
+        Top("response_held_ms"),
+        Ms,
+        "where the server's TCP held its response for our ACK of what it sent first after the request: the hold beyond that round trip",
+        |s, _| time(s.stages().held.map(micros)),
+    )
+    .csv("response_held_ms", 53)
+    .write_out(Ours("time_response_held")),
+    Field::new(
         Top("variant"),
         Text,
         "--compare: the label of the variant the probe measured",
         |s, compare| text(compare.map(|c| c.label(s.variant))),
     )
-    .csv("variant", 53)
+    .csv("variant", 54)
     .write_out(Ours("variant"))
     .shown(Shown::Compare),
 ];

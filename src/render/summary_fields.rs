@@ -235,7 +235,7 @@ pub static SUMMARY_FIELDS: &[SummaryField] = &[
             "client_ms": json_ms(p.client),
         }))))
     }),
-    figure("connection_parts", "a new connection's total in parts that add up: means over the middle half by total (n, total_ms, rtt_ms, round_trips_ms, server_ms, transmission_ms, client_ms, rest_ms)", |s| {
+    figure("connection_parts", "a new connection's total in parts that add up: means over the middle half by total (n, total_ms, rtt_ms, round_trips_ms, server_ms, transmission_ms, client_ms, rest_ms, held_ms)", |s| {
         v(json!(s.why.connection.map(|c| json!({
             "n": c.n,
             "total_ms": json_ms(c.total),
@@ -245,6 +245,7 @@ pub static SUMMARY_FIELDS: &[SummaryField] = &[
             "transmission_ms": json_ms(c.transmission),
             "client_ms": json_ms(c.client),
             "rest_ms": json_ms(c.rest),
+            "held_ms": json_ms(c.held),
         }))))
     }),
     figure("early_data_saved_ms", "median srv of resumed probes without early data less that of those with it", |s| {

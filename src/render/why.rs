@@ -296,6 +296,7 @@ fn advice(info: &RunInfo, why: &HandshakeWhy) -> Vec<String> {
             });
         }
     }
+    out.extend(held_advice(why));
     out.extend(rsa_advice(why));
     out.extend(resume_advice(info, why));
     // Largest saving first; the order above among equals.
@@ -387,6 +388,31 @@ fn window_advice(why: &HandshakeWhy) -> String {
     )
 }
 
+/// A response the server's TCP held for our ACK (in most new connections):
+/// a round trip and what our kernel delayed the ACK by.
+fn held_advice(why: &HandshakeWhy) -> Option<Advice> {
+    let c = why.connection.filter(|c| c.round_trips.2 == 2)?;
+    let saving = c.rtt + c.held;
+    if !worth(saving, why) {
+        return None;
+    }
+    let what = if c.held >= Duration::from_millis(1) {
+        "a round trip and our delayed ACK"
+    } else {
+        "a round trip"
+    };
+    Some(Advice {
+        saving,
+        line: format!(
+            "  to save {what} (about {}): the server's TCP held its response, and a session \
+             ticket written before it, for our ACK of what it had sent first after the \
+             request; a server that sets TCP_NODELAY (or writes its tickets with the response) \
+             sends it at once",
+            with_unit(Some(saving))
+        ),
+    })
+}
+
 /// A server that signs with RSA: up to its time inside the handshake.
 fn rsa_advice(why: &HandshakeWhy) -> Option<Advice> {
     let bits = rsa_bits(why)?;
@@ -450,7 +476,18 @@ fn early_data_advice(info: &RunInfo, why: &HandshakeWhy) -> Option<&'static str>
 fn connection_line(why: &HandshakeWhy) -> Option<String> {
     let (tcp, tls, srv) = why.connection_round_trips()?;
     let n = u32::from(tcp) + u32::from(tls) + u32::from(srv);
-    let trips = format!("{n} round trips (tcp {tcp} · tls {tls} · srv {srv})");
+    // A response the server's TCP held for our ACK: srv's second round trip.
+    let held = if srv == 2 {
+        let of = if why.held < why.n {
+            format!(" (in {} of {})", why.held, why.n)
+        } else {
+            String::new()
+        };
+        format!(", one for a response the server's TCP held for our ACK{of}")
+    } else {
+        String::new()
+    };
+    let trips = format!("{n} round trips (tcp {tcp} · tls {tls} · srv {srv}{held})");
     let line = |total: Option<Duration>,
                 rtt: Option<Duration>,
                 parts: [Option<Duration>; 4],
@@ -548,6 +585,7 @@ mod tests {
                 transmission: US(0),
                 client: US(1_600),
                 rest: US(44_400),
+                held: US(0),
             }),
             names: crate::stats::HandshakeNames {
                 retry_group: Some(0x18),
@@ -588,6 +626,61 @@ mod tests {
             }
         }
         (total, parts)
+    }
+
+    #[test]
+    fn a_response_held_for_our_ack_is_srv_s_second_round_trip_and_advised_on() {
+        let info = synthetic::run_info();
+        let mut held = HandshakeWhy {
+            n: 5,
+            round_trips: Some(1),
+            round_trips_n: 5,
+            held: 4,
+            tls: Some(MS(42)),
+            min_rtt: Some(MS(40)),
+            total: Some(MS(205)),
+            connection: Some(ConnectionParts {
+                n: 2,
+                of: 4,
+                total: MS(205),
+                rtt: MS(40),
+                round_trips: (1, 1, 2),
+                path: MS(160),
+                server: US(1_200),
+                transmission: US(41_000),
+                client: US(3_000),
+                rest: US(800),
+                held: US(41_000),
+            }),
+            ..Default::default()
+        };
+        let lines = lines(&info, &held);
+        let text = lines.join("\n");
+        assert!(
+            text.contains(
+                "new connection     = 205ms: 4 round trips (tcp 1 · tls 1 · srv 2, one for a \
+                 response the server's TCP held for our ACK (in 4 of 5)) × 40.0ms + server \
+                 1.20ms + transmission 41.0ms + client 3.00ms + rest 0.80ms"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "  to save a round trip and our delayed ACK (about 81.0ms): the server's TCP held \
+                 its response"
+            ),
+            "{text}"
+        );
+        // Where most responses came at once, srv has its one round trip and
+        // nothing is said of a hold.
+        held.held = 2;
+        if let Some(c) = held.connection.as_mut() {
+            c.round_trips.2 = 1;
+        }
+        let text = super::lines(&info, &held).join("\n");
+        assert!(text.contains("(tcp 1 · tls 1 · srv 1)"), "{text}");
+        assert!(!text.contains("held its response"), "{text}");
+        assert_eq!(held.connection_round_trips(), Some((1, 1, 1)));
     }
 
     #[test]

@@ -52,6 +52,9 @@ pub struct ConnectionParts {
     pub transmission: Duration,
     /// The client's work in the handshake and inside `srv`.
     pub client: Duration,
+    /// Of the transmission, what the server's TCP held the response for
+    /// beyond its round trip (an ACK our kernel delayed), where it did.
+    pub held: Duration,
     /// The lookup, the TCP connect beyond its round trip, libcurl's own
     /// work between stages (`other`).
     pub rest: Duration,
@@ -78,6 +81,8 @@ pub struct HandshakeWhy {
     /// Of the resumed ones, those whose request went as accepted early
     /// data, and the median `srv` of each group.
     pub early_data: usize,
+    /// Those whose response the server's TCP held for our ACK.
+    pub held: usize,
     pub early_srv: Option<Duration>,
     pub resumed_srv: Option<Duration>,
     /// Medians over the `n` handshakes: `tls` and the kernel's min RTT.
@@ -103,10 +108,17 @@ pub struct HandshakeWhy {
 
 impl HandshakeWhy {
     /// The new connection's round trips to its first byte: tcp 1, tls N and
-    /// srv 1, or srv 0 when most requests went as early data.
+    /// srv 1, or srv 0 when most requests went as early data, or srv 2 when
+    /// the server's TCP held most responses for our ACK.
     pub fn connection_round_trips(&self) -> Option<(u8, u8, u8)> {
         let tls = self.round_trips?;
-        let srv = u8::from(self.early_data * 2 <= self.n);
+        let srv = if self.early_data * 2 > self.n {
+            0
+        } else if self.held * 2 > self.n {
+            2
+        } else {
+            1
+        };
         Some((1, tls, srv))
     }
 }
@@ -200,27 +212,46 @@ fn tls_parts<'a>(
     })
 }
 
-/// One cold probe's `total` in parts (`ConnectionParts`, of one probe),
-/// with `srv` round trips for its request; `None` where one is unknown.
-fn connection_of(r: &Record, srv_rt: u8) -> Option<[u32; 7]> {
+/// The round trips of a cold probe's request: 0 when it went as accepted
+/// early data (its answer was in before `srv` began), 2 when the server's
+/// TCP held the response for our ACK, else 1.
+fn srv_round_trips(r: &Record) -> u8 {
+    if r.early_data() {
+        0
+    } else if r.stages().held.is_some() {
+        2
+    } else {
+        1
+    }
+}
+
+/// One cold probe's `total` in parts (`ConnectionParts`, of one probe):
+/// total, min RTT, path, server, transmission, client, rest and the hold
+/// (inside the transmission); `None` where one is unknown.
+fn connection_of(r: &Record) -> Option<[u32; 8]> {
     let p = r.handshake_parts()?;
     let st = r.stages();
     let (total, rtt, srv) = (st.total?, st.min_rtt?, st.srv?);
+    let srv_rt = srv_round_trips(r);
     let rt = 1 + p.round_trips + u32::from(srv_rt);
     let path = rt.saturating_mul(rtt);
-    // The request's own round trip, the server's time after it, and the
-    // rest of `srv` (libcurl's work before it stamped the first byte);
-    // none of it when the request went as early data (its answer was in
-    // before `srv` began).
-    let (server_after, client_srv) = if srv_rt == 0 {
-        (0, srv)
+    // The request's round trips, what the server's TCP held the response
+    // for beyond them, the server's time after it, and the rest of `srv`
+    // (libcurl's work before it stamped the first byte); all of `srv` is
+    // that rest when the request went as early data.
+    let (server_after, held, client_srv) = if srv_rt == 0 {
+        (0, 0, srv)
     } else {
-        let server = st.server?.min(srv.saturating_sub(rtt));
-        (server, srv.saturating_sub(rtt).saturating_sub(server))
+        let held = if srv_rt == 2 { st.held? } else { 0 };
+        let left = srv
+            .saturating_sub(u32::from(srv_rt).saturating_mul(rtt))
+            .saturating_sub(held);
+        let server = st.server?.min(left);
+        (server, held, left - server)
     };
     let mut client = p.client + client_srv;
     let mut server = p.server + server_after;
-    let transmission = p.transmission;
+    let transmission = p.transmission + held;
     let used = path + server + transmission + client;
     let rest = match total.checked_sub(used) {
         Some(rest) => rest,
@@ -235,7 +266,7 @@ fn connection_of(r: &Record, srv_rt: u8) -> Option<[u32; 7]> {
             0
         }
     };
-    Some([total, rtt, path, server, transmission, client, rest])
+    Some([total, rtt, path, server, transmission, client, rest, held])
 }
 
 /// The connection in parts over the middle half (by `total`) of `records`.
@@ -244,13 +275,13 @@ fn connection_parts<'a>(
     (tcp, tls, srv): (u8, u8, u8),
 ) -> Option<ConnectionParts> {
     let parts = records.filter_map(move |r| {
-        (r.round_trips() == Some(tls) && u8::from(!r.early_data()) == srv)
-            .then(|| connection_of(r, srv))
+        (r.round_trips() == Some(tls) && srv_round_trips(r) == srv)
+            .then(|| connection_of(r))
             .flatten()
             .map(|p| (p[0], p))
     });
     let of = parts.clone().count();
-    let (mut n, mut sums) = (0usize, [0u64; 7]);
+    let (mut n, mut sums) = (0usize, [0u64; 8]);
     for p in middle_half(parts) {
         n += 1;
         for (sum, v) in sums.iter_mut().zip(p) {
@@ -268,6 +299,7 @@ fn connection_parts<'a>(
         transmission: mean(sums[4], n),
         client: mean(sums[5], n),
         rest: mean(sums[6], n),
+        held: mean(sums[7], n),
     })
 }
 
@@ -288,6 +320,7 @@ pub fn handshake_why(history: &History, variant: Option<u8>) -> HandshakeWhy {
         why.loss += usize::from(r.loss());
         why.resumed += usize::from(r.resumed());
         why.early_data += usize::from(r.early_data());
+        why.held += usize::from(r.stages().held.is_some());
     }
     if let Some((n, k)) = most_common(&counts) {
         why.round_trips = Some(n);

@@ -1,9 +1,10 @@
 //! What the statistics keep of a sample once it has been printed or
 //! streamed: its stages (`probe::Stages`) as whole microseconds, the
 //! variant, the mode, the error kind, eight flags, the handshake's round
-//! trips and what they were, and the server's time in the handshake, in 42
-//! bytes. The stages are kept exactly; the kernel's smoothed RTT, the
-//! client's set-up and finish and the server's two times are kept to four
+//! trips and what they were, the server's time in the handshake and what
+//! its TCP held the response for, in 42 bytes. The stages are kept
+//! exactly; the kernel's smoothed and min RTT, the client's set-up and
+//! finish, the server's two times and the hold are kept to four
 //! significant figures (`Mini`: exact below 4.096 ms, within 0.025 % above).
 //! A run keeps these
 //! instead of full samples (unless the output itself needs every sample at
@@ -76,7 +77,7 @@ impl Mini {
 }
 
 /// One sample as the statistics see it: `Sample::stages`, packed. Packed to
-/// 1-byte alignment so that seven 32-bit fields, five 16-bit ones and four
+/// 1-byte alignment so that six 32-bit fields, seven 16-bit ones and four
 /// bytes take 42 bytes; fields are only ever copied out, never borrowed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C, packed(1))]
@@ -89,14 +90,16 @@ pub struct Record {
     tcp: u32,
     tls: u32,
     srv: u32,
-    min_rtt: u32,
     rtt: Mini,
+    min_rtt: Mini,
     tls_setup: Mini,
     tls_finish: Mini,
     /// The server's time after the request (`Stages::server`) and in the
     /// handshake (`HandshakeAnatomy::server_handshake`).
     server: Mini,
     server_handshake: Mini,
+    /// What the server's TCP held the response for (`Stages::held`).
+    held: Mini,
     tag: u8,
     flags: u8,
     anatomy: u16,
@@ -176,7 +179,7 @@ impl Record {
             tcp: pack(st.tcp),
             tls: pack(st.tls),
             srv: pack(st.srv),
-            min_rtt: pack(st.min_rtt),
+            min_rtt: Mini::of(st.min_rtt),
             rtt: Mini::of(st.rtt),
             tls_setup: Mini::of(st.tls_setup),
             tls_finish: Mini::of(st.tls_finish),
@@ -187,6 +190,7 @@ impl Record {
                     .and_then(|a| a.server_handshake)
                     .map(crate::probe::whole_us),
             ),
+            held: Mini::of(st.held),
             tag: tag(s),
             flags,
             anatomy: anatomy(s),
@@ -208,8 +212,9 @@ impl Record {
             tls_setup: self.tls_setup.get(),
             tls_finish: self.tls_finish.get(),
             rtt: self.rtt.get(),
-            min_rtt: unpack(self.min_rtt),
+            min_rtt: self.min_rtt.get(),
             server: self.server.get(),
+            held: self.held.get(),
         }
     }
 
@@ -370,6 +375,27 @@ mod tests {
     use super::*;
     use crate::probe::{ErrorKind, TcpFacts};
     use crate::stats::synthetic;
+
+    #[test]
+    fn a_record_keeps_a_held_response_and_the_servers_time_before_it() {
+        let mut s = synthetic::cold(3, 40, 40_100, 42_000, 122_000, 50);
+        s.tcp_info = Some(TcpFacts {
+            rtt_us: 41_000,
+            min_rtt_us: Some(40_000),
+            retrans: 0,
+        });
+        s.reply_wait = Some(Duration::from_micros(121_500));
+        s.reply_first = Some(Duration::from_micros(40_500));
+        let st = s.stages();
+        assert_eq!((st.server, st.held), (Some(500), Some(41_000)));
+        // Kept to four significant figures.
+        let kept = Record::of(&s).stages();
+        assert_eq!((kept.server, kept.min_rtt), (Some(500), Some(40_000)));
+        assert!(
+            kept.held.unwrap().abs_diff(41_000) <= 41_000 / 4096,
+            "{kept:?}"
+        );
+    }
 
     #[test]
     fn a_record_keeps_every_stage_the_sample_reports() {

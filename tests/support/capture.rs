@@ -542,3 +542,75 @@ pub fn client_views(frames: &[Frame]) -> Vec<ClientView> {
         })
         .collect()
 }
+
+/// One connection's request and response as a capture at the server's end
+/// shows them.
+#[derive(Clone, Debug, Default)]
+pub struct WireReply {
+    pub stream: u32,
+    /// The path's round trip (SYN-ACK out, ACK in); ms.
+    pub rtt_ms: f64,
+    /// From the request in to the response out; where the server's TCP
+    /// held the response (`held_ms`), to the server's first data after the
+    /// handshake out instead (a session ticket, which may have left before
+    /// the request came in: never below 0); ms.
+    pub first_ms: f64,
+    /// Where the server's first data after the handshake was not the
+    /// response and the response left right after the client's ACK of it
+    /// came (its TCP held the response for that ACK): how long the ACK took
+    /// beyond the round trip (the client's kernel delaying it); ms.
+    pub held_ms: Option<f64>,
+}
+
+/// Each connection's request and response in a capture taken at the
+/// server's end, in order (the request: the client's first application
+/// data; the response: the server's first after it).
+#[allow(dead_code)]
+pub fn replies(frames: &[Frame]) -> Vec<WireReply> {
+    let mut streams: Vec<u32> = frames.iter().map(|f| f.stream).collect();
+    streams.sort_unstable();
+    streams.dedup();
+    streams
+        .into_iter()
+        .filter_map(|stream| {
+            let fs: Vec<&Frame> = frames.iter().filter(|f| f.stream == stream).collect();
+            let synack = fs.iter().position(|f| f.from_server && f.syn)?;
+            let rtt_ms = fs[synack + 1..]
+                .iter()
+                .find(|f| !f.from_server)
+                .map(|f| (f.t - fs[synack].t) * 1e3)?;
+            let request = fs.iter().position(|f| !f.from_server && f.app_data())?;
+            let after = |i: usize, want: &dyn Fn(&Frame) -> bool| {
+                fs[i + 1..].iter().position(|f| want(f)).map(|k| i + 1 + k)
+            };
+            // The handshake ends with the last Finished either end sent.
+            let done = fs.iter().rposition(|f| f.has_handshake(20))?;
+            let first = after(done, &|f| f.from_server && f.len > 0 && !f.retransmission)?;
+            let response = after(request, &|f| f.from_server && f.app_data())?;
+            let request_t = fs[request].t;
+            let mut reply = WireReply {
+                stream,
+                rtt_ms,
+                first_ms: (fs[response].t - request_t) * 1e3,
+                held_ms: None,
+            };
+            if first < response {
+                // The client's ACK of the first data, and the response
+                // leaving as it came in (within a fifth of a millisecond).
+                let want = fs[first].next_seq;
+                let ack = fs[first + 1..response]
+                    .iter()
+                    .find(|f| !f.from_server && f.ack >= want);
+                if let Some(ack) = ack {
+                    let released = (fs[response].t - ack.t) * 1e3 <= 0.2;
+                    let took = (ack.t - fs[first].t) * 1e3;
+                    if released && took >= 0.9 * rtt_ms {
+                        reply.first_ms = ((fs[first].t - request_t) * 1e3).max(0.0);
+                        reply.held_ms = Some(took - rtt_ms);
+                    }
+                }
+            }
+            Some(reply)
+        })
+        .collect()
+}

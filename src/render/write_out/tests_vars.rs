@@ -131,7 +131,7 @@ fn certificates_are_the_chains_text_and_their_count_the_chains_length() {
 }
 
 /// Every key of curl 8.22's `%{json}`, in its order.
-const CURL_KEYS: [&str; 82] = [
+const CURL_KEYS: [&str; 83] = [
     "certs",
     "conn_id",
     "content_type",
@@ -207,6 +207,7 @@ const CURL_KEYS: [&str; 82] = [
     "server_flight_bytes",
     "server_key",
     "sig_alg",
+    "time_response_held",
     "time_server",
     "time_server_handshake",
     "time_tls_transmission",
