@@ -118,6 +118,7 @@ fn main() {
                 warnings: &[],
                 history: &tlsping::stats::NO_RECORDS,
                 exit_code: 0,
+                ending: tlsping::render::Ending::complete(info.settings.count),
             };
             json::write_document(std::io::BufWriter::new(sink()), &run)
         });

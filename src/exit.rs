@@ -7,6 +7,7 @@
 //! to stderr (`text::printable`).
 
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Every probe that counts got a response.
 pub const OK: u8 = 0;
@@ -30,7 +31,9 @@ pub const CODES: [(u8, &str); 4] = [
     (
         FAILED,
         "no probe that counts got a response, the run could not measure at all, \
-         or an output could not be written (a --push that did not arrive included)",
+         or an output could not be written, each told on a line of its own (a --push that \
+         did not arrive included, and a stdout closed from the start; a reader that \
+         closes stdout early is no failure: the run is judged on what ran)",
     ),
     (
         USAGE,
@@ -40,8 +43,10 @@ pub const CODES: [(u8, &str); 4] = [
 
 /// What an exit of 128 + N means, beside `CODES`.
 pub const SIGNALLED: &str = "signal N ended the run: 143 for SIGTERM and 129 for SIGHUP, \
-     after what was measured is written; 130 for a second Ctrl+C, which leaves at once \
-     (a first one ends the run at the next probe, judged as above)";
+     after what was measured is written; 130 for Ctrl+C before round 1 (during the \
+     preflight: nothing was measured), one that cut short a wait of the run's ending (a push \
+     under way, a stdout nobody reads), and a second Ctrl+C, which leaves at once (a first \
+     one during the rounds ends them at the next probe, judged as above)";
 
 /// The code of a process that `signal` ended (or a run it stopped).
 pub fn signal_code(signal: i32) -> u8 {
@@ -58,6 +63,22 @@ pub enum Judgement {
     NoneOk,
 }
 
+/// An output that could not be written: what it writes, and the error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub what: String,
+    pub error: String,
+}
+
+impl Failure {
+    pub fn new(what: impl Into<String>, error: &dyn std::fmt::Display) -> Failure {
+        Failure {
+            what: what.into(),
+            error: error.to_string(),
+        }
+    }
+}
+
 /// How a run ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Exit {
@@ -70,14 +91,21 @@ pub enum Exit {
     /// having said so where they could. `message` is for stderr, when no
     /// warning has said why already.
     BeforeRounds(Option<String>),
-    /// An output could not be written: what it writes, and the error.
-    OutputFailed { what: String, error: String },
+    /// Outputs could not be written: each, in the order they were
+    /// written, is told on a line of its own.
+    OutputFailed(Vec<Failure>),
     /// The rounds ran (all of them, or until a safety valve or Ctrl+C
     /// stopped them).
     Rounds(Judgement),
-    /// Every output was written but `--push` did not arrive (`why`): an
-    /// ending of 0 or 1 (`then`) becomes 2; any other keeps its code.
-    PushFailed { why: String, then: Box<Exit> },
+    /// `--push` did not arrive (`why`): an ending of 0 or 1 (`then`)
+    /// becomes 2; any other keeps its code. Its line comes where the push
+    /// came among the outputs: after what `then` says, but for the last
+    /// `told_after` lines (outputs ended after the push).
+    PushFailed {
+        why: String,
+        then: Box<Exit>,
+        told_after: usize,
+    },
     /// SIGTERM or SIGHUP stopped the run, which still printed what it had;
     /// `then` is how it ended otherwise.
     Signal { number: i32, then: Box<Exit> },
@@ -88,7 +116,7 @@ impl Exit {
         match self {
             Exit::Shown(_) | Exit::Rounds(Judgement::AllOk) => OK,
             Exit::Rounds(Judgement::SomeFailed) => SOME_FAILED,
-            Exit::Rounds(Judgement::NoneOk) | Exit::BeforeRounds(_) | Exit::OutputFailed { .. } => {
+            Exit::Rounds(Judgement::NoneOk) | Exit::BeforeRounds(_) | Exit::OutputFailed(_) => {
                 FAILED
             }
             Exit::Usage { .. } => USAGE,
@@ -125,31 +153,86 @@ impl Exit {
                 }
             )),
             Exit::BeforeRounds(Some(message)) => Some(format!("tlsping: {}\n", printable(message))),
-            Exit::OutputFailed { what, error } => Some(format!(
-                "tlsping: could not write {}: {}\n",
-                printable(what),
-                printable(error)
-            )),
+            Exit::OutputFailed(failures) => Some(
+                failures
+                    .iter()
+                    .map(|f| {
+                        format!(
+                            "tlsping: could not write {}: {}\n",
+                            printable(&f.what),
+                            printable(&f.error)
+                        )
+                    })
+                    .collect(),
+            ),
             Exit::Signal { then, .. } => then.stderr_text(),
-            Exit::PushFailed { why, then } => Some(format!(
-                "tlsping: warning: --push failed: {}\n{}",
-                printable(why),
-                then.stderr_text().unwrap_or_default()
-            )),
+            Exit::PushFailed {
+                why,
+                then,
+                told_after,
+            } => {
+                let before = then.stderr_text().unwrap_or_default();
+                let lines: Vec<&str> = before.split_inclusive('\n').collect();
+                let (first, last) = lines.split_at(lines.len().saturating_sub(*told_after));
+                Some(format!(
+                    "{}tlsping: warning: --push failed: {}\n{}",
+                    first.concat(),
+                    printable(why),
+                    last.concat()
+                ))
+            }
         }
     }
 
-    /// Writes what is said about the ending, each text to its stream.
-    pub fn report(&self) {
-        // Nothing is left to tell of a stream that cannot be written.
+    /// Writes what is said about the ending, each text to its stream, and
+    /// returns the code to exit with: `FAILED` when the text asked for
+    /// (`--help`, `--version`, `--generate`) could not be written, as for
+    /// any output. A reader that closed its end has had enough: no error.
+    pub fn report(&self) -> u8 {
+        let mut code = self.exit_code();
+        let mut said = self.stderr_text().unwrap_or_default();
         if let Some(text) = self.stdout_text() {
             let mut out = std::io::stdout().lock();
-            let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+            match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    said = Exit::OutputFailed(vec![Failure::new("the output", &e)])
+                        .stderr_text()
+                        .unwrap_or_default();
+                    code = FAILED;
+                }
+                _ => {}
+            }
         }
-        if let Some(text) = self.stderr_text() {
-            let _ = std::io::stderr().lock().write_all(text.as_bytes());
-        }
+        // Nothing is left to tell of a stderr that cannot be written.
+        let _ = std::io::stderr().lock().write_all(said.as_bytes());
+        code
     }
+}
+
+/// Standard output was closed when the process started (`>&-`).
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Notes whether standard output is closed. Called before the Rust
+/// runtime starts (main.rs's start-up hook, in `.init_array`): the runtime
+/// opens `/dev/null` on a closed stdout, and an output sent there would be
+/// lost without a word.
+pub fn note_stdout_at_start() {
+    // SAFETY: F_GETFD only reads descriptor 1's flags; it fails with EBADF
+    // when nothing is open there.
+    let closed = unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_GETFD) } == -1;
+    STDOUT_CLOSED.store(closed, Ordering::SeqCst);
+}
+
+/// The ending of a process whose standard output was closed when it
+/// started: whatever it would write would be lost, so it writes nothing
+/// and dials nothing (`FAILED`).
+pub fn closed_stdout() -> Option<Exit> {
+    STDOUT_CLOSED.load(Ordering::SeqCst).then(|| {
+        Exit::OutputFailed(vec![Failure {
+            what: "the output".into(),
+            error: "standard output is closed".into(),
+        }])
+    })
 }
 
 #[cfg(test)]
@@ -169,10 +252,10 @@ mod tests {
             (Exit::Rounds(Judgement::NoneOk), 2),
             (Exit::BeforeRounds(None), 2),
             (
-                Exit::OutputFailed {
+                Exit::OutputFailed(vec![Failure {
                     what: "the output".into(),
-                    error: "Broken pipe".into(),
-                },
+                    error: "No space left on device".into(),
+                }]),
                 2,
             ),
             (usage.clone(), 3),
@@ -200,16 +283,18 @@ mod tests {
         let pushed = |then: Exit| Exit::PushFailed {
             why: "refused".into(),
             then: Box::new(then),
+            told_after: 0,
         };
         assert_eq!(pushed(Exit::Rounds(Judgement::AllOk)).exit_code(), 2);
         assert_eq!(pushed(Exit::Rounds(Judgement::SomeFailed)).exit_code(), 2);
         assert_eq!(pushed(Exit::Rounds(Judgement::NoneOk)).exit_code(), 2);
         assert_eq!(pushed(Exit::BeforeRounds(None)).exit_code(), 2);
+        // The preflight failed before the push went: its line comes first.
         assert_eq!(
-            pushed(Exit::BeforeRounds(Some("refused".into())))
+            pushed(Exit::BeforeRounds(Some("preflight failed".into())))
                 .stderr_text()
                 .as_deref(),
-            Some("tlsping: warning: --push failed: refused\ntlsping: refused\n")
+            Some("tlsping: preflight failed\ntlsping: warning: --push failed: refused\n")
         );
     }
 
@@ -234,10 +319,10 @@ mod tests {
             trust.stderr_text().as_deref(),
             Some("tlsping: --cacert x: no such file\n")
         );
-        let failed = Exit::OutputFailed {
+        let failed = Exit::OutputFailed(vec![Failure {
             what: "the picture to run.svg".into(),
             error: "Permission denied".into(),
-        };
+        }]);
         let stopped = Exit::Signal {
             number: 15,
             then: Box::new(failed),
@@ -246,7 +331,63 @@ mod tests {
             stopped.stderr_text().as_deref(),
             Some("tlsping: could not write the picture to run.svg: Permission denied\n")
         );
+        let both = Exit::OutputFailed(vec![
+            Failure::new("the picture to run.svg", &"No such file or directory"),
+            Failure::new("the figures to run.prom", &"No such file or directory"),
+        ]);
+        assert_eq!(both.exit_code(), FAILED);
+        assert_eq!(
+            both.stderr_text().as_deref(),
+            Some(
+                "tlsping: could not write the picture to run.svg: No such file or directory\n\
+                 tlsping: could not write the figures to run.prom: No such file or directory\n"
+            ),
+            "each failure on a line of its own"
+        );
         assert_eq!(Exit::Rounds(Judgement::SomeFailed).stderr_text(), None);
         assert_eq!(Exit::BeforeRounds(None).stderr_text(), None);
+    }
+
+    #[test]
+    fn the_lines_come_in_the_order_the_outputs_were_ended() {
+        // The picture, then the push, then the figures (written last, with
+        // the exit code): before, the push's line came first.
+        let failed = Exit::OutputFailed(vec![
+            Failure::new("the picture to p.svg", &"Permission denied"),
+            Failure::new("the figures to m.prom", &"No space left on device"),
+        ]);
+        let pushed = Exit::PushFailed {
+            why: "refused".into(),
+            then: Box::new(failed),
+            told_after: 1,
+        };
+        let stopped = Exit::Signal {
+            number: 15,
+            then: Box::new(pushed),
+        };
+        assert_eq!(
+            stopped.stderr_text().as_deref(),
+            Some(
+                "tlsping: could not write the picture to p.svg: Permission denied\n\
+                 tlsping: warning: --push failed: refused\n\
+                 tlsping: could not write the figures to m.prom: No space left on device\n"
+            )
+        );
+        // Nothing before the push: its line is the first.
+        let only_after = Exit::PushFailed {
+            why: "refused".into(),
+            then: Box::new(Exit::OutputFailed(vec![Failure::new(
+                "the figures to m.prom",
+                &"gone",
+            )])),
+            told_after: 1,
+        };
+        assert_eq!(
+            only_after.stderr_text().as_deref(),
+            Some(
+                "tlsping: warning: --push failed: refused\n\
+                 tlsping: could not write the figures to m.prom: gone\n"
+            )
+        );
     }
 }

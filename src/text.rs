@@ -72,19 +72,79 @@ pub fn push_json_escape(out: &mut String, c: char) {
 }
 
 /// Server-supplied text made safe for a terminal: every character in
-/// `must_escape` is written as a visible escape (and a backslash doubled, so
-/// no escape can be faked): the text is shown, never obeyed or hidden. JSON
-/// and CSV keep it as sent, unless they are written to a terminal.
+/// `must_escape` is written as a visible escape: the text is shown, never
+/// obeyed or hidden. A backslash is doubled where it could be read as part
+/// of an escape (before an `x`, another backslash or an escaped character),
+/// so no escape can be faked, and shown as it is elsewhere (`\n` typed
+/// reads `\n`). JSON and CSV keep the text as sent, unless they are written
+/// to a terminal.
 pub fn printable(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
         match c {
-            '\\' => out.push_str("\\\\"),
+            '\\' if chars
+                .peek()
+                .is_some_and(|&next| next == 'x' || next == '\\' || must_escape(next)) =>
+            {
+                out.push_str("\\\\")
+            }
             c if must_escape(c) => push_visible_escape(&mut out, c),
             c => out.push(c),
         }
     }
     out
+}
+
+/// `text` with the user information of every URL-like part in it (`user:pw`
+/// in `scheme://user:pw@host`, `'user:pw@host'`, `user:pw@host`) replaced by
+/// `***`: what any message, file or export shows of a URL that may carry a
+/// password (a `--push` URL, a target, a proxy named in libcurl's words).
+/// A password may hold an unencoded `/`, `?`, `#`, `'`, a blank or an `@`,
+/// which no parser reads as the user meant, so the hidden part of each `@`
+/// reaches back past all of them, to the nearest `://`, the nearest quote
+/// or `(` that opens a part (at the start or after a blank, `(` or `=`), the
+/// `@` before it, or the start of the text. More is hidden than the
+/// credentials, never less; text without an `@` is left as it is.
+pub fn redact_userinfo(text: &str) -> String {
+    let bytes = text.as_bytes();
+    // The hidden spans, `start..at` (at: the `@`), in order.
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut from = 0;
+    for (at, _) in text.match_indices('@') {
+        let start = userinfo_start(bytes, from, at);
+        match spans.last_mut() {
+            // Back to the `@` before, hidden too: one span over both.
+            Some(last) if start == from && last.1 + 1 == from => last.1 = at,
+            _ if start < at => spans.push((start, at)),
+            _ => {}
+        }
+        from = at + 1;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut kept = 0;
+    for (start, at) in spans {
+        out.push_str(&text[kept..start]);
+        out.push_str("***");
+        kept = at;
+    }
+    out.push_str(&text[kept..]);
+    out
+}
+
+/// Where the user information before the `@` at `at` starts: just after
+/// the nearest `://`, opening quote or `(` in `bytes[from..at]` (`at` itself
+/// when they are right before the `@`: nothing to hide), else `from`.
+/// Every mark looked for is ASCII, so the index is a character boundary.
+fn userinfo_start(bytes: &[u8], from: usize, at: usize) -> usize {
+    let opens = |i: usize| i == 0 || matches!(bytes[i - 1], b' ' | b'\t' | b'(' | b'=');
+    (from..=at)
+        .rev()
+        .find(|&i| {
+            (i >= from + 3 && &bytes[i - 3..i] == b"://")
+                || (i > from && matches!(bytes[i - 1], b'\'' | b'"' | b'(') && opens(i - 1))
+        })
+        .unwrap_or(from)
 }
 
 /// A token character (RFC 9110 `tchar`): what method and header names are made of.
@@ -148,8 +208,53 @@ mod tests {
         let hostile = "a\u{1b}]0;owned\u{7}\u{1b}[2J\u{9b}31m\\b";
         let shown = printable(hostile);
         assert!(!shown.chars().any(|c| c.is_control()), "{shown:?}");
-        assert_eq!(shown, "a\\x{1b}]0;owned\\x{07}\\x{1b}[2J\\x{9b}31m\\\\b");
+        assert_eq!(shown, "a\\x{1b}]0;owned\\x{07}\\x{1b}[2J\\x{9b}31m\\b");
         assert_eq!(printable("db-query"), "db-query");
+    }
+
+    #[test]
+    fn a_backslash_is_doubled_only_where_it_could_fake_an_escape() {
+        // As typed: `%{http_code}\n` reads `%{http_code}\n`.
+        assert_eq!(printable("%{http_code}\\n"), "%{http_code}\\n");
+        assert_eq!(printable("C:\\dir\\"), "C:\\dir\\");
+        // A literal `\x{1b}` is told apart from an escaped ESC.
+        assert_eq!(printable("\\x{1b}"), "\\\\x{1b}");
+        assert_eq!(printable("\u{1b}"), "\\x{1b}");
+        assert_eq!(printable("\\\u{1b}"), "\\\\\\x{1b}");
+        assert_eq!(printable("\\\\n"), "\\\\\\n");
+        // Read back (`\\` is a backslash, `\x{..}` a character, any other
+        // backslash itself), every case gives the text it came from.
+        for text in [
+            "a\\b",
+            "\\x",
+            "\\\\x",
+            "\\\u{1b}x",
+            "\\",
+            "x\\\\",
+            "\u{202e}\\",
+        ] {
+            assert_eq!(read_back(&printable(text)), text, "{text:?}");
+        }
+    }
+
+    /// `printable`'s output read back into the text it came from.
+    fn read_back(shown: &str) -> String {
+        let mut out = String::new();
+        let mut rest = shown;
+        while let Some(c) = rest.chars().next() {
+            if let Some(after) = rest.strip_prefix("\\\\") {
+                out.push('\\');
+                rest = after;
+            } else if let Some(after) = rest.strip_prefix("\\x{") {
+                let end = after.find('}').unwrap();
+                out.push(char::from_u32(u32::from_str_radix(&after[..end], 16).unwrap()).unwrap());
+                rest = &after[end + 1..];
+            } else {
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+        out
     }
 
     #[test]
@@ -189,6 +294,52 @@ mod tests {
                 G::Control | G::Format | G::LineSeparator | G::ParagraphSeparator
             );
             assert_eq!(must_escape(c), want, "U+{:04X}", c as u32);
+        }
+    }
+
+    #[test]
+    fn user_information_is_hidden_wherever_a_url_sits_in_a_text() {
+        let cases = [
+            ("https://u:p@pg.test:9091/x", "https://***@pg.test:9091/x"),
+            ("u:p@pg.test", "***@pg.test"),
+            ("http://pg.test/a", "http://pg.test/a"),
+            ("no at sign at all", "no at sign at all"),
+            // An `@` after a `/`, `?` or `#` may still end a password.
+            ("http://pg.test/a@b", "http://***@b"),
+            (
+                "http://alice:S3cr/3tPW@127.0.0.1:19091",
+                "http://***@127.0.0.1:19091",
+            ),
+            ("http://alice:S3cr?3tPW@h", "http://***@h"),
+            ("http://alice:S3cr#3tPW@h", "http://***@h"),
+            (
+                "http://a:b@c/d@127.0.0.1:19091/x",
+                "http://***@127.0.0.1:19091/x",
+            ),
+            ("http://a:p@ss@h", "http://***@h"),
+            ("http://@h", "http://@h"),
+            // libcurl's words, the URL quoted inside them.
+            (
+                "Unsupported proxy syntax in 'http://puser:Pr0x/yPW@127.0.0.1:19300': Port \
+                 number was not a decimal number between 0 and 65535",
+                "Unsupported proxy syntax in 'http://***@127.0.0.1:19300': Port number was \
+                 not a decimal number between 0 and 65535",
+            ),
+            (
+                "Unsupported proxy syntax in 'puser:Pr0x yPW@127.0.0.1:19300': bad",
+                "Unsupported proxy syntax in '***@127.0.0.1:19300': bad",
+            ),
+            (
+                "in 'http://u:it's a b@h' and (x:y@z)",
+                "in 'http://***@h' and (***@z)",
+            ),
+            ("a=u:p@h", "***@h"),
+            ("a='u:p@h'", "a='***@h'"),
+            ("tab\t'u:p@h'", "tab\t'***@h'"),
+            ("ünï: 'ü:p@h'", "ünï: '***@h'"),
+        ];
+        for (given, shown) in cases {
+            assert_eq!(redact_userinfo(given), shown, "{given}");
         }
     }
 

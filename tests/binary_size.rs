@@ -38,6 +38,36 @@ fn the_release_binary_stays_within_its_budget() {
     );
 }
 
+/// The figure docs/performance.md (and its Korean edition) give for the
+/// release binary is its size, to the tenth of a MiB it is written with
+/// (a little more, for what a change adds before the figure is measured
+/// again).
+#[test]
+fn the_documented_size_is_the_binarys() {
+    let Ok(meta) = std::fs::metadata(release_binary()) else {
+        // The budget's test above says so, and fails under CI=true.
+        return;
+    };
+    let mib = meta.len() as f64 / (1024.0 * 1024.0);
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (doc, before, after) in [
+        ("docs/performance.md", "comes to about ", " MiB"),
+        ("docs/ko/performance.md", "릴리스 바이너리는 약 ", " MiB"),
+    ] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        let figure: f64 = text
+            .split_once(before)
+            .and_then(|(_, rest)| rest.split_once(after))
+            .and_then(|(n, _)| n.parse().ok())
+            .unwrap_or_else(|| panic!("{doc}: no `{before}N{after}`"));
+        assert!(
+            (figure - mib).abs() <= 0.1,
+            "{doc} says about {figure} MiB; the release binary is {mib:.2} MiB ({} bytes)",
+            meta.len()
+        );
+    }
+}
+
 /// The release build of the binary under test: the `release` directory next
 /// to the profile directory the test binary came from.
 fn release_binary() -> std::path::PathBuf {

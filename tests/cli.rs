@@ -456,6 +456,92 @@ fn a_misspelt_flag_gets_a_did_you_mean() {
 }
 
 #[test]
+fn a_value_not_among_a_flags_values_is_refused_with_the_ones_it_takes() {
+    let cases: &[(&str, &[&str])] = &[
+        ("-m", &["both", "cold", "warm"]),
+        ("--order", &["alternate", "cold-first", "warm-first"]),
+        ("--resume", &["on", "off"]),
+        ("--tls-max", &["1.2", "1.3"]),
+        ("--http-version", &["1.1", "2", "auto"]),
+        (
+            "--generate",
+            &["man", "bash", "zsh", "fish", "elvish", "powershell"],
+        ),
+    ];
+    for (flag, values) in cases {
+        let text = refuse(&[flag, "nonsense", "a.test"]);
+        let line = text.lines().next().unwrap();
+        assert!(line.contains("'nonsense'"), "{flag}: {text}");
+        assert!(
+            line.contains(&format!("not one of {}", values.join(", "))),
+            "{flag}: {text}"
+        );
+        assert_eq!(text.lines().count(), 2, "{flag}: {text}");
+    }
+    // clap's guess at what was meant stays in the line too.
+    let text = refuse(&["-m", "cld", "a.test"]);
+    assert!(
+        text.contains("not one of both, cold, warm (a similar value exists: 'cold')"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_flag_that_cannot_go_with_several_given_names_them_all() {
+    // clap puts them on lines of their own; the one line names them.
+    let text = refuse(&["--write-out", "%{time_total}", "--json", "--csv", "a.test"]);
+    let line = text.lines().next().unwrap();
+    assert!(
+        line.ends_with("cannot be used with: --json, --csv"),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 2, "{text}");
+}
+
+#[test]
+fn mode_and_order_take_every_value_by_the_name_the_json_gives_it() {
+    for mode in ModeChoice::ALL {
+        let o = parse(&["-m", mode.as_str(), "a.test"]);
+        assert_eq!(o.config.settings.mode, mode);
+    }
+    for order in Order::ALL {
+        let o = parse(&["--order", order.as_str(), "a.test"]);
+        assert_eq!(o.config.settings.order, order);
+    }
+}
+
+#[test]
+fn a_curl_format_given_to_w_says_that_w_is_the_timeout_here() {
+    // curl's `-w` is its --write-out; ours is the original's --timeout.
+    // Before, `%header{...}` and `@FILE` were `not a duration`, and the
+    // `\n` typed was echoed as `\\n`.
+    for format in [
+        "%{http_code}\\n",
+        "%{time_total}",
+        "%header{server}",
+        "@fmt.txt",
+        "@-",
+        "%output{f}%{json}",
+    ] {
+        let text = refuse(&["-w", format, "a.test"]);
+        assert!(text.contains("-w is --timeout here"), "{format}: {text}");
+        assert!(
+            text.contains("curl's -w is --write-out"),
+            "{format}: {text}"
+        );
+        assert!(
+            text.contains(&format!("'{format}' is a format")),
+            "{format}: {text}"
+        );
+        assert_eq!(text.lines().count(), 2, "{text}");
+    }
+    // A duration typed wrong is told the forms it takes, and nothing of curl.
+    let text = refuse(&["-w", "5", "a.test"]);
+    assert!(text.contains("400ms, 1s, 1.5s, 2m"), "{text}");
+    assert!(!text.contains("write-out"), "{text}");
+}
+
+#[test]
 fn warmup_covering_every_round_is_not_said_where_no_statistics_are_shown() {
     for quiet in [
         vec!["-n", "1", "--write-out", "%{time_total}\n", "a.test"],
@@ -509,4 +595,33 @@ fn a_warning_on_a_full_or_closed_stderr_costs_the_warning_not_the_run() {
             "{stderr}"
         );
     }
+}
+
+#[test]
+fn every_http_version_taken_is_documented() {
+    // `auto` was taken, completed and named in the refusal, but in neither
+    // the help, the man page nor the docs.
+    let help = support::stdout(&tlsping(&["--help"]));
+    let line: String = help
+        .lines()
+        .skip_while(|l| !l.contains("--http-version"))
+        .take(2)
+        .collect();
+    let man = support::stdout(&tlsping(&["--generate", "man"]));
+    let docs = support::docs::read("docs/output.md");
+    let row = docs
+        .lines()
+        .find(|l| l.starts_with("| `--http-version V`"))
+        .expect("docs/output.md has the flag's row");
+    for value in ["auto", "1.1", "2"] {
+        assert!(line.contains(value), "{value}: {line}");
+        assert!(row.contains(&format!("`{value}`")), "{value}: {row}");
+    }
+    assert!(man.contains("HTTP version: auto (the default"), "{man}");
+    let refused = tlsping(&["--http-version", "9", "a.test"]);
+    assert!(
+        stderr(&refused).contains("is not one of 1.1, 2, auto"),
+        "{}",
+        stderr(&refused)
+    );
 }

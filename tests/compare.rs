@@ -176,6 +176,53 @@ fn group_variants_negotiate_the_group_named() {
     assert_eq!(groups.get("secp256r1"), Some(&4), "{groups:?}");
     assert_eq!(of(&doc, "X25519").len(), 3);
     assert_eq!(of(&doc, "P-256").len(), 3);
+    // Each variant's samples name their group as its label does (the
+    // server's OpenSSL says secp256r1): before, `tls_group` said secp256r1.
+    for label in ["X25519", "P-256"] {
+        assert!(
+            of(&doc, label).iter().all(|s| s["tls_group"] == label),
+            "{label}: {doc}"
+        );
+    }
+}
+
+#[test]
+fn a_group_has_one_name_in_every_output() {
+    // `--curves P-256`: the header, -v, the JSON and the metrics' label say
+    // P-256, as --curves does; before, all but the header said secp256r1.
+    let server = start(ServerOpts::default());
+    let url = server.url();
+    let doc = quick_json_ok(&["--curves", "secp256r1", "-n", "2", &url]);
+    assert_eq!(doc["run"]["curves"], "P-256", "{doc}");
+    assert_eq!(doc["run"]["tls_group"], "P-256", "{doc}");
+    let cold: Vec<&Value> = samples(&doc)
+        .iter()
+        .filter(|s| s["mode"] == "cold")
+        .collect();
+    assert!(cold.iter().all(|s| s["tls_group"] == "P-256"), "{doc}");
+    let ca = support::cacert();
+    let out = support::tlsping(&[
+        "-4", "--cacert", &ca, "--curves", "P-256", "-v", "-n", "2", &url,
+    ]);
+    let text = support::stdout(&out);
+    assert!(text.contains("curves=P-256"), "{text}");
+    assert!(text.contains(" · P-256 · chain of "), "{text}");
+    assert!(!text.contains("secp256r1"), "{text}");
+    let out = support::tlsping(&[
+        "-4",
+        "--cacert",
+        &ca,
+        "--curves",
+        "P-256",
+        "-n",
+        "2",
+        "--openmetrics",
+        "-",
+        &url,
+    ]);
+    let text = support::stdout(&out);
+    assert!(text.contains("group=\"P-256\""), "{text}");
+    assert!(!text.contains("secp256r1"), "{text}");
 }
 
 #[test]

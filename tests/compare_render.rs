@@ -235,12 +235,15 @@ fn round_rows_fit_the_narrowest_width_of_their_layout() {
             }
         }
     }
-    let narrow = render(&info(), &rounds(4), style(Layout::Stacked, 70, "plain"));
+    let narrow = render(&info(), &rounds(4), style(Layout::Blocks, 60, "plain"));
     assert!(
         narrow.contains("compare tls: TLS1.2 (A), TLS1.3 (B) · 4 probes per round"),
         "{narrow}"
     );
-    assert!(narrow.contains("  #2 A COLD "), "{narrow}");
+    assert!(narrow.contains("\n   2 A dns "), "{narrow}");
+    // Where they fit, the labels themselves.
+    let stacked = render(&info(), &rounds(4), style(Layout::Stacked, 70, "plain"));
+    assert!(stacked.contains("  #2 TLS1.2 COLD "), "{stacked}");
 }
 
 #[test]
@@ -278,7 +281,10 @@ fn an_unavailable_variant_is_listed_with_its_reason_and_has_no_rows() {
         table.lines().filter(|l| l.contains("TLS1.1")).count() == 1,
         "{text}"
     );
-    assert!(text.contains("cold tls: TLS1.3 is "), "{text}");
+    assert!(
+        text.contains("cold tls: no conclusion yet on TLS1.3 against TLS1.2"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -319,11 +325,17 @@ fn statistics_give_a_block_per_variant_and_a_sentence_per_difference() {
     );
     assert!(find("warm srv: ").contains("no difference detectable between TLS1.3 and TLS1.2"));
     assert!(lines.iter().any(|l| l.starts_with("warm total: ")));
-    // Without an interval the median still speaks, with the caveat.
+    // Without an interval there is no conclusion, and no direction.
     let few = render(&info(), &rounds(4), style(Layout::Wide, 120, "plain"));
     assert!(
-        few.lines().any(|l| l.starts_with("cold tls: TLS1.3 is ")
-            && l.ends_with("faster than TLS1.2 (too few rounds for an interval), 3 rounds")),
+        few.lines().any(|l| l
+            == "cold tls: no conclusion yet on TLS1.3 against TLS1.2: an interval needs 6 \
+                rounds (medians 31.2ms apart), 3 rounds"),
+        "{few}"
+    );
+    assert!(
+        !few.lines()
+            .any(|l| l.contains(" faster than ") || l.contains(" slower than ")),
         "{few}"
     );
 }
@@ -469,6 +481,7 @@ fn json(
         warnings: &[],
         history: &tlsping::stats::NO_RECORDS,
         exit_code: 0,
+        ending: tlsping::render::Ending::complete(info.settings.count),
     };
     tlsping::render::json::write_document(&mut buf, &run).unwrap();
     serde_json::from_slice(&buf).unwrap()
@@ -654,6 +667,7 @@ fn csv_preflight_row_keeps_the_variant_column() {
             warnings: &[],
             history: &tlsping::stats::NO_RECORDS,
             exit_code: 0,
+            ending: tlsping::render::Ending::complete(info.settings.count),
         };
         CsvStream::new(&mut buf, false)
             .ended_before_rounds(&run)

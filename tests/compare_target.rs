@@ -510,7 +510,7 @@ fn a_target_asked_to_back_off_stops_alone_named_and_the_other_goes_on() {
     let busy = labels(&doc)[1].to_string();
     let err = stderr(&out);
     let said = format!(
-        "tlsping: --compare target: {busy}: server answered 503 with Retry-After 7s: it is \
+        "tlsping: warning: --compare target: {busy}: server answered 503 with Retry-After 7s: it is \
          left out of the rounds that remain, it asked clients to back off\n"
     );
     assert_eq!(err.matches(&said).count(), 1, "{err}");
@@ -573,7 +573,7 @@ fn a_target_asked_to_back_off_at_its_preflight_cannot_run_and_the_others_go_on()
     let limited_label = labels(&doc)[0].to_string();
     let err = stderr(&out);
     let said = format!(
-        "tlsping: --compare target: {limited_label} cannot run: server answered 429 Too Many \
+        "tlsping: warning: --compare target: {limited_label} cannot run: server answered 429 Too Many \
          Requests to its preflight: it is left out to respect its rate limit\n"
     );
     assert_eq!(err.matches(&said).count(), 1, "{err}");

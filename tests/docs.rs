@@ -2,21 +2,24 @@
 //! (docs/measurement.md), in both editions (the man page and completions
 //! the binary prints are `tests/generate.rs`'s).
 
-/// A document of the repository (`docs/ko/output.md`), read when the test
-/// runs: the Korean edition comes from its own branch.
-fn document(name: &str) -> String {
-    std::fs::read_to_string(format!("{}/{name}", env!("CARGO_MANIFEST_DIR")))
-        .unwrap_or_else(|e| panic!("{name}: {e}"))
-}
+mod support;
 
-/// The first cells of the flags table: the table whose first row is `-n`'s.
-fn flag_cells(readme: &str) -> Vec<&str> {
-    readme
-        .lines()
-        .skip_while(|l| !l.starts_with("| `-n`"))
-        .take_while(|l| l.starts_with("| `"))
-        .filter_map(|l| l.split(" | ").next())
-        .collect()
+use support::{docs, markdown};
+
+/// The first cells of the flags table (the table with a row for `-n`),
+/// from `-n`'s row on.
+fn flag_cells(text: &str) -> Vec<String> {
+    let first_cells = |t: markdown::Table| -> Vec<String> {
+        t.rows.into_iter().map(|r| r.cells[0].clone()).collect()
+    };
+    markdown::tables(text)
+        .into_iter()
+        .map(first_cells)
+        .find_map(|cells| {
+            let at = cells.iter().position(|c| c.starts_with("`-n`"))?;
+            Some(cells[at..].to_vec())
+        })
+        .unwrap_or_default()
 }
 
 #[test]
@@ -25,7 +28,7 @@ fn the_flags_tables_name_every_flag_clap_knows() {
     // clap adds `-h`/`--help` when it builds the command.
     command.build();
     for name in ["docs/output.md", "docs/ko/output.md"] {
-        let text = document(name);
+        let text = docs::read(name);
         let cells = flag_cells(&text);
         assert!(cells.len() >= 20, "{name}: flags table not found");
         let in_table = |spelling: String| cells.iter().any(|c| c.contains(&spelling));
@@ -51,7 +54,7 @@ fn the_flags_tables_name_every_flag_clap_knows() {
 
 #[test]
 fn the_docs_give_every_exit_code_and_error_kind() {
-    let readme = document("docs/measurement.md");
+    let readme = docs::read("docs/measurement.md");
     for kind in [
         "timeout",
         "conn_refused",
@@ -73,9 +76,17 @@ fn the_docs_give_every_exit_code_and_error_kind() {
             "docs/measurement.md does not document {kind}"
         );
     }
-    for code in ["| 0 |", "| 1 |", "| 2 |", "| 3 |"] {
+    let codes = markdown::section(&readme, "## Exit codes")
+        .map(markdown::tables)
+        .unwrap_or_default();
+    let first_cells: Vec<&str> = codes
+        .iter()
+        .flat_map(|t| &t.rows)
+        .map(|r| r.cells[0].as_str())
+        .collect();
+    for code in ["0", "1", "2", "3"] {
         assert!(
-            readme.contains(code),
+            first_cells.contains(&code),
             "docs/measurement.md's exit-code table lacks {code}"
         );
     }

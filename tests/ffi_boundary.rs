@@ -1,11 +1,24 @@
 //! The FFI boundary of `src/`: every raw call into libcurl and OpenSSL is in
 //! `src/probe/curl_ffi/` (no `curl_sys`, `openssl_sys` or `extern "C"`
-//! anywhere else), and that module is a leaf: no path in it leads out of
+//! anywhere else, but for the binary's start-up hook), and that module is a leaf: no path in it leads out of
 //! it into the rest of the crate (`super::` past its root, `crate::`).
 
 use std::path::{Path, PathBuf};
 
 const FFI: &str = "src/probe/curl_ffi";
+
+/// The one other place allowed a link attribute and an `extern "C"` fn:
+/// the binary's start-up hook (`.init_array.00200`), which looks at stdout
+/// before the Rust runtime does, and at `SSLKEYLOGFILE` before libcurl
+/// does, and calls into no C library. Lines as `code_only` leaves them.
+const START_UP_HOOK: (&str, [&str; 3]) = (
+    "src/main.rs",
+    [
+        "#[link_section = \"\"]",
+        "static AT_START: extern \"\" fn() = at_start;",
+        "extern \"\" fn at_start() {",
+    ],
+);
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -223,7 +236,8 @@ fn raw_calls_are_all_in_the_ffi_module() {
                 || line.contains("openssl_sys")
                 || line.contains("extern \"")
                 || line.contains("#[link");
-            if raw {
+            let hook = file == Path::new(START_UP_HOOK.0) && START_UP_HOOK.1.contains(&line.trim());
+            if raw && !hook {
                 found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
             }
         }

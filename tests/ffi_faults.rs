@@ -107,7 +107,9 @@ fn certificate_failures_stop_the_preflight() {
         });
         let cfg = config(&server.url(), ModeChoice::Both, 1);
         let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
-        let err = probe::preflight(&cfg, &env).expect_err("an untrusted certificate");
+        let err = probe::preflight(&cfg, &env)
+            .expect_err("an untrusted certificate")
+            .error;
         assert_eq!(err.kind, kind, "{cert:?}: {}", err.text);
     }
 }
@@ -139,4 +141,26 @@ fn an_interrupt_aborts_the_transfer_in_flight() {
         started.elapsed() < Duration::from_secs(20),
         "the hung probe was aborted, not timed out"
     );
+}
+
+#[test]
+fn a_refused_certificate_name_reads_the_names_libcurl_gathered() {
+    // The preflight has libcurl gather the chain (CURLOPT_CERTINFO) and
+    // reads the leaf's PEM back from its list after the check refused it.
+    let server = start(ServerOpts {
+        cert: CertKind::WrongName,
+        ..Default::default()
+    });
+    let cfg = config(&server.url(), ModeChoice::Both, 1);
+    let env = ProbeEnv::new(&cfg, Cancel::new()).unwrap();
+    let failed = probe::preflight(&cfg, &env).expect_err("the name does not match");
+    assert_eq!(failed.error.kind, ErrorKind::CertName, "{failed:?}");
+    assert_eq!(
+        failed.cert_names,
+        Some((vec!["wrong.example".to_string()], 1)),
+        "{failed:?}"
+    );
+    // It connected before the certificate was refused (libcurl's handshake
+    // timer stops only at a handshake it accepted).
+    assert!(failed.tcp.is_some(), "{failed:?}");
 }

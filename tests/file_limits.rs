@@ -241,3 +241,61 @@ fn client_certificate_files_are_read_once_before_the_run() {
         assert!(s["error"].is_null(), "{s:#}");
     }
 }
+
+#[test]
+fn a_format_from_a_named_fifo_is_refused_and_one_from_a_pipe_is_read() {
+    // Before, `--write-out @FIFO` with no writer ran with an empty format
+    // and printed nothing, silently.
+    let dir = TempDir::new("fifo-format");
+    let fifo = dir.path().join("format");
+    let c = std::ffi::CString::new(path_str(&fifo)).unwrap();
+    // SAFETY: mkfifo(3) with a NUL-terminated path we own.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+    let server = start(ServerOpts::default());
+    let url = server.url();
+    let ca = cacert();
+    let at_fifo = format!("@{}", path_str(&fifo));
+    let started = std::time::Instant::now();
+    let out = run_with(
+        &["-n", "1", "--cacert", &ca, "--write-out", &at_fifo, &url],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "--write-out: cannot read {}: it is a named FIFO; only a regular file or a pipe",
+            path_str(&fifo)
+        )),
+        "{}",
+        show(&out)
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert_eq!(server.counters.snapshot().tcp, 0, "nothing may be dialed");
+    // A pipe (what `@<(...)` or a `|` gives) is still read.
+    let mut child = support::command(&[
+        "-n",
+        "1",
+        "-m",
+        "cold",
+        "--cacert",
+        &ca,
+        "--write-out",
+        "@/dev/stdin",
+        &url,
+    ])
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("running tlsping");
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"code=%{http_code}\\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(support::stdout(&out), "code=200\n");
+}

@@ -150,6 +150,93 @@ fn the_completions_are_valid_in_their_shells() {
     }
 }
 
+/// The flags whose values the completions offer instead of file names,
+/// with those values.
+fn offered() -> Vec<(&'static str, Vec<&'static str>)> {
+    let axes = tlsping::probe::AXES.iter().map(|a| a.name).collect();
+    vec![
+        ("compare", axes),
+        ("tls-max", vec!["1.2", "1.3"]),
+        ("http-version", vec!["1.1", "2", "auto"]),
+        ("mode", vec!["both", "cold", "warm"]),
+    ]
+}
+
+/// What bash completes after `tlsping --FLAG `, asked of the script
+/// `--generate bash` prints, as bash's programmable completion calls it.
+fn bash_completes(script: &std::path::Path, flag: &str) -> Vec<String> {
+    let line = format!("tlsping --{flag} ");
+    let program = format!(
+        "source {}; COMP_WORDS=(tlsping --{flag} ''); COMP_CWORD=2; COMP_LINE='{line}'; \
+         COMP_POINT=${{#COMP_LINE}}; _tlsping tlsping '' --{flag}; \
+         printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        script.display()
+    );
+    let out = Command::new("bash")
+        .args(["--norc", "-c", &program])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// What fish completes after `tlsping --FLAG `, with the script `--generate
+/// fish` prints.
+fn fish_completes(script: &std::path::Path, flag: &str) -> Vec<String> {
+    let program = format!(
+        "source {}; complete -C 'tlsping --{flag} '",
+        script.display()
+    );
+    let out = Command::new("fish")
+        .args(["--no-config", "-c", &program])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.split('\t').next().unwrap_or(l).to_string())
+        .collect()
+}
+
+#[test]
+fn the_completions_offer_the_axes_and_versions_not_files() {
+    let dir = support::TempDir::new("completions");
+    // A file that a completion of file names would offer.
+    std::fs::write(dir.path().join("a-file"), "").unwrap();
+    let write = |kind: Generate| {
+        let path = dir.path().join(kind.file_name());
+        std::fs::write(&path, generated(kind)).unwrap();
+        path
+    };
+    let (bash, fish) = (write(Generate::Bash), write(Generate::Fish));
+    let zsh = generated(Generate::Zsh);
+    for (flag, values) in offered() {
+        if support::have("bash") {
+            assert_eq!(bash_completes(&bash, flag), values, "bash, --{flag}");
+        }
+        if support::have("fish") {
+            // fish sorts what it offers.
+            let mut sorted = values.clone();
+            sorted.sort_unstable();
+            assert_eq!(fish_completes(&fish, flag), sorted, "fish, --{flag}");
+        }
+        // zsh's spec of the flag ends in the values it offers: `:(a b)`.
+        let spec = zsh
+            .lines()
+            .find(|l| l.starts_with(&format!("'--{flag}=")))
+            .unwrap_or_else(|| panic!("no zsh spec for --{flag}"));
+        assert!(
+            spec.ends_with(&format!(":({})' \\", values.join(" "))),
+            "zsh, --{flag}: {spec}"
+        );
+    }
+}
+
 #[test]
 fn the_man_page_makes_no_roff_warnings() {
     if !support::have("groff") {
@@ -363,7 +450,13 @@ fn the_environment_table_names_every_variable_the_code_reads() {
     let through = [
         ("var_os(name)", vec!["SSL_CERT_FILE", "SSL_CERT_DIR"]),
         ("var(k)", tlsping::cli::PROXY_VARS.to_vec()),
-        ("var(PUSH_AUTH_VAR)", vec![tlsping::cli::PUSH_AUTH_VAR]),
+        ("var_os(PUSH_AUTH_VAR)", vec![tlsping::cli::PUSH_AUTH_VAR]),
+        ("var_os(KEYLOG_VAR)", vec![tlsping::files::KEYLOG_VAR]),
+        // probe::push::env_value: the probes' proxy, as libcurl picks it.
+        (
+            "var(name)",
+            [&tlsping::cli::PROXY_VARS[..], &["no_proxy", "NO_PROXY"]].concat(),
+        ),
     ];
     let mut seen = 0;
     for (file, text) in sources() {

@@ -182,7 +182,7 @@ fn a_server_that_accepts_only_p384_costs_a_hello_retry() {
         let extra = s["tls_extra"].as_array().unwrap();
         assert_eq!(extra.len(), 1, "{s}");
         assert_eq!(extra[0]["kind"], "hello_retry");
-        assert_eq!(extra[0]["group"], "secp384r1");
+        assert_eq!(extra[0]["group"], "P-384");
         // What we sent shares for: never the group the server wanted, and
         // the default list leads with X25519 (or its hybrid).
         let sent: Vec<&str> = extra[0]["sent"]
@@ -191,7 +191,7 @@ fn a_server_that_accepts_only_p384_costs_a_hello_retry() {
             .iter()
             .filter_map(Value::as_str)
             .collect();
-        assert!(!sent.is_empty() && !sent.contains(&"secp384r1"), "{s}");
+        assert!(!sent.is_empty() && !sent.contains(&"P-384"), "{s}");
         assert!(sent.iter().any(|g| g.contains("X25519")), "{s}");
         // Two round trips are on the wire: tls is at least 2 × 2D.
         assert!(s["tls_ms"].as_f64().unwrap() >= 4.0 * 20.0 - 0.05, "{s}");
@@ -209,7 +209,7 @@ fn a_server_that_accepts_only_p384_costs_a_hello_retry() {
     let why = line(&lines, "why: ");
     assert!(why.contains("= 2 round trips × "), "{why}");
     assert!(
-        why.contains("one for a HelloRetryRequest: the server wants secp384r1, we sent X25519"),
+        why.contains("one for a HelloRetryRequest: the server wants P-384, we sent X25519"),
         "{why}"
     );
     let save = line(&lines, "to save a round trip");
@@ -218,7 +218,7 @@ fn a_server_that_accepts_only_p384_costs_a_hello_retry() {
         .nth(1)
         .and_then(|rest| rest.split(' ').next())
         .unwrap_or_else(|| panic!("no --curves in {save}"));
-    assert!(curves.starts_with("secp384r1,X25519"), "{save}");
+    assert!(curves.starts_with("P-384,X25519"), "{save}");
     assert!(line(&lines, "new connection").contains("(tcp 1 · tls 2 · srv 1)"));
     the_documents_show_these_lines(&lines);
     // The run the advice names: with its share sent first, the server

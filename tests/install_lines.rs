@@ -18,16 +18,16 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use support::{docs, show, TempDir};
+use support::{docs, markdown, show, TempDir};
 
-/// The command lines of README.md's Install section, in order.
+/// The command lines of README.md's Install section (the lines of its code
+/// blocks), in order.
 fn install_lines() -> Vec<String> {
     let readme = docs::read("README.md");
     let install = docs::section(&readme, "## Install").expect("README.md's Install section");
-    install
-        .lines()
-        .filter_map(|l| l.strip_prefix("    "))
-        .map(str::to_string)
+    markdown::code_blocks(install)
+        .iter()
+        .flat_map(|b| b.code.lines().map(str::to_string).collect::<Vec<_>>())
         .collect()
 }
 
@@ -76,6 +76,7 @@ cargo() {
   case "$1" in
     build) install -D -m 755 "$TLSPING_BUILT" target/release/tlsping ;;
     install) install -D -m 755 "$TLSPING_BUILT" "${CARGO_HOME:-$HOME/.cargo}/bin/tlsping" ;;
+    test) ;; # the set-up's test command: tests/readme_setup.rs holds it to .ci/run
     *) echo "cargo $1: not an install step" >&2; return 1 ;;
   esac
 }
@@ -85,12 +86,19 @@ cargo() {
 fn the_readme_says_where_cargo_install_puts_the_binary() {
     let readme = docs::read("README.md");
     let install = docs::section(&readme, "## Install").unwrap();
-    let (before, _) = install
-        .split_once("    cargo install ")
+    let blocks = markdown::blocks(install);
+    let at = blocks
+        .iter()
+        .position(|b| b.kind == "code block" && b.source.trim().starts_with("cargo install "))
         .expect("a `cargo install` line");
-    let paragraph = before.trim_end().rsplit("\n\n").next().unwrap();
+    let paragraph = &blocks[..at]
+        .iter()
+        .rfind(|b| b.kind == "paragraph")
+        .expect("a paragraph before it")
+        .source;
     let folder = CARGO_INSTALLS_TO.trim_end_matches("/tlsping");
-    assert!(paragraph.contains(&format!("`{folder}`")), "{paragraph}");
+    let spans = markdown::code_spans(paragraph);
+    assert!(spans.iter().any(|s| s.code == folder), "{paragraph}");
 }
 
 /// Runs `script` as a fresh machine would: in `clone` (the checkout),

@@ -151,6 +151,7 @@ fn finished<'a>(info: &'a RunInfo, summary: &'a Summary, warnings: &'a [String])
         warnings,
         history: &tlsping::stats::NO_RECORDS,
         exit_code: 0,
+        ending: tlsping::render::Ending::complete(info.settings.count),
     }
 }
 
@@ -247,7 +248,16 @@ fn csv_and_json_of_a_run_that_ended_at_its_preflight() {
     });
     // What the run hands its outputs when it ends before round 1.
     let summary = summarize(&History::new(), Duration::ZERO);
-    let run = finished(&info, &summary, &[]);
+    let run = Finished {
+        exit_code: 2,
+        ending: tlsping::render::Ending {
+            completed: 0,
+            asked: info.settings.count,
+            cut: None,
+            stopped_by: Some(tlsping::render::StoppedBy::Preflight),
+        },
+        ..finished(&info, &summary, &[])
+    };
     let mut out = Vec::new();
     tlsping::render::csv::CsvStream::new(&mut out, false)
         .ended_before_rounds(&run)

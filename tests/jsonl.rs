@@ -73,6 +73,7 @@ fn lines_schema() -> Value {
             ]),
             "sample_line": line_def(&p["samples"]["items"], "sample", &[]),
             "summary_line": line_def(&p["summary"], "summary", &[
+                ("ending", p["ending"].clone()),
                 ("warnings", p["warnings"].clone()),
             ]),
         }

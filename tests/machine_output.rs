@@ -136,7 +136,7 @@ fn json_aggregates_are_null_when_nothing_counts() {
             .any(|w| w.as_str().unwrap().contains("statistics will be empty")),
         "{warnings:?}"
     );
-    assert!(stderr(&out).contains("tlsping: --warmup 2 covers all 2 rounds"));
+    assert!(stderr(&out).contains("tlsping: warning: --warmup 2 covers all 2 rounds"));
 }
 
 #[test]

@@ -39,11 +39,7 @@ fn in_namespace<T: Send + 'static>(
 }
 
 fn skip_or_fail(what: &str) {
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "CI must be able to {what} (root, iproute2)"
-    );
-    eprintln!("skipped: cannot {what} here (needs root and `ip`)");
+    support::skip(&format!("cannot {what} here (needs root and `ip`)"));
 }
 
 #[test]

@@ -10,10 +10,11 @@ mod support;
 use std::process::Command;
 
 use support::docs::{self, Doc};
+use support::markdown;
 use support::{ca, start, ServerOpts};
 
-/// Indented command lines (continuations joined), without a `$ ` prompt,
-/// of every document of the English edition.
+/// The command lines of the indented code blocks (continuations joined,
+/// a `$ ` prompt taken off) of every document of the English edition.
 fn commands() -> Vec<String> {
     docs::english()
         .iter()
@@ -21,21 +22,23 @@ fn commands() -> Vec<String> {
         .collect()
 }
 
-/// Indented command lines of one text.
+/// The command lines of the indented code blocks of one text.
 fn commands_of(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut pending = String::new();
-    for line in text.lines() {
-        let Some(cmd) = line.strip_prefix("    ") else {
+    for block in markdown::code_blocks(text) {
+        if block.fence.is_some() {
             continue;
-        };
-        let cmd = cmd.strip_prefix("$ ").unwrap_or(cmd);
-        if !pending.is_empty() {
-            pending.push(' ');
         }
-        pending.push_str(cmd.trim_end_matches('\\').trim_end());
-        if !cmd.ends_with('\\') {
-            out.push(std::mem::take(&mut pending));
+        let mut pending = String::new();
+        for line in block.code.lines() {
+            let cmd = line.strip_prefix("$ ").unwrap_or(line);
+            if !pending.is_empty() {
+                pending.push(' ');
+            }
+            pending.push_str(cmd.trim_end_matches('\\').trim_end());
+            if !cmd.ends_with('\\') {
+                out.push(std::mem::take(&mut pending));
+            }
         }
     }
     out
@@ -273,11 +276,12 @@ fn ldd_lists_only_what_the_performance_notes_name() {
         return;
     }
     let text = docs::read("docs/performance.md");
-    let sentence = text
-        .split("\n\n")
-        .find(|p| p.starts_with("The release binary links"))
+    let paragraph = markdown::blocks(&text)
+        .into_iter()
+        .find(|b| b.kind == "paragraph" && b.source.starts_with("The release binary links"))
         .expect("docs/performance.md's paragraph on ldd");
-    let named: Vec<&str> = sentence.split('`').skip(1).step_by(2).collect();
+    let spans = markdown::code_spans(&paragraph.source);
+    let named: Vec<&str> = spans.iter().map(|s| s.code.as_str()).collect();
     let out = Command::new("ldd").arg(support::bin()).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     for line in text.lines() {
@@ -316,78 +320,6 @@ fn the_readme_is_a_front_door() {
     }
 }
 
-/// GitHub's anchor for a heading: lower case, letters, digits, `-` and `_`
-/// kept, spaces as `-`, everything else dropped.
-fn slug(heading: &str) -> String {
-    heading
-        .trim()
-        .to_lowercase()
-        .chars()
-        .filter_map(|c| match c {
-            ' ' => Some('-'),
-            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
-            _ => None,
-        })
-        .collect()
-}
-
-/// The anchors of a document's headings (code blocks left out).
-fn anchors(text: &str) -> Vec<String> {
-    let mut fenced = false;
-    let mut out = Vec::new();
-    for line in text.lines() {
-        if line.starts_with("```") {
-            fenced = !fenced;
-        }
-        let hashes = line.chars().take_while(|c| *c == '#').count();
-        if !fenced && hashes > 0 && line[hashes..].starts_with(' ') {
-            out.push(slug(&line[hashes..]));
-        }
-    }
-    out
-}
-
-/// Every relative link of `docs` that leads nowhere: a missing file, or an
-/// anchor no heading of its file has.
-fn broken_links(docs: &[Doc]) -> Vec<String> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut broken = Vec::new();
-    for doc in docs {
-        let dir = root.join(&doc.name).parent().unwrap().to_path_buf();
-        for target in doc
-            .text
-            .split("](")
-            .skip(1)
-            .filter_map(|r| r.split(')').next())
-        {
-            if target.contains("://") || target.starts_with("mailto:") {
-                continue;
-            }
-            let (file, anchor) = target.split_once('#').unwrap_or((target, ""));
-            let path = if file.is_empty() {
-                root.join(&doc.name)
-            } else {
-                dir.join(file)
-            };
-            if !path.exists() {
-                broken.push(format!(
-                    "{}: ({target}): no file {}",
-                    doc.name,
-                    path.display()
-                ));
-                continue;
-            }
-            if !anchor.is_empty() {
-                let text = std::fs::read_to_string(&path).unwrap();
-                if !anchors(&text).iter().any(|a| a == anchor) {
-                    broken.push(format!("{}: ({target}): no heading #{anchor}", doc.name));
-                }
-            }
-        }
-    }
-    broken
-}
-
 #[test]
 fn every_link_between_the_documents_leads_somewhere() {
     let english = docs::english();
@@ -395,42 +327,65 @@ fn every_link_between_the_documents_leads_somewhere() {
         english.len() >= 8,
         "the README, six docs and CONTRIBUTING.md"
     );
-    let links = english
-        .iter()
-        .map(|d| d.text.matches("](").count())
-        .sum::<usize>();
+    let links: usize = english.iter().map(|d| markdown::links(&d.text).len()).sum();
     assert!(links >= 40, "only {links} links");
-    let broken = broken_links(&english);
+    let broken = docs::broken_links(&english);
     assert!(broken.is_empty(), "{}", broken.join("\n"));
 }
 
 #[test]
 fn every_link_of_the_korean_edition_leads_somewhere() {
-    let broken = broken_links(&docs::korean());
+    let korean = docs::korean();
+    let names: Vec<&str> = korean.iter().map(|d| d.name.as_str()).collect();
+    let links: usize = korean.iter().map(|d| markdown::links(&d.text).len()).sum();
+    assert!(links >= 40, "only {links} links in {names:?}");
+    let broken = docs::broken_links(&korean);
     assert!(broken.is_empty(), "{}", broken.join("\n"));
 }
 
+/// The anchors are GitHub's: its slug of each heading's text as shown
+/// (code spans and links as their text, no markup), a repeat numbered.
 #[test]
 fn an_anchor_is_the_slug_github_makes() {
     assert_eq!(
-        slug(" Reconciling with `curl -w`"),
+        markdown::slug("Reconciling with curl -w"),
         "reconciling-with-curl--w"
     );
     assert_eq!(
-        slug(" Write-out: curl's variables"),
+        markdown::slug("Write-out: curl's variables"),
         "write-out-curls-variables"
     );
+    assert_eq!(markdown::slug("설치와 빌드 (Linux)"), "설치와-빌드-linux");
+    assert_eq!(markdown::slug("p95_ms & the 95% CI"), "p95_ms--the-95-ci");
+    let text = "# A\n```promql\n# not a heading\n```\n## Why not `ping` or [httping](x.md)?\n\
+                ## When `dns` and `tcp` overlap\n## Reconciling with `curl -w`\n\
+                ## Install\n## Install\n## Install-1\n### *Over* the run\n";
     assert_eq!(
-        slug(" When `dns` and `tcp` overlap"),
-        "when-dns-and-tcp-overlap"
+        markdown::anchors(text),
+        [
+            "a",
+            "why-not-ping-or-httping",
+            "when-dns-and-tcp-overlap",
+            "reconciling-with-curl--w",
+            "install",
+            "install-1",
+            "install-1-1",
+            "over-the-run"
+        ]
     );
-    let text = "# A\n```promql\n# not a heading\n```\n## Why not ping or httping?\n";
-    assert_eq!(anchors(text), ["a", "why-not-ping-or-httping"]);
     let doc = Doc {
         name: "README.md".into(),
-        text: "[x](docs/measurement.md#nowhere) [y](docs/measurement.md#statistics)".into(),
+        text: "[x](docs/measurement.md#nowhere) [y](docs/measurement.md#statistics) \
+               [z](#install-1) [w](nowhere.md) [v](../../etc/passwd)\n\n## Install\n"
+            .into(),
     };
-    let broken = broken_links(&[doc]);
-    assert_eq!(broken.len(), 1, "{broken:?}");
-    assert!(broken[0].contains("#nowhere"), "{broken:?}");
+    let broken = docs::broken_links(&[doc]);
+    assert_eq!(broken.len(), 4, "{broken:#?}");
+    for (problem, names) in
+        broken
+            .iter()
+            .zip(["#nowhere", "#install-1", "nowhere.md", "climbs out"])
+    {
+        assert!(problem.contains(names), "{broken:#?}");
+    }
 }

@@ -1,7 +1,7 @@
 //! The example outputs in the documents are what the current binary prints.
 //!
-//! An example is an indented block whose first line is `$ tlsping ...`, in
-//! any document of the English edition (README.md, docs/*.md,
+//! An example is an indented code block from its first `$ tlsping ...` line
+//! on, in any document of the English edition (README.md, docs/*.md,
 //! CONTRIBUTING.md), so a new example is checked as soon as it is written.
 //! It runs against the test server the text last named before it in a
 //! `` `cargo run --example loopback_server -- ARGS` `` span, with the
@@ -19,6 +19,7 @@ mod support;
 use std::time::Duration;
 
 use support::docs;
+use support::markdown;
 use support::path::DelayedPath;
 use support::quickstart;
 use support::{start, ServerOpts, TestServer};
@@ -51,9 +52,8 @@ struct Example {
 }
 
 /// The ARGS of a `` `cargo run --example loopback_server -- ARGS` `` span.
-fn server_args(line: &str) -> Option<Vec<String>> {
-    let (_, rest) = line.split_once("`cargo run --example loopback_server --")?;
-    let (args, _) = rest.split_once('`')?;
+fn server_args(span: &str) -> Option<Vec<String>> {
+    let args = span.strip_prefix("cargo run --example loopback_server --")?;
     Some(args.split_whitespace().map(String::from).collect())
 }
 
@@ -66,48 +66,49 @@ fn all_examples() -> Vec<Example> {
 }
 
 /// Every example block of `text` (the document `file`), with the server
-/// named last before it.
+/// named last before it: the indented code blocks from their first
+/// `$ tlsping` line on.
 fn examples(file: &str, text: &str) -> Vec<Example> {
-    let lines: Vec<&str> = text.lines().collect();
+    let spans = markdown::code_spans(text);
     let mut out = Vec::new();
-    let mut server = None;
-    let mut i = 0;
-    while i < lines.len() {
-        if let Some(args) = server_args(lines[i]) {
-            server = Some(args);
+    for block in markdown::code_blocks(text) {
+        if block.fence.is_some() {
+            continue;
         }
-        let command = lines[i].strip_prefix("    $ ");
-        let Some(command) = command.filter(|c| c.starts_with("tlsping ")) else {
-            i += 1;
+        let lines: Vec<&str> = block.code.lines().collect();
+        let first = lines.iter().position(|l| l.starts_with("$ tlsping "));
+        let Some(i) = first else {
             continue;
         };
-        // An indented block runs on across blank lines.
-        let end = (i + 1..lines.len())
-            .find(|&j| !(lines[j].is_empty() || lines[j].starts_with("    ")))
-            .unwrap_or(lines.len());
-        let mut output: Vec<String> = lines[i + 1..end]
+        let line = block.line + i;
+        let mut output: Vec<String> = lines[i + 1..]
             .iter()
-            .map(|l| l.strip_prefix("    ").unwrap_or("").to_string())
+            .map(|l| if l.trim().is_empty() { "" } else { l }.to_string())
             .collect();
         while output.last().is_some_and(|l| l.is_empty()) {
             output.pop();
         }
-        let quickstart = i > 0 && lines[i - 1].starts_with(quickstart::BEGIN);
+        let before = text.lines().nth(line.saturating_sub(2));
+        let quickstart = line > 1 && before.is_some_and(|l| l.starts_with(quickstart::BEGIN));
         let server = if quickstart {
             Server::Quickstart
         } else {
-            Server::Loopback(server.clone().unwrap_or_else(|| {
-                panic!("{file} line {}: no loopback_server named before it", i + 1)
+            let named = spans
+                .iter()
+                .filter(|s| s.at < block.at)
+                .filter_map(|s| server_args(&s.code))
+                .next_back();
+            Server::Loopback(named.unwrap_or_else(|| {
+                panic!("{file} line {line}: no loopback_server named before it")
             }))
         };
         out.push(Example {
             file: file.to_string(),
-            line: i + 1,
-            command: command.to_string(),
+            line,
+            command: lines[i]["$ ".len()..].to_string(),
             server,
             output,
         });
-        i = end;
     }
     out
 }
@@ -323,8 +324,9 @@ fn the_korean_edition_has_the_same_examples_and_terminal() {
         }
     }
     for name in ["README.md", "README.ko.md"] {
+        let spans = markdown::code_spans(&docs::read(name));
         assert!(
-            docs::read(name).contains(&format!("`{TERMINAL}`")),
+            spans.iter().any(|s| s.code == TERMINAL),
             "{name} must say the examples come from `{TERMINAL}`"
         );
     }
@@ -364,24 +366,27 @@ fn the_hand_drawn_pictures_follow_the_real_ones() {
         "no example prints a picture with its note and legend"
     );
     let text = docs::read("docs/measurement.md");
-    let lines: Vec<String> = text
-        .lines()
-        .map(|l| l.strip_prefix("      ").unwrap_or("").to_string())
-        .collect();
     let mut drawn = 0;
-    for (i, line) in lines.iter().enumerate() {
-        let starts = plot_row(line).is_some() && (i == 0 || lines[i - 1].is_empty());
-        if !starts {
-            continue;
+    // The code blocks that are no example (no `$ tlsping` line opens them).
+    let by_hand = markdown::code_blocks(&text)
+        .into_iter()
+        .filter(|b| !b.code.starts_with("$ "));
+    for code in by_hand {
+        let lines: Vec<String> = code.code.lines().map(String::from).collect();
+        for (i, line) in lines.iter().enumerate() {
+            let starts = plot_row(line).is_some() && (i == 0 || lines[i - 1].is_empty());
+            if !starts {
+                continue;
+            }
+            let end = (i..lines.len())
+                .find(|&j| lines[j].is_empty())
+                .unwrap_or(lines.len());
+            let block = &lines[i..end];
+            let (notes, legend) = notes_and_legend(block);
+            assert!(notes.iter().all(|n| real_notes.contains(n)), "{notes:?}");
+            assert_eq!(legend, real_legend, "{block:#?}");
+            drawn += 1;
         }
-        let end = (i..lines.len())
-            .find(|&j| lines[j].is_empty())
-            .unwrap_or(lines.len());
-        let block = &lines[i..end];
-        let (notes, legend) = notes_and_legend(block);
-        assert!(notes.iter().all(|n| real_notes.contains(n)), "{notes:?}");
-        assert_eq!(legend, real_legend, "{block:#?}");
-        drawn += 1;
     }
     assert_eq!(drawn, 2, "the Statistics section draws two pictures");
 }
@@ -547,10 +552,11 @@ fn figures_free(value: &serde_json::Value) -> serde_json::Value {
 #[test]
 fn the_json_excerpt_of_a_hello_retry_is_what_such_a_server_gets() {
     let text = docs::read("docs/tls.md");
-    let excerpt = text
-        .lines()
-        .find_map(|l| l.strip_prefix("    \"tls_ms\": "))
+    let excerpt = markdown::code_blocks(&text)
+        .into_iter()
+        .find_map(|b| b.code.strip_prefix("\"tls_ms\": ").map(str::to_string))
         .expect("docs/tls.md's JSON excerpt of a cold sample");
+    let excerpt = excerpt.trim_end();
     let shown: serde_json::Map<String, serde_json::Value> =
         serde_json::from_str(&format!("{{\"tls_ms\": {excerpt}}}")).expect("the excerpt is JSON");
     let server = start(ServerOpts {

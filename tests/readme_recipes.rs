@@ -10,7 +10,7 @@ mod support;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use support::docs;
+use support::{docs, markdown};
 use support::{quick_json, show, start, ServerOpts};
 
 const SERVICE: &str = include_str!("../contrib/tlsping@.service");
@@ -18,11 +18,12 @@ const SERVICE: &str = include_str!("../contrib/tlsping@.service");
 /// The `--warmup` default, from docs/output.md's table of flags.
 fn default_warmup() -> u32 {
     let flags = docs::read("docs/output.md");
-    let row = flags
-        .lines()
-        .find(|l| l.starts_with("| `--warmup N` |"))
+    let row = markdown::tables(&flags)
+        .into_iter()
+        .flat_map(|t| t.rows)
+        .find(|r| r.cells[0] == "`--warmup N`")
         .expect("the --warmup row of the flags table");
-    row.split('|').nth(2).unwrap().trim().parse().unwrap()
+    row.cells[1].parse().unwrap()
 }
 
 /// Every line of `text` that runs tlsping with a round count, with where it is.

@@ -251,3 +251,194 @@ fn piped_output_is_wide_and_uncut() {
         "the -v TLS line whole:\n{text}"
     );
 }
+
+#[test]
+fn every_file_that_cannot_be_written_is_told_on_a_line_of_its_own() {
+    // Both files' folder goes away during the run: at the end neither the
+    // picture nor the figures can be written, and each says so (exit 2),
+    // in the order the outputs were ended: the picture, the push (to a
+    // port nothing listens on), the figures. Before, the push came first.
+    use std::io::BufRead;
+    let push = format!("http://127.0.0.1:{}", support::faults::closed_port());
+    let server = start(ServerOpts::default());
+    let dir = support::TempDir::new("both-fail");
+    let gone = dir.path().join("gone");
+    std::fs::create_dir(&gone).unwrap();
+    let (picture, figures) = (gone.join("p.svg"), gone.join("m.prom"));
+    let cacert = support::cacert();
+    let mut child = support::command(&[
+        "-4",
+        "--cacert",
+        &cacert,
+        "-n",
+        "3",
+        "-i",
+        "300ms",
+        "--svg",
+        support::path_str(&picture),
+        "--openmetrics",
+        support::path_str(&figures),
+        "--push",
+        &push,
+        &server.url(),
+    ])
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    let read = lines.read_line(&mut first);
+    std::fs::remove_dir_all(&gone).unwrap();
+    assert!(read.is_ok() && first.starts_with("HEAD "), "{first:?}");
+    // Reading the rest lets the run end (bounded by its 3 rounds).
+    let mut rest = String::new();
+    let _ = std::io::Read::read_to_string(&mut lines, &mut rest);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    let told: Vec<&str> = err
+        .lines()
+        .filter(|l| {
+            l.starts_with("tlsping: could not write")
+                || l.starts_with("tlsping: warning: --push failed")
+        })
+        .collect();
+    assert_eq!(told.len(), 3, "{err}");
+    assert!(
+        told[0].starts_with(&format!(
+            "tlsping: could not write the picture to {}: ",
+            picture.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        told[1].starts_with("tlsping: warning: --push failed: conn refused"),
+        "{err}"
+    );
+    assert!(
+        told[2].starts_with(&format!(
+            "tlsping: could not write the figures to {}: ",
+            figures.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        rest.contains("statistics ---"),
+        "stdout is complete: {rest}"
+    );
+}
+
+#[test]
+fn text_asked_for_that_cannot_be_written_exits_2_and_a_closed_reader_0() {
+    // `--version >/dev/full`, `--help >&-`: the text is lost, which is an
+    // output that could not be written (exit 2, said on stderr). A reader
+    // that closed its end before (`| head -0`) has had enough: exit 0.
+    let server = start(ServerOpts::default());
+    let url = server.url();
+    let cases: [&[&str]; 4] = [
+        &["--version"],
+        &["--help"],
+        &["--generate", "man"],
+        &["--json", "-n", "2", "-i", "200ms", &url],
+    ];
+    for args in cases {
+        let full = std::fs::File::options()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        if args[0] != "--json" {
+            let out = support::command(args).stdout(full).output().unwrap();
+            assert_eq!(out.status.code(), Some(2), "{args:?} >/dev/full");
+            assert!(
+                stderr(&out)
+                    .starts_with("tlsping: could not write the output: No space left on device"),
+                "{args:?}: {}",
+                stderr(&out)
+            );
+            let (reader, writer) = std::io::pipe().unwrap();
+            drop(reader);
+            let out = support::command(args).stdout(writer).output().unwrap();
+            assert_eq!(out.status.code(), Some(0), "{args:?} | head -0");
+            assert_eq!(stderr(&out), "", "{args:?} | head -0");
+        }
+        // A closed stdout: the run would write into whatever file or
+        // socket took descriptor 1; it dials nothing.
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("exec \"$0\" \"$@\" >&-")
+            .arg(support::bin())
+            .args(args)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?} >&-");
+        assert_eq!(
+            stderr(&out),
+            "tlsping: could not write the output: standard output is closed\n",
+            "{args:?} >&-"
+        );
+    }
+    assert_eq!(server.counters.snapshot().tcp, 0, "nothing may be dialed");
+}
+
+#[test]
+fn a_failed_preflight_is_told_before_the_push_that_followed_it() {
+    // The preflight fails, then the push (to a port nothing listens on)
+    // fails too: the lines come in that order. Before, the push's came first.
+    let target = format!("https://127.0.0.1:{}/", support::faults::closed_port());
+    let push = format!("http://127.0.0.1:{}", support::faults::closed_port());
+    let out = support::tlsping(&["-4", "-n", "1", "--push", &push, &target]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| !l.starts_with("tlsping: warning: --warmup"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(lines[0].starts_with("tlsping: preflight to "), "{err}");
+    assert!(
+        lines[1].starts_with("tlsping: warning: --push failed: conn refused"),
+        "{err}"
+    );
+}
+
+#[test]
+fn narrow_detail_lines_wrap_instead_of_being_cut() {
+    // `-v --compare tls` at 60 and 70 columns: before, the detail lines
+    // were cut (`full handshake in 2 round…`), and at 72 a wrap parted
+    // `(medians,` from `n = 3)`.
+    let server = start(ServerOpts::default());
+    let ca = support::cacert();
+    let url = server.url();
+    for width in [60, 70, 72] {
+        let out = support::command(&[
+            "-4",
+            "--cacert",
+            &ca,
+            "-n",
+            "3",
+            "-i",
+            "200ms",
+            "-v",
+            "--compare",
+            "tls",
+            &url,
+        ])
+        .env("COLUMNS", width.to_string())
+        .output()
+        .expect("running tlsping");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let text = support::stdout(&out);
+        // The first line is the run's header, cut by design.
+        for line in text.lines().skip(1) {
+            assert!(!line.contains('…'), "{width}: cut: {line:?}\n{text}");
+            assert!(line.chars().count() <= width, "{width}: {line:?}");
+            assert!(
+                !line.trim_end().ends_with("(medians,"),
+                "{width}: {line:?}\n{text}"
+            );
+        }
+        assert!(text.contains("round trip"), "{width}: {text}");
+    }
+}

@@ -61,7 +61,7 @@ fn a_429_stops_the_run_at_once() {
     assert_eq!(w.len(), 1, "{w:?}");
     assert!(w[0].contains("429"), "{w:?}");
     assert!(
-        stderr(&out).contains(&format!("tlsping: {}\n", w[0])),
+        stderr(&out).contains(&format!("tlsping: warning: {}\n", w[0])),
         "{}",
         show(&out)
     );
@@ -105,7 +105,7 @@ fn a_preflight_answered_with_429_runs_no_rounds() {
     let out = ipv4_run(&["-n", "3", "-i", "200ms", &server.url()]);
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
     assert!(
-        stderr(&out).contains("tlsping: preflight: server answered 429"),
+        stderr(&out).contains("tlsping: warning: preflight: server answered 429"),
         "{}",
         show(&out)
     );

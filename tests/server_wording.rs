@@ -27,7 +27,7 @@ fn a_503_with_an_unreadable_retry_after_says_so_and_still_stops() {
         let err = stderr(&out);
         assert!(
             err.contains(&format!(
-                "tlsping: preflight: server answered 503 with {says}: stopping"
+                "tlsping: warning: preflight: server answered 503 with {says}: stopping"
             )),
             "{value}: {err}"
         );
@@ -55,7 +55,7 @@ fn an_expired_certificate_under_k_says_when_it_expired() {
         digits.parse().unwrap()
     };
     let err = stderr(&out);
-    assert!(days_ago(&err, "tlsping: the server certificate expired ") > 3000);
+    assert!(days_ago(&err, "tlsping: warning: the server certificate expired ") > 3000);
     assert!(!err.contains("expires in -"), "{err}");
     let table = stdout(&out);
     assert!(days_ago(&table, "certificate        = expired ") > 3000);

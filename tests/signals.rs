@@ -1,70 +1,26 @@
 //! Ending a run from outside, through the real binary on 127.0.0.1: Ctrl+C
 //! and SIGTERM end it with its statistics, an ignored SIGHUP stays ignored,
-//! a second Ctrl+C leaves at once, a probe in flight is canceled, and a
-//! reader that closes stdout ends it with exit 2. No wait outlives the
-//! first signal: a stdout nobody reads, a push under way, a FIFO named as
-//! a file to read.
+//! a second Ctrl+C leaves at once, a probe in flight is canceled and the
+//! ending says how far the run got. No wait outlives the first signal (a
+//! FIFO named as a file to read, a preflight; the outputs' waits are
+//! `signals_outputs.rs`'s).
 //!
 //! Every run is `-4`: only 127.0.0.1 is ever dialled.
 
 mod support;
+#[path = "support/synthetic.rs"]
+mod synthetic;
 
-use std::io::{BufRead, BufReader, Read};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use support::faults::{start_faulty, Fault, FaultOpts};
+use support::spawned::{run_series, spawn, wait_bounded};
 use support::{
     cacert, error_kinds, samples, show, sigint, start, stderr, stdout, wait_for, ServerOpts,
 };
-
-/// The binary with the same environment as `support::tlsping`, pipes for output.
-fn spawn(args: &[&str]) -> Child {
-    let ca = cacert();
-    let mut all = vec!["-4", "--cacert", &ca];
-    all.extend_from_slice(args);
-    support::command(&all)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawning tlsping")
-}
-
-fn reader(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
-    std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(mut p) = pipe {
-            let _ = p.read_to_end(&mut buf);
-        }
-        buf
-    })
-}
-
-/// Waits at most `limit` for the child; kills it (and fails) past that.
-fn wait_bounded(mut child: Child, limit: Duration) -> Output {
-    let out = reader(child.stdout.take());
-    let err = reader(child.stderr.take());
-    let until = Instant::now() + limit;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(20)),
-            Ok(None) | Err(_) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("tlsping did not exit within {limit:?}");
-            }
-        }
-    };
-    Output {
-        status,
-        stdout: out.join().unwrap_or_default(),
-        stderr: err.join().unwrap_or_default(),
-    }
-}
 
 #[test]
 fn ctrl_c_ends_an_endless_json_run_with_a_complete_document() {
@@ -164,156 +120,40 @@ fn an_ignored_sighup_stays_ignored() {
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
 }
 
-/// Bytes waiting in the pipe leave less room than one more CSV row.
-fn pipe_nearly_full(fd: std::os::fd::RawFd) -> bool {
-    let mut queued: libc::c_int = 0;
-    // SAFETY: `fd` is a pipe we own; FIONREAD writes one int.
-    let rc = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut queued) };
-    rc == 0 && queued >= 4096 - 400
-}
-
-/// A run whose output nobody reads, once tlsping is stuck writing it: the
-/// pipe is shrunk to 4 KiB, and rows are ~150 bytes, so it fills after a
-/// few dozen rows and the server stops seeing requests. Waits (bounded)
-/// until it has been quiet for longer than three intervals.
-fn blocked_on_its_output(server: &support::TestServer) -> Child {
-    use std::os::fd::AsRawFd;
-    let mut child = spawn(&[
-        "--csv",
-        "-m",
-        "warm",
-        "-n",
-        "0",
-        "-i",
-        "200ms",
-        &server.url(),
-    ]);
-    let pipe = child.stdout.as_ref().expect("piped stdout").as_raw_fd();
-    // SAFETY: `pipe` is the read end we own; F_SETPIPE_SZ only resizes its buffer.
-    let size = unsafe { libc::fcntl(pipe, libc::F_SETPIPE_SZ, 4096) };
-    assert!(size >= 4096, "could not shrink the pipe");
-    let until = Instant::now() + Duration::from_secs(20);
-    let mut last = (server.counters.snapshot().requests, Instant::now());
-    loop {
-        std::thread::sleep(Duration::from_millis(50));
-        let now = server.counters.snapshot().requests;
-        if now != last.0 {
-            last = (now, Instant::now());
-        } else if now > 10
-            && last.1.elapsed() > Duration::from_millis(700)
-            && pipe_nearly_full(pipe)
-        {
-            break;
-        }
-        if Instant::now() > until {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("tlsping never blocked on its output ({now} requests)");
-        }
-    }
-    child
-}
-
-/// Waits at most `limit` for `child` to exit on its own (the pipe it is
-/// blocked on is not read); kills it and fails past that.
-fn exit_within(child: &mut Child, limit: Duration, what: &str) -> std::process::ExitStatus {
-    let until = Instant::now() + limit;
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return status,
-            _ if Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("{what}");
-            }
-        }
-    }
-}
-
-#[test]
-fn a_stdout_nobody_reads_cannot_keep_a_run_past_the_first_sigterm() {
-    // A supervisor sends one SIGTERM. The run is stuck writing to a pipe
-    // nobody reads, so it cannot finish; it leaves all the same, 5 s on
-    // (the grace docs/measurement.md gives), with 143.
-    let server = start(ServerOpts::default());
-    let mut child = blocked_on_its_output(&server);
-    let sent = Instant::now();
-    // SAFETY: kill(2) with the pid of a child we spawned and still own.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
-    let status = exit_within(
-        &mut child,
-        Duration::from_secs(15),
-        "one SIGTERM did not end a run blocked on its output",
-    );
-    assert_eq!(status.code(), Some(143));
-    let took = sent.elapsed();
-    assert!(
-        took >= Duration::from_millis(4500),
-        "{took:?}: left before its grace"
-    );
-}
-
-#[test]
-fn a_second_ctrl_c_leaves_at_once() {
-    // The first Ctrl+C cannot finish a run stuck writing its output; the
-    // second must end it at once.
-    let server = start(ServerOpts::default());
-    let mut child = blocked_on_its_output(&server);
-    sigint(&child);
-    std::thread::sleep(Duration::from_millis(500));
-    assert!(
-        matches!(child.try_wait(), Ok(None)),
-        "the first Ctrl+C cannot finish a blocked run"
-    );
-    let sent = Instant::now();
-    sigint(&child);
-    let status = exit_within(
-        &mut child,
-        Duration::from_secs(4),
-        "a second Ctrl+C did not end the run",
-    );
-    assert_eq!(status.code(), Some(130));
-    assert!(
-        sent.elapsed() < Duration::from_millis(500),
-        "{:?}",
-        sent.elapsed()
-    );
-}
-
-#[test]
-fn ctrl_c_during_a_hung_probe_cancels_it_without_counting_a_failure() {
-    // Preflight and round 1 answer; round 2's cold probe hangs until Ctrl+C.
+/// A run of `args` (`-w 5s` and the server's URL added) against a server
+/// whose connections after the first `ok_first` take the request and hang,
+/// sent Ctrl+C 200 ms into the first hang (once the server has seen
+/// `requests` requests): its output, and how long it took to end after.
+fn ctrl_c_during_a_hang(ok_first: usize, requests: usize, args: &[&str]) -> (Output, Duration) {
     let server = start_faulty(FaultOpts {
-        ok_first: 2,
+        ok_first,
         fault: Fault::Hang,
         ..Default::default()
     });
-    let mut child = spawn(&[
-        "--json",
-        "-m",
-        "cold",
-        "-n",
-        "3",
-        "--warmup",
-        "0",
-        "-w",
-        "5s",
-        "-i",
-        "200ms",
-        &server.url(),
-    ]);
-    // Round 2's connection is the first faulty one; its request then hangs for up to 5 s.
+    let url = server.url();
+    let mut all = args.to_vec();
+    all.extend(["-w", "5s", &url]);
+    let mut child = spawn(&all);
     wait_for(&mut child, "the hanging request", || {
         server.counters.faulted.load(Ordering::SeqCst) >= 1
-            && server.counters.requests.load(Ordering::SeqCst) >= 3
+            && server.counters.requests.load(Ordering::SeqCst) >= requests
     });
     std::thread::sleep(Duration::from_millis(200));
     let sent = Instant::now();
     sigint(&child);
     let out = wait_bounded(child, Duration::from_secs(10));
+    (out, sent.elapsed())
+}
+
+#[test]
+fn ctrl_c_during_a_hung_probe_cancels_it_without_counting_a_failure() {
+    // Preflight and round 1 answer; round 2's cold probe hangs until
+    // Ctrl+C (for up to 5 s).
+    let args = [
+        "--json", "-m", "cold", "-n", "3", "--warmup", "0", "-i", "200ms",
+    ];
+    let (out, took) = ctrl_c_during_a_hang(2, 3, &args);
     // libcurl looks at the cancel flag about once a second while it waits.
-    let took = sent.elapsed();
     assert!(took < Duration::from_secs(3), "{took:?}");
     let doc: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("not one JSON document ({e}): {}", show(&out)));
@@ -328,37 +168,90 @@ fn ctrl_c_during_a_hung_probe_cancels_it_without_counting_a_failure() {
     assert_eq!(doc["summary"]["cold"]["sent"], 1, "{doc:#}");
     assert_eq!(doc["summary"]["cold"]["loss"], 0.0, "{doc:#}");
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    // How far it got: round 1 whole, round 2 cut while its probe ran.
+    let ending = &doc["ending"];
+    assert_eq!(ending["rounds_completed"], 1, "{ending}");
+    assert_eq!(ending["rounds_asked"], 3, "{ending}");
+    assert_eq!(ending["cut_round"], 2, "{ending}");
+    assert_eq!(ending["stopped_by"], "interrupt", "{ending}");
 }
 
-// ------------------------------------------------------------ closed stdout
+#[test]
+fn ctrl_c_mid_round_says_how_far_the_run_got_and_the_cut_round_shows_dashes() {
+    // Preflight and round 1 answer (three connections: the preflight's,
+    // round 1's cold one and the warm one, kept); round 2's cold probe,
+    // first in its round, hangs until Ctrl+C: it is canceled and its warm
+    // probe never runs. The header said 20 rounds: the ending must say
+    // what ran, and the row of round 2 shows `-` where nothing was measured.
+    let args = ["-n", "20", "--order", "cold-first", "-i", "200ms"];
+    let (out, _) = ctrl_c_during_a_hang(3, 0, &args);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(
+        stderr(&out).contains(
+            "tlsping: warning: interrupted (Ctrl+C) after 1 of 20 rounds; round 2 was cut short\n"
+        ),
+        "{}",
+        show(&out)
+    );
+    let text = stdout(&out);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("   2 |"))
+        .unwrap_or_else(|| panic!("no row for round 2: {text}"));
+    let cells: Vec<&str> = row.split('|').collect();
+    assert!(cells[1].contains("canceled"), "{row}");
+    // The warm side: wait, srv and total, each `-`.
+    let warm: Vec<&str> = cells[2].split_whitespace().collect();
+    assert_eq!(warm, ["-", "-", "-"], "{row}");
+}
 
 #[test]
-fn a_closed_stdout_ends_the_run_with_exit_2_and_one_line() {
+fn sigterm_mid_run_is_told_in_the_json_and_the_metrics_file() {
+    // The machine outputs say how far a run a signal stopped got, beside
+    // the warning on stderr: the JSON's `ending` (schema-valid) and the
+    // metrics file's `tlsping_run_*` series agree with each other.
+    let dir = support::TempDir::new("ending");
+    let metrics = dir.path().join("m.prom");
     let server = start(ServerOpts::default());
-    let mut child = spawn(&["-n", "5", "-i", "200ms", &server.url()]);
-    let pipe = child.stdout.take().expect("stdout is piped");
-    let mut first = String::new();
-    let mut lines = BufReader::new(pipe);
-    // Blocks at most until the run ends by itself (5 rounds).
-    let read = lines.read_line(&mut first);
-    if read.is_err() || !first.starts_with("HEAD https://localhost:") {
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!("first line: {read:?} {first:?}");
-    }
-    // Closing our end: every later write of tlsping fails with EPIPE.
-    drop(lines);
+    let mut child = spawn(&[
+        "--json",
+        "-n",
+        "20",
+        "-i",
+        "200ms",
+        "--openmetrics",
+        support::path_str(&metrics),
+        &server.url(),
+    ]);
+    wait_for(&mut child, "two rounds", || {
+        server.counters.snapshot().requests >= 5
+    });
+    // SAFETY: kill(2) with the pid of a child we spawned and still own.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
     let out = wait_bounded(child, Duration::from_secs(10));
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
-    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(out.status.code(), Some(143), "{}", show(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not one JSON document ({e}): {}", show(&out)));
+    synthetic::assert_valid_document(&doc);
+    let ending = &doc["ending"];
+    assert_eq!(ending["stopped_by"], "terminate", "{ending}");
+    assert_eq!(ending["rounds_asked"], 20, "{ending}");
+    let completed = ending["rounds_completed"].as_u64().unwrap_or(0);
+    assert!((2..20).contains(&completed), "{ending}");
+    let said = format!("terminated (SIGTERM) after {completed} of 20 rounds");
     assert!(
-        err.starts_with("tlsping: could not write the output"),
-        "{err}"
+        support::warnings(&doc).iter().any(|w| w.starts_with(&said)),
+        "{doc:#}"
     );
-    // Stopped at the first failed write, before the 5 rounds (preflight + 10 requests).
-    let seen = server.counters.snapshot();
-    assert!(seen.requests < 11, "{seen:?}");
+    assert!(stderr(&out).contains(&said), "{}", show(&out));
+    let value = run_series(&metrics);
+    assert_eq!(value("tlsping_run_exit_code"), Some(143.0));
+    assert_eq!(value("tlsping_run_interrupted"), Some(1.0));
+    assert_eq!(value("tlsping_run_rounds_asked"), Some(20.0));
+    assert_eq!(
+        value("tlsping_run_rounds_completed"),
+        Some(completed as f64)
+    );
 }
 
 /// A FIFO in `dir`, nobody writing to it.
@@ -425,113 +318,17 @@ fn a_fifo_named_as_a_file_to_read_is_refused_at_once() {
             show(&out)
         );
     }
-    // A client certificate may come through a pipe: a FIFO with no writer
-    // opens at once and reads as empty, which is no certificate.
+    // A client certificate may come through a pipe, but not through a
+    // FIFO made with mkfifo: one with no writer would read as empty.
     let child = spawn(&["-n", "1", "--cert", fifo_arg, &url]);
     let out = wait_bounded(child, Duration::from_secs(10));
     assert_eq!(out.status.code(), Some(3), "{}", show(&out));
     assert!(
-        stderr(&out).contains("holds no PEM certificate"),
+        stderr(&out).contains("it is a named FIFO; only a regular file or a pipe"),
         "{}",
         show(&out)
     );
     assert_eq!(server.counters.snapshot().tcp, 0, "nothing may be dialed");
-}
-
-#[test]
-fn a_signal_while_the_push_is_under_way_abandons_it() {
-    // A Pushgateway that takes the connection and never answers: the push
-    // would wait out its 5 s. A SIGTERM that comes meanwhile ends it at
-    // libcurl's next progress check (within a second), exit 143.
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        if let Some(Ok(held)) = listener.incoming().next() {
-            let _ = tx.send(());
-            std::thread::sleep(Duration::from_secs(15));
-            drop(held);
-        }
-    });
-    let server = start(ServerOpts::default());
-    let push = format!("http://{addr}");
-    let child = spawn(&["--json", "-n", "1", "--push", &push, &server.url()]);
-    if rx.recv_timeout(Duration::from_secs(15)).is_err() {
-        let _ = wait_bounded(child, Duration::from_secs(1));
-        panic!("the push never reached the gateway");
-    }
-    let sent = Instant::now();
-    // SAFETY: kill(2) with the pid of a child we spawned and still own.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
-    let out = wait_bounded(child, Duration::from_secs(10));
-    let took = sent.elapsed();
-    assert_eq!(out.status.code(), Some(143), "{}", show(&out));
-    assert!(
-        stderr(&out).contains("--push failed: a signal came while it was under way"),
-        "{}",
-        show(&out)
-    );
-    assert!(
-        took < Duration::from_millis(3500),
-        "{took:?}: the push was waited out"
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout).expect("the JSON was written whole");
-    assert_eq!(doc["samples"].as_array().map(Vec::len), Some(2));
-}
-
-#[test]
-fn a_stdout_closed_mid_run_costs_neither_the_files_nor_the_push() {
-    // `tlsping --csv ... | head -1`: stdout fails at the second row, mid-run.
-    // The metrics file and the picture are still written and the push still
-    // goes, with the figures of what was measured; the exit says stdout failed.
-    let (gateway, rx) = support::prometheus::answering_stand_in(1);
-    let dir = support::TempDir::new("head");
-    let metrics = dir.path().join("m.prom");
-    let picture = dir.path().join("p.svg");
-    let server = start(ServerOpts::default());
-    let mut child = spawn(&[
-        "--csv",
-        "-n",
-        "5",
-        "-i",
-        "200ms",
-        "--openmetrics",
-        support::path_str(&metrics),
-        "--svg",
-        support::path_str(&picture),
-        "--push",
-        &gateway,
-        &server.url(),
-    ]);
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout is piped"));
-    let mut header = String::new();
-    let read = lines.read_line(&mut header);
-    if read.is_err() || !header.starts_with("round,mode") {
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!("first line: {read:?} {header:?}");
-    }
-    drop(lines);
-    let out = wait_bounded(child, Duration::from_secs(15));
-    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
-    assert!(
-        stderr(&out).contains("could not write the output"),
-        "{}",
-        show(&out)
-    );
-    let text = std::fs::read_to_string(&metrics).expect("the metrics file was written");
-    assert!(text.contains("tlsping_rounds"), "{text}");
-    assert!(text.ends_with("# EOF\n"), "{text}");
-    assert!(std::fs::read_to_string(&picture)
-        .expect("the picture was written")
-        .contains("</svg>"));
-    let pushed = rx
-        .recv_timeout(Duration::from_secs(10))
-        .expect("the push went out");
-    assert!(pushed.contains("tlsping_run_exit_code"), "{pushed}");
-    // Stopped early: fewer than the 5 rounds ran.
-    let seen = server.counters.snapshot();
-    assert!(seen.requests < 11, "{seen:?}");
 }
 
 /// A listener on 127.0.0.1 that takes connections and never says a word

@@ -5,12 +5,23 @@
 //!   re-exports are read through to the file that defines the name);
 //! - (that every raw call into libcurl and OpenSSL is in `probe/curl_ffi/`,
 //!   a leaf, is `tests/ffi_boundary.rs`'s to check);
-//! - `render` -> `stats` -> `probe`, never the other way;
+//! - `run` -> `cli`/`render` -> `stats` -> `probe`, never the other way:
+//!   `render` imports neither `cli` nor `run`, `stats` none of the three
+//!   above it, `probe` nothing above it;
 //! - no function outside the tests is longer than 80 lines, unless it is a
-//!   table (a body that is one literal list).
+//!   table (a body that is one literal list);
+//! - every file of ours a comment cites by its path (`docs/output.md`,
+//!   `probe/mod.rs`) is in the repository;
+//! - no Rust file under `tests/` is longer than 700 lines.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+
+#[path = "source_layout/folders.rs"]
+mod folders;
+#[allow(dead_code)]
+#[path = "support/markdown.rs"]
+mod markdown;
 
 const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
 const LONGEST_FUNCTION: usize = 80;
@@ -37,12 +48,30 @@ fn sources() -> BTreeMap<String, String> {
     out
 }
 
-/// The code of a file without its tests (`#[cfg(test)]` to the end, the
-/// way this crate writes them) and without comments.
+/// The code of a file without its tests and without comments: an inline
+/// `#[cfg(test)]` module ends the file's code (this crate keeps its tests
+/// last), and any other `#[cfg(test)]` item (a field, a `let`, a `use`, a
+/// `mod x;` of a test file) is left out, one line.
 fn code(text: &str) -> String {
-    let cut = text.find("#[cfg(test)]").unwrap_or(text.len());
-    text[..cut]
-        .lines()
+    let mut kept = Vec::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        if line.trim() != "#[cfg(test)]" {
+            kept.push(line);
+            continue;
+        }
+        while lines
+            .peek()
+            .is_some_and(|l| l.trim_start().starts_with("#["))
+        {
+            lines.next();
+        }
+        let item = lines.next().unwrap_or("").trim();
+        if item.starts_with("mod ") && item.ends_with('{') {
+            break;
+        }
+    }
+    kept.into_iter()
         .map(|l| match l.find("//") {
             Some(i) if !l[..i].contains('"') => &l[..i],
             _ => l,
@@ -77,7 +106,9 @@ fn file_of(module: &[String], files: &BTreeMap<String, String>) -> Option<String
 
 /// `#[path = ...]` modules and the like aside, the file that defines what
 /// `path` (absolute, from the crate root) names: the longest prefix that is
-/// a file, read through a `mod.rs`'s `pub use` to the file it re-exports.
+/// a file, read through a `mod.rs`'s `use` items (what it re-exports, and
+/// what a folder imports for its files to reach as `super::x`) to the file
+/// the name comes from.
 fn resolve(path: &[String], files: &BTreeMap<String, String>, depth: usize) -> Option<String> {
     for n in (0..=path.len()).rev() {
         let Some(file) = file_of(&path[..n], files) else {
@@ -85,10 +116,10 @@ fn resolve(path: &[String], files: &BTreeMap<String, String>, depth: usize) -> O
         };
         let is_index = file.ends_with("mod.rs") || file == "lib.rs";
         if is_index && n < path.len() && depth < 8 {
-            // A name re-exported by the index: follow its `pub use`.
+            // A name the index re-exports or imports: follow its `use`.
             let name = &path[n];
             let text = code(&files[&file]);
-            for after in reexports(&text) {
+            for after in use_trees(&text) {
                 for target in expand(&after) {
                     let last = target.last().map(String::as_str);
                     if last == Some(name.as_str()) {
@@ -107,22 +138,17 @@ fn resolve(path: &[String], files: &BTreeMap<String, String>, depth: usize) -> O
     None
 }
 
-/// The trees of the `use` items of `text` (each from a line that starts
-/// one to its `;`); `exported_only` keeps the `pub`/`pub(crate)` ones.
-fn use_items(text: &str, exported_only: bool) -> Vec<String> {
+/// The trees of the `use` items of `text`, each from a line that starts
+/// one to its `;`.
+fn use_trees(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut lines = text.lines();
     while let Some(line) = lines.next() {
         let t = line.trim_start();
-        let (exported, rest) = if let Some(r) = t.strip_prefix("pub(crate) use ") {
-            (true, r)
-        } else if let Some(r) = t.strip_prefix("pub use ") {
-            (true, r)
-        } else if let Some(r) = t.strip_prefix("pub(super) use ") {
-            (false, r)
-        } else if let Some(r) = t.strip_prefix("use ") {
-            (false, r)
-        } else {
+        let Some(rest) = ["pub(crate) use ", "pub(super) use ", "pub use ", "use "]
+            .iter()
+            .find_map(|p| t.strip_prefix(p))
+        else {
             continue;
         };
         let mut item = rest.to_string();
@@ -132,19 +158,9 @@ fn use_items(text: &str, exported_only: bool) -> Vec<String> {
                 None => break,
             }
         }
-        if exported || !exported_only {
-            out.push(item.split(';').next().unwrap_or("").to_string());
-        }
+        out.push(item.split(';').next().unwrap_or("").to_string());
     }
     out
-}
-
-fn use_trees(text: &str) -> Vec<String> {
-    use_items(text, false)
-}
-
-fn reexports(text: &str) -> Vec<String> {
-    use_items(text, true)
 }
 
 /// `a::{b, c::d}` -> [[a, b], [a, c, d]] (aliases and globs as their path).
@@ -231,11 +247,10 @@ fn absolute(base: &mut Vec<String>, rel: &[String], file: &str) -> Vec<String> {
     here
 }
 
-/// Every file `file` imports: the paths it writes from `crate::`,
-/// `super::` and `self::`, each resolved to the file that defines it.
-fn imports(file: &str, files: &BTreeMap<String, String>) -> BTreeSet<String> {
+/// The paths `file` writes from `crate::`, `super::` and `self::`, in `use`
+/// items and inline, each made absolute (from the crate root).
+fn written_paths(file: &str, files: &BTreeMap<String, String>) -> Vec<Vec<String>> {
     let text = code(&files[file]);
-    let mut out = BTreeSet::new();
     let mut paths: Vec<Vec<String>> = Vec::new();
     for tree in use_trees(&text) {
         paths.extend(expand(&tree));
@@ -265,14 +280,23 @@ fn imports(file: &str, files: &BTreeMap<String, String>) -> BTreeSet<String> {
             paths.push(path);
         }
     }
-    for p in paths {
-        if !matches!(
-            p.first().map(String::as_str),
-            Some("crate" | "super" | "self")
-        ) {
-            continue;
-        }
-        let abs = absolute(&mut Vec::new(), &p, file);
+    paths
+        .into_iter()
+        .filter(|p| {
+            matches!(
+                p.first().map(String::as_str),
+                Some("crate" | "super" | "self")
+            )
+        })
+        .map(|p| absolute(&mut Vec::new(), &p, file))
+        .collect()
+}
+
+/// Every file `file` imports: the paths it writes, each resolved to the
+/// file that defines it.
+fn imports(file: &str, files: &BTreeMap<String, String>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for abs in written_paths(file, files) {
         if let Some(target) = resolve(&abs, files, 0) {
             let index = target.ends_with("mod.rs") || target == "lib.rs";
             if target != file && !index {
@@ -337,20 +361,49 @@ fn no_file_imports_a_file_that_imports_it_back() {
     );
 }
 
-#[test]
-fn the_layers_import_downwards_only() {
-    let g = graph();
-    let layer = |f: &str| f.split('/').next().unwrap_or("").to_string();
-    for (file, targets) in &g {
+/// Whether a file of layer `from` may not use layer `to`.
+fn upward(from: &str, to: &str) -> bool {
+    matches!(
+        (from, to),
+        ("probe", "stats" | "render" | "run" | "cli")
+            | ("stats", "render" | "run" | "cli")
+            | ("render", "run" | "cli")
+    )
+}
+
+/// The arrows that run back up: a file importing a file of a layer above
+/// its own, or naming a layer above its own in a path (`crate::cli::X`,
+/// even when `cli` only re-exports `X` from below).
+fn upward_arrows() -> Vec<String> {
+    let files = sources();
+    let layer = |f: &str| {
+        f.split('/')
+            .next()
+            .unwrap_or("")
+            .trim_end_matches(".rs")
+            .to_string()
+    };
+    let mut out = Vec::new();
+    for (file, targets) in graph() {
         for t in targets {
-            let (from, to) = (layer(file), layer(t));
-            let upward = matches!(
-                (from.as_str(), to.as_str()),
-                ("probe", "stats" | "render" | "run" | "cli") | ("stats", "render" | "run" | "cli")
-            );
-            assert!(!upward, "{file} imports {t}");
+            if upward(&layer(&file), &layer(&t)) {
+                out.push(format!("{file} imports {t}"));
+            }
+        }
+        for path in written_paths(&file, &files) {
+            let named = path.first().cloned().unwrap_or_default();
+            if upward(&layer(&file), &named) {
+                out.push(format!("{file} names {}", path.join("::")));
+            }
         }
     }
+    out
+}
+
+#[test]
+fn the_layers_import_downwards_only() {
+    let upward = upward_arrows();
+    assert!(upward.is_empty(), "upward arrows: {upward:#?}");
 }
 
 /// Functions longer than `LONGEST_FUNCTION` lines outside the tests, with
@@ -440,6 +493,161 @@ fn the_checks_find_what_they_look_for() {
         from_run.iter().any(|f| f.starts_with("probe/")),
         "{from_run:?}"
     );
+    // `render` sits above `stats` and `probe`, beside `cli`, below `run`.
+    assert!(upward("render", "cli") && upward("render", "run") && upward("probe", "stats"));
+    assert!(!upward("render", "probe") && !upward("cli", "render") && !upward("run", "cli"));
     // A known short function is not reported, and a test file is never read.
     assert!(!long_functions().iter().any(|f| f.contains("tests.rs")));
+}
+
+/// The kinds of file a comment cites as the repository's own (a C header
+/// or source a comment names is libcurl's or OpenSSL's, not ours).
+const CITABLE: [&str; 11] = [
+    "md", "rs", "json", "toml", "yml", "yaml", "svg", "snap", "service", "timer", "sh",
+];
+
+/// Every file of the repository's work tree (`target/` and `.git/` aside),
+/// by its path from the root.
+fn repository_files() -> BTreeSet<String> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeSet<String>) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            if path.is_dir() {
+                if name != "target" && name != ".git" {
+                    walk(root, &path, out);
+                }
+            } else {
+                let rel = path.strip_prefix(root).unwrap().to_string_lossy();
+                out.insert(rel.into_owned());
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = BTreeSet::new();
+    walk(root, root, &mut out);
+    out
+}
+
+/// The file paths a line of Rust cites in its comment: each word (letters,
+/// digits and `_./-`) that ends in a `CITABLE` extension, a sentence's full
+/// stop taken off; a URL's path and an absolute or `./` path are not ours.
+fn cited_in(line: &str) -> Vec<String> {
+    let Some(at) = line.find("//").filter(|&i| !line[..i].contains('"')) else {
+        return Vec::new();
+    };
+    line[at + 2..]
+        .split(|c: char| !(c.is_ascii_alphanumeric() || "_./-".contains(c)))
+        .map(|w| w.trim_end_matches('.'))
+        .filter(|w| !w.starts_with(['/', '.']) && !w.contains("//"))
+        .filter(|w| {
+            w.rsplit_once('.')
+                .is_some_and(|(stem, ext)| !stem.is_empty() && CITABLE.contains(&ext))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// Every path cited in a comment of the Rust outside the tests (`src/`,
+/// `build.rs`, `benches/`, `examples/`; the tests name scratch files of
+/// their own) that is no file of the repository: not from the root, from
+/// `src/` or from the citing file's folder, and for a bare name, no file
+/// of that name anywhere.
+fn citations_of_missing_files() -> Vec<String> {
+    let files = repository_files();
+    let names: BTreeSet<&str> = files
+        .iter()
+        .map(|f| f.rsplit('/').next().unwrap_or(f))
+        .collect();
+    let rust = files.iter().filter(|f| {
+        f.ends_with(".rs")
+            && (f.starts_with("src/")
+                || f.starts_with("benches/")
+                || f.starts_with("examples/")
+                || *f == "build.rs")
+    });
+    let mut out = Vec::new();
+    for file in rust {
+        let text =
+            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap();
+        let folder = file.rsplit_once('/').map_or("", |(dir, _)| dir);
+        for (n, line) in text.lines().enumerate() {
+            for cited in cited_in(line) {
+                let from_folder = format!("{folder}/{cited}");
+                let found = files.contains(&cited)
+                    || files.contains(&format!("src/{cited}"))
+                    || files.contains(&from_folder)
+                    || (!cited.contains('/') && names.contains(cited.as_str()));
+                if !found {
+                    out.push(format!("{file}:{}: {cited}", n + 1));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_file_a_source_comment_cites_is_in_the_repository() {
+    let missing = citations_of_missing_files();
+    assert!(
+        missing.is_empty(),
+        "comments cite files the repository does not have (cite one it has, or say what \
+         it is without a path): {missing:#?}"
+    );
+    // What is read as a citation, and what is not.
+    assert_eq!(
+        cited_in("/// interface.md pins them; docs/output.md's table, in `probe/mod.rs`."),
+        ["interface.md", "docs/output.md", "probe/mod.rs"]
+    );
+    assert!(cited_in("// curl.h, https://example.com/a.md, /etc/x.toml, e.g. 1.5").is_empty());
+    assert!(cited_in(r#"let url = "https://x/y.md";"#).is_empty());
+}
+
+/// The most lines a Rust file under `tests/` may have: past it, split the
+/// file by what its tests check (as `readme_ko.rs` and `readme_ko/`).
+const LONGEST_TEST_FILE: usize = 700;
+
+#[test]
+fn no_test_file_is_longer_than_700_lines() {
+    let long: Vec<String> = repository_files()
+        .into_iter()
+        .filter(|f| f.starts_with("tests/") && f.ends_with(".rs"))
+        .filter_map(|f| {
+            let text =
+                std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(&f)).unwrap();
+            let lines = text.lines().count();
+            (lines > LONGEST_TEST_FILE).then(|| format!("{f}: {lines} lines"))
+        })
+        .collect();
+    assert!(
+        long.is_empty(),
+        "test files over {LONGEST_TEST_FILE} lines: {long:#?}"
+    );
+}
+
+#[test]
+fn every_skip_is_seen_and_only_ci_true_forbids_one() {
+    // A skip said with `eprintln!` is hidden for a passing test (libtest
+    // captures the print macros), and `var("CI").is_err()` fails a test
+    // under `CI=false` too. Skips go through `support::skip` (or `have`),
+    // which write past the capture and fail under `CI=true` only.
+    let rs = |f: &String| f.ends_with(".rs") && (f.starts_with("tests/") || f.starts_with("src/"));
+    let wrong: Vec<String> = repository_files()
+        .into_iter()
+        .filter(rs)
+        .filter(|f| f != "tests/source_layout.rs")
+        .filter_map(|f| {
+            let text =
+                std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(&f)).unwrap();
+            let hidden = text.contains("eprintln!(\"skipped") || text.contains("skipped, it needs");
+            let any_ci =
+                text.contains("var(\"CI\").is_err()") || text.contains("var(\"CI\").is_ok()");
+            (hidden && f.starts_with("tests/") || any_ci).then_some(f)
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "skips not seen, or CI read as set: {wrong:#?}"
+    );
 }

@@ -104,6 +104,7 @@ fn picture(info: &RunInfo, samples: &[Sample]) -> String {
         warnings: &[],
         history: &tlsping::stats::NO_RECORDS,
         exit_code: 0,
+        ending: tlsping::render::Ending::complete(info.settings.count),
     };
     let mut out = Vec::new();
     write_svg(&mut out, &run).unwrap();

@@ -287,19 +287,17 @@ fn only_a_run_that_measured_and_pushed_counts_as_the_units_success() {
 /// docs/monitoring.md's block of commands under its heading for the unit,
 /// and the drop-in it shows for `systemctl edit`.
 fn documented_install() -> (String, String) {
-    let section = MONITORING
-        .split("## One tlsping per vantage point")
-        .nth(1)
+    let section = support::markdown::section(MONITORING, "## One tlsping per vantage point")
         .expect("docs/monitoring.md's section on the unit");
+    let blocks = support::markdown::code_blocks(section);
     let block = |fence: &str| {
-        section
-            .split(fence)
-            .nth(1)
-            .and_then(|rest| rest.split("\n```").next())
-            .map(str::to_string)
+        blocks
+            .iter()
+            .find(|b| b.fence.as_deref() == Some(fence))
+            .map(|b| b.code.trim_end_matches('\n').to_string())
     };
-    let commands = block("```sh\n").expect("a ```sh block of install steps");
-    let drop_in = block("```ini\n").expect("an ```ini block for systemctl edit");
+    let commands = block("sh").expect("a ```sh block of install steps");
+    let drop_in = block("ini").expect("an ```ini block for systemctl edit");
     (commands, drop_in)
 }
 
@@ -355,11 +353,7 @@ fn the_documented_steps_install_units_that_systemd_analyze_verifies() {
         .expect("running unshare");
     let said = show(&out);
     if !out.status.success() && said.contains("unshare failed") {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI must be able to make a mount namespace (root): {said}"
-        );
-        eprintln!("skipped: cannot make a mount namespace here");
+        support::skip("cannot make a mount namespace here");
         return;
     }
     assert!(out.status.success(), "{said}\n{script}");

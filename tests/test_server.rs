@@ -347,3 +347,36 @@ fn server_without_early_data_issues_tickets_that_allow_none() {
     assert_eq!(seen[0].early_data, EarlyData::NotSent);
     assert_eq!(seen[0].early_bytes, 0);
 }
+
+#[test]
+fn the_test_ca_folder_goes_when_the_test_binary_exits_even_after_a_failure() {
+    // The CA is a static, never dropped: its folder must still go when the
+    // process exits, also when a test failed. The child (this binary, this
+    // test alone) makes the CA, says where its folder is, and fails.
+    const NAME: &str = "the_test_ca_folder_goes_when_the_test_binary_exits_even_after_a_failure";
+    if std::env::var_os("TLSPING_TEST_CA_CHILD").is_some() {
+        let folder = support::ca().pem_path.parent().unwrap().to_path_buf();
+        println!("\nca-folder {}", folder.display());
+        panic!("failing on purpose");
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", NAME, "--nocapture", "--test-threads", "1"])
+        .env("TLSPING_TEST_CA_CHILD", "1")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(101),
+        "the child's test failed: {said}"
+    );
+    let folder = said
+        .lines()
+        .find_map(|l| l.split_once("ca-folder ").map(|(_, f)| f))
+        .unwrap_or_else(|| panic!("the child named no folder: {said}"));
+    assert!(folder.contains("tlsping-test-"), "{folder}");
+    assert!(
+        !Path::new(folder).exists(),
+        "{folder} was left behind after the test binary exited"
+    );
+}

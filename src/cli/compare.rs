@@ -1,6 +1,7 @@
-//! `--compare AXIS[=A,B,...]`: the axis, its values, and whether the rest
-//! of the command line leaves the axis free to vary, all read from
-//! `probe::AXES`; the words of every refusal are the command line's.
+//! `--compare AXIS[=A,B,...]`: the axis and its values, read from
+//! `probe::AXES`, and whether the rest of the command line leaves the axis
+//! free to vary (`fixed_by`: which flags fix what each axis varies); the
+//! words of every refusal are the command line's.
 
 use crate::probe::{
     Axis, AxisSpec, AxisValue, Compare, ComparedValue, Config, Defaults, Requirement, Values, AXES,
@@ -9,6 +10,52 @@ use crate::probe::{
 
 use super::connection::parse_curves;
 use super::UsageError;
+
+/// The axes' names, as the shell completions offer them for `--compare`.
+pub const AXIS_NAMES: [&str; AXES.len()] = {
+    let mut names = [""; AXES.len()];
+    let mut i = 0;
+    while i < AXES.len() {
+        names[i] = AXES[i].name;
+        i += 1;
+    }
+    names
+};
+
+/// The flags that fix what an axis varies: clap's ids of the arguments,
+/// and how an error names them.
+struct FixedBy {
+    ids: &'static [&'static str],
+    named: &'static str,
+}
+
+/// Which flags fix what `axis` varies; a new axis gets its arm here.
+fn fixed_by(axis: Axis) -> FixedBy {
+    let (ids, named): (&'static [&'static str], _) = match axis {
+        Axis::Ip => (&["ipv4", "ipv6", "calibrate"], "-4/-6"),
+        Axis::Addr => (
+            &["resolve", "connect_to", "calibrate"],
+            "--resolve/--connect-to",
+        ),
+        Axis::Tls => (&["tls_max"], "--tls-max"),
+        Axis::Group => (&["curves"], "--curves"),
+        Axis::Http => (&["http_version"], "--http-version"),
+        Axis::Resume => (&["resume"], "--resume"),
+        Axis::EarlyData => (&["early_data"], "--early-data"),
+        // Every other flag applies to each target alike (-4/-6, --resolve and
+        // --connect-to entries match the targets they name).
+        Axis::Target => (
+            &["target", "calibrate"],
+            "the positional target or --calibrate",
+        ),
+    };
+    FixedBy { ids, named }
+}
+
+/// `--compare`'s value as typed: `parse` reads it once the other flags are known.
+pub fn axis_text(v: &str) -> Result<String, String> {
+    Ok(v.to_string())
+}
 
 /// The help of `--compare`: every axis with its default values.
 pub fn help() -> String {
@@ -94,10 +141,11 @@ pub fn parse(
     } else {
         Vec::new()
     };
-    if spec.fixed_by.ids.iter().any(|id| given(id)) {
+    let fixed = fixed_by(spec.axis);
+    if fixed.ids.iter().any(|id| given(id)) {
         return Err(UsageError(format!(
             "{flag} varies what {} fixes; drop one of them",
-            spec.fixed_by.named
+            fixed.named
         )));
     }
     if !fixed_list {
@@ -164,8 +212,7 @@ fn value_of(spec: &AxisSpec, flag: &str, text: String) -> Result<ComparedValue, 
             });
         }
         Values::Url => {
-            let target = super::target::target_arg(&text)
-                .map_err(|why| UsageError(format!("{flag}: {why}")))?;
+            let target = url_value(flag, &text)?;
             // Told apart (and shown in `run.compare`) as normalised.
             return Ok(ComparedValue {
                 text: target.url(),
@@ -188,15 +235,23 @@ fn value_of(spec: &AxisSpec, flag: &str, text: String) -> Result<ComparedValue, 
     Ok(ComparedValue { text, value })
 }
 
-/// The targets `--compare target=...` lists, read before the rest of the
-/// command line so the first can stand for the run's target (its baseline);
-/// empty for every other axis. `parse` checks the list as a whole.
+/// A URL value (`Values::Url`), read as the positional target is.
+fn url_value(flag: &str, text: &str) -> Result<crate::probe::Target, UsageError> {
+    super::target::target_arg(text).map_err(|why| UsageError(format!("{flag}: {why}")))
+}
+
+/// The targets an axis of URLs (`--compare target=...`) lists, read before
+/// the rest of the command line so the first can stand for the run's
+/// target (its baseline); empty for every other axis. `parse` checks the
+/// list as a whole.
 pub fn listed_targets(compare: Option<&str>) -> Result<Vec<crate::probe::Target>, UsageError> {
     let Some(v) = compare else {
         return Ok(Vec::new());
     };
     let (name, list) = v.split_once('=').unwrap_or((v, ""));
-    if Axis::parse(name.trim()) != Some(Axis::Target) {
+    let takes_urls =
+        Axis::parse(name.trim()).is_some_and(|a| matches!(a.spec().values, Values::Url));
+    if !takes_urls {
         return Ok(Vec::new());
     }
     let flag = format!("--compare {}", name.trim());
@@ -208,12 +263,7 @@ pub fn listed_targets(compare: Option<&str>) -> Result<Vec<crate::probe::Target>
     list.split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(
-            |text| match value_of(Axis::Target.spec(), &flag, text.to_string())?.value {
-                AxisValue::Target(t) => Ok(t),
-                _ => unreachable!("a target's value is a Target"),
-            },
-        )
+        .map(|text| url_value(&flag, text))
         .collect()
 }
 
@@ -347,6 +397,20 @@ mod tests {
         assert!(parse("target=a.test", &free, &cfg()).is_err());
         let positional = |id: &str| id == "target";
         assert!(parse("target=a.test,b.test", &positional, &cfg()).is_err());
+    }
+
+    #[test]
+    fn every_flag_that_fixes_an_axis_is_one_of_the_arguments() {
+        let cmd = <super::super::Args as clap::CommandFactory>::command();
+        for spec in &AXES {
+            for id in fixed_by(spec.axis).ids {
+                assert!(
+                    cmd.get_arguments().any(|a| a.get_id() == id),
+                    "{}: no argument '{id}'",
+                    spec.name
+                );
+            }
+        }
     }
 
     #[test]

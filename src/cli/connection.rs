@@ -9,6 +9,9 @@ use crate::probe::{entry_head, Config, ModeChoice, PemFile, TlsMax};
 use super::UsageError;
 
 /// `--tls-max`: `1.2` or `1.3`.
+/// What `--tls-max` takes.
+pub const TLS_MAX_VALUES: [&str; 2] = ["1.2", "1.3"];
+
 pub fn parse_tls_max(v: &str) -> Result<TlsMax, String> {
     match v {
         "1.2" => Ok(TlsMax::V1_2),
@@ -16,7 +19,10 @@ pub fn parse_tls_max(v: &str) -> Result<TlsMax, String> {
         "1.0" | "1.1" | "1" => Err(format!(
             "--tls-max {v}: the lowest version tlsping offers is TLS 1.2"
         )),
-        other => Err(format!("--tls-max '{other}' is not one of 1.2, 1.3")),
+        other => Err(format!(
+            "--tls-max '{other}' is not one of {}",
+            TLS_MAX_VALUES.join(", ")
+        )),
     }
 }
 
@@ -48,7 +54,8 @@ pub fn parse_curves(v: &str) -> Result<String, UsageError> {
 }
 
 /// Group names as OpenSSL spells them, so `run.curves` reads the same
-/// however the user typed them (OpenSSL itself matches names in any case).
+/// however the user typed them (OpenSSL itself matches names in any case);
+/// the SEC names of the NIST curves then become `P-256`, `P-384`, `P-521`.
 const GROUP_NAMES: &[&str] = &[
     "X25519",
     "X448",
@@ -76,11 +83,19 @@ const GROUP_NAMES: &[&str] = &[
 ];
 
 fn canonical_group(name: &str) -> &str {
-    GROUP_NAMES
+    let known = GROUP_NAMES
         .iter()
         .find(|known| known.eq_ignore_ascii_case(name))
         .copied()
-        .unwrap_or(name)
+        .unwrap_or(name);
+    // One spelling for each NIST curve, the one the help gives and the
+    // outputs use for a negotiated group (`tls_group`, `group=`).
+    match known {
+        "secp256r1" | "prime256v1" => "P-256",
+        "secp384r1" => "P-384",
+        "secp521r1" => "P-521",
+        other => other,
+    }
 }
 
 /// A port in an entry: digits that fit a u16 (`allow_empty`: `--connect-to`'s wildcard).
@@ -321,6 +336,11 @@ mod tests {
         assert_eq!(parse_curves("x25519 : p-256").unwrap(), "X25519:P-256");
         assert_eq!(parse_curves("x25519mlkem768").unwrap(), "X25519MLKEM768");
         assert_eq!(parse_curves("X25519MLKEM768").unwrap(), "X25519MLKEM768");
+        // The NIST curves by one name, the one the outputs use.
+        assert_eq!(
+            parse_curves("secp256r1,prime256v1,SECP384R1,secp521r1").unwrap(),
+            "P-256:P-256:P-384:P-521"
+        );
         assert!(parse_curves("X25519,nosuchgroup").is_err());
         assert!(parse_curves(",").is_err());
     }

@@ -20,7 +20,7 @@ use crate::render::write_out::{self, MAX_FORMAT_BYTES};
 /// Every environment variable tlsping reads, or has libcurl or OpenSSL
 /// read for it, and what it does; one row per variable or family.
 /// `tests/generate.rs` holds the code's reads to this table.
-pub const ENVIRONMENT: [(&[&str], &str); 8] = [
+pub const ENVIRONMENT: [(&[&str], &str); 10] = [
     (
         &["SSL_CERT_FILE"],
         "A CA bundle (PEM, a regular file of at most 4 MiB) trusted in place of the \
@@ -30,18 +30,29 @@ pub const ENVIRONMENT: [(&[&str], &str); 8] = [
     (
         &["SSL_CERT_DIR"],
         "Directories of CA certificates (':' between them), trusted in place of the \
-         system's when neither --cacert nor SSL_CERT_FILE is given (at most 4 MiB together).",
+         system's when neither --cacert nor SSL_CERT_FILE is given (at most 4 MiB together). \
+         An https --push trusts what these two give, as the probes do without --cacert.",
     ),
     (
         &super::PROXY_VARS,
-        "A proxy, taken by libcurl (with NO_PROXY and no_proxy) only with --no-pin-ip or \
-         --connect-to; a pinned run dials the address it pinned directly, and warns when one \
-         of these is set. --push takes the probes' way.",
+        "A proxy, taken by libcurl only with --no-pin-ip or --connect-to; a pinned run dials \
+         the address it pinned directly, and warns when one of these is set. For an https \
+         target libcurl takes https_proxy, else HTTPS_PROXY, else all_proxy, else ALL_PROXY; \
+         for an http one http_proxy (never HTTP_PROXY), else all_proxy, else ALL_PROXY. \
+         --push takes the probes' way: through the proxy they use, chosen by the target's URL \
+         and never the push's, or direct when they use none.",
+    ),
+    (
+        &["no_proxy", "NO_PROXY"],
+        "The hosts no proxy is used for, read by libcurl where a proxy would be (no_proxy, \
+         else NO_PROXY): names with their subdomains, addresses, CIDR ranges, or * for every \
+         host. One that names the target's host sends the probes, and so the push, direct; \
+         one that names the Pushgateway's host sends the push direct.",
     ),
     (
         &[super::PUSH_AUTH_VAR],
         "The Pushgateway's USER:PASSWORD for --push (HTTP basic), when --push-auth-file is \
-         not given.",
+         not given; not UTF-8, or with a control character, it is a usage error.",
     ),
     (
         &["NO_COLOR"],
@@ -56,6 +67,14 @@ pub const ENVIRONMENT: [(&[&str], &str); 8] = [
         &["LC_ALL", "LC_CTYPE", "LANG"],
         "The first that is set and not empty decides whether the table may use characters \
          beyond ASCII (it names UTF-8).",
+    ),
+    (
+        &[crate::files::KEYLOG_VAR],
+        "A file libcurl appends the TLS secrets of every handshake to, for Wireshark or \
+         tshark to decrypt a capture. tlsping opens it first, without following a link: a \
+         new file is created 0600, an existing one appended to; anything but a regular file \
+         of the user's own (a link, a FIFO, a device, another user's file) is a usage error \
+         before anything is dialed.",
     ),
     (
         &["TLSPING_CURL_VERBOSE"],
@@ -142,8 +161,8 @@ fn files(roff: &mut Roff) {
     roff.control("SH", ["FILES"]);
     roff.text([roman(
         "Standard output carries the table or the one format asked for (--json, --jsonl, \
-         --csv, --write-out, --openmetrics -); warnings and errors go to standard error. \
-         Files are written only when named:",
+         --csv, --write-out, --openmetrics -, --svg -); warnings and errors go to standard \
+         error. Files are written only when named (./- names a file called -):",
     )]);
     item(
         roff,
@@ -156,11 +175,16 @@ fn files(roff: &mut Roff) {
             roman(" "),
             italic("FILE"),
         ],
-        "Written when the run ends, into a new temporary file of an unguessable name beside \
-         FILE, created exclusively, then renamed over FILE: a reader never sees half of it. \
-         Only a regular file of the user's own is replaced, its mode kept (a new one gets \
-         0666 less the umask); a link, a directory, a device or another user's file is \
-         refused before the first round, as is a directory that does not exist.",
+        "FILE's directory is opened before the first round and held: when the run ends, \
+         through it, into a new temporary file of an unguessable name, created exclusively, \
+         then renamed over FILE: a reader never sees half of it, and a directory swapped for \
+         a link meanwhile is not followed. Only a regular file of the user's own is replaced, \
+         its owner, group and mode kept (not its ACLs, extended attributes or other hard \
+         links; a new one gets 0666 less the umask); a link, a directory, a device or another \
+         user's file is refused before the first round, as are a directory that does not \
+         exist or that the user cannot create a file in (read-only, or /proc and /sys, root \
+         included), a file whose group the user may not give a new file (a trial file is \
+         made, given its group and mode, and removed), and one file named by both flags.",
     );
     roff.control("PP", []);
     roff.text([roman(
@@ -169,12 +193,16 @@ fn files(roff: &mut Roff) {
     let read = [
         (
             "--cacert",
-            format!("a CA bundle (PEM), a regular file of at most {}", size_text(CA_LIMIT)),
+            format!(
+                "a CA bundle (PEM), a regular file of at most {}",
+                size_text(CA_LIMIT)
+            ),
         ),
         (
             "--cert, --key",
             format!(
-                "a client certificate and its key (PEM), a regular file or a pipe of at most {} each",
+                "a client certificate and its key (PEM), a regular file or a pipe (not a named \
+                 FIFO) of at most {} each",
                 size_text(CLIENT_PEM_LIMIT)
             ),
         ),
@@ -188,7 +216,8 @@ fn files(roff: &mut Roff) {
         (
             "--write-out @",
             format!(
-                "a format, a regular file or a pipe (@- is standard input) of at most {}",
+                "a format, a regular file or a pipe (not a named FIFO; @- is standard input) of \
+                 at most {}",
                 size_text(MAX_FORMAT_BYTES as u64)
             ),
         ),

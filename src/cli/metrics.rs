@@ -2,8 +2,9 @@
 //! dialed, so a label Prometheus would refuse, or a Pushgateway URL that
 //! cannot be used, ends the run as a usage error (exit 3).
 
-use crate::probe::{Credentials, PushTarget};
+use crate::probe::{Credentials, PushRoute, PushTarget, PUSH_AUTH_VAR};
 use crate::render::openmetrics::{Labels, RESERVED_LABELS};
+use crate::text::redact_userinfo;
 
 /// At most this many `--label`s.
 pub const MAX_LABELS: usize = 16;
@@ -63,22 +64,6 @@ pub(super) fn parse_labels(given: &[String]) -> Result<Labels, String> {
 /// The most a `--push-auth-file` may hold.
 pub(super) const MAX_AUTH_FILE: u64 = 4 << 10;
 
-/// The environment variable that may hold the push's `USER:PASSWORD`.
-pub const PUSH_AUTH_VAR: &str = "TLSPING_PUSH_AUTH";
-
-/// `text` with the user and password of a URL in it (`scheme://user:pw@host`,
-/// or `user:pw@host` with no scheme) replaced by `***`: what every message
-/// shows of a push URL, parsed or not.
-pub fn redact_userinfo(text: &str) -> String {
-    let start = text.find("://").map_or(0, |i| i + 3);
-    let rest = &text[start..];
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) => format!("{}***{}", &text[..start], &rest[at..]),
-        None => text.to_string(),
-    }
-}
-
 /// Whether a `--push` URL carries a password.
 pub(super) fn has_password(text: &str) -> bool {
     url::Url::parse(text).is_ok_and(|u| u.password().is_some_and(|p| !p.is_empty()))
@@ -101,10 +86,12 @@ fn credentials(text: &str, from: &str) -> Result<Credentials, String> {
 
 /// The push's credentials from `--push-auth-file` (the first line of a
 /// regular file, at most 4 KiB) or else `TLSPING_PUSH_AUTH`; `None` when
-/// neither is given.
+/// neither is given. A value that is not UTF-8 is refused as one with a
+/// control character is, never passed over (the push would then go without
+/// credentials).
 fn auth_from_file_or_env(
     file: Option<&std::path::Path>,
-    env: Option<String>,
+    env: Option<std::ffi::OsString>,
 ) -> Result<Option<Credentials>, String> {
     if let Some(path) = file {
         let named = format!("--push-auth-file {}", path.display());
@@ -114,19 +101,41 @@ fn auth_from_file_or_env(
         return credentials(line, &named).map(Some);
     }
     match env.filter(|v| !v.is_empty()) {
-        Some(v) => credentials(&v, PUSH_AUTH_VAR).map(Some),
+        Some(v) => {
+            let text = v
+                .to_str()
+                .ok_or_else(|| format!("{PUSH_AUTH_VAR}: USER:PASSWORD is not UTF-8 text"))?;
+            credentials(text, PUSH_AUTH_VAR).map(Some)
+        }
         None => Ok(None),
+    }
+}
+
+/// The push's way, the probes' way: straight to the Pushgateway while the
+/// probes dial their pinned address; otherwise (`--no-pin-ip`,
+/// `--connect-to`) through the proxy libcurl gives the probes of the run's
+/// target (`probe::probes_proxy`), or straight when they go without one. A
+/// proxy the probes do not use never sees the push or its credentials.
+pub(super) fn push_route(config: &crate::probe::Config) -> PushRoute {
+    if config.pin_ip {
+        return PushRoute::Direct;
+    }
+    match crate::probe::probes_proxy(config.target.https, &config.target.host) {
+        Some((variable, url)) => PushRoute::Proxy { variable, url },
+        None => PushRoute::Direct,
     }
 }
 
 /// `--push URL` (with `--push-auth-file`, `TLSPING_PUSH_AUTH`): an http://
 /// or https:// URL with a host and no query or fragment (the grouping key
 /// is appended to its path), without the trailing `/`, and its credentials
-/// apart. Every message shows the URL with its credentials as `***`.
+/// apart. Every message shows the URL with its credentials as `***`. An
+/// https:// one needs the CA sources the probes would read without
+/// `--cacert` to be there (`probe::check_trust_sources`).
 pub(super) fn parse_push(
     text: &str,
     auth_file: Option<&std::path::Path>,
-    direct: bool,
+    route: PushRoute,
 ) -> Result<PushTarget, String> {
     let shown = redact_userinfo(text);
     if text.len() > MAX_PUSH_URL {
@@ -150,6 +159,9 @@ pub(super) fn parse_push(
             "--push '{shown}': no query or fragment; the grouping key goes on the path"
         ));
     }
+    if url.scheme() == "https" {
+        crate::probe::check_trust_sources(None).map_err(|e| format!("--push '{shown}': {e}"))?;
+    }
     let in_url = if url.username().is_empty() && url.password().is_none() {
         None
     } else {
@@ -166,7 +178,7 @@ pub(super) fn parse_push(
         let _ = url.set_password(None);
         Some(credentials(&format!("{user}:{password}"), "--push's URL")?)
     };
-    let given = auth_from_file_or_env(auth_file, std::env::var(PUSH_AUTH_VAR).ok())?;
+    let given = auth_from_file_or_env(auth_file, std::env::var_os(PUSH_AUTH_VAR))?;
     if in_url.is_some() && auth_file.is_some() {
         return Err(
             "--push: credentials both in the URL and in --push-auth-file; give them once".into(),
@@ -180,7 +192,7 @@ pub(super) fn parse_push(
         } else {
             in_url.or(given)
         },
-        direct,
+        route,
     })
 }
 
@@ -220,7 +232,7 @@ mod tests {
     }
 
     fn push_url(text: &str) -> Result<String, String> {
-        parse_push(text, None, true).map(|t| t.url)
+        parse_push(text, None, PushRoute::Direct).map(|t| t.url)
     }
 
     #[test]
@@ -240,7 +252,12 @@ mod tests {
 
     #[test]
     fn credentials_leave_the_url_and_no_message_shows_the_password() {
-        let to = parse_push("http://pusher:s%40cret@127.0.0.1:9091/", None, true).unwrap();
+        let to = parse_push(
+            "http://pusher:s%40cret@127.0.0.1:9091/",
+            None,
+            PushRoute::Direct,
+        )
+        .unwrap();
         assert_eq!(to.url, "http://127.0.0.1:9091");
         assert_eq!(
             to.auth,
@@ -256,15 +273,40 @@ mod tests {
             "u:hunter2@host:9091",
             "ftp://u:hunter2@x/",
         ] {
-            let e = parse_push(bad, None, true).unwrap_err();
+            let e = parse_push(bad, None, PushRoute::Direct).unwrap_err();
             assert!(!e.contains("hunter2"), "{bad}: {e}");
         }
         assert_eq!(
-            redact_userinfo("https://u:p@pg.test:9091/x@y"),
-            "https://***@pg.test:9091/x@y"
+            redact_userinfo("https://u:p@pg.test:9091/x"),
+            "https://***@pg.test:9091/x"
         );
         assert_eq!(redact_userinfo("u:p@pg.test"), "***@pg.test");
-        assert_eq!(redact_userinfo("http://pg.test/a@b"), "http://pg.test/a@b");
+        assert_eq!(redact_userinfo("http://pg.test/a"), "http://pg.test/a");
+        // An `@` after a `/`, `?` or `#` may still end a password: more is
+        // hidden than the credentials, never less.
+        assert_eq!(redact_userinfo("http://pg.test/a@b"), "http://***@b");
+        for (given, shown) in [
+            (
+                "http://alice:S3cr/3tPW@127.0.0.1:19091",
+                "http://***@127.0.0.1:19091",
+            ),
+            (
+                "http://alice:S3cr?3tPW@127.0.0.1:19091",
+                "http://***@127.0.0.1:19091",
+            ),
+            (
+                "http://alice:S3cr#3tPW@127.0.0.1:19091",
+                "http://***@127.0.0.1:19091",
+            ),
+        ] {
+            assert_eq!(redact_userinfo(given), shown, "{given}");
+            let e = parse_push(given, None, PushRoute::Direct).unwrap_err();
+            assert!(!e.contains("3tPW") && !e.contains("S3cr"), "{given}: {e}");
+        }
+        assert_eq!(
+            redact_userinfo("http://a:b@c/d@127.0.0.1:19091/x"),
+            "http://***@127.0.0.1:19091/x"
+        );
         assert!(has_password("http://u:p@x/"));
         assert!(!has_password("http://u@x/"));
     }
@@ -285,9 +327,16 @@ mod tests {
         let from_env = auth_from_file_or_env(None, Some("env:pw".into())).unwrap();
         assert_eq!(from_env.unwrap().user, "env");
         assert_eq!(
-            auth_from_file_or_env(None, Some(String::new())).unwrap(),
+            auth_from_file_or_env(None, Some(Default::default())).unwrap(),
             None
         );
+        // Not UTF-8: refused, as a control character is, not passed over.
+        use std::os::unix::ffi::OsStringExt;
+        let bytes = std::ffi::OsString::from_vec(b"alice:pw\xff".to_vec());
+        let e = auth_from_file_or_env(None, Some(bytes)).unwrap_err();
+        assert_eq!(e, "TLSPING_PUSH_AUTH: USER:PASSWORD is not UTF-8 text");
+        let e = auth_from_file_or_env(None, Some("alice:p\tw".into())).unwrap_err();
+        assert!(e.contains("control character"), "{e}");
         std::fs::write(&file, "no colon\n").unwrap();
         let e = auth_from_file_or_env(Some(&file), None).unwrap_err();
         assert!(e.contains("USER:PASSWORD"), "{e}");

@@ -1,6 +1,7 @@
 //! The command line: flags (clap), validation, and the `Config` they make.
 //! Every usage error exits 3 before anything touches the network.
 
+mod clap_error;
 mod compare;
 mod connection;
 pub mod docs;
@@ -18,8 +19,8 @@ use crate::exit::Exit;
 use crate::probe::{Config, HttpVersion, IpVersion, ModeChoice, Order, SettingWarning};
 use crate::render::Outputs;
 
+pub use crate::probe::PUSH_AUTH_VAR;
 pub use duration::parse_duration;
-pub use metrics::{redact_userinfo, PUSH_AUTH_VAR};
 pub use target::parse_header;
 
 /// What `--calibrate` measures, before its server picks the port.
@@ -45,6 +46,7 @@ const EXAMPLES: &str = "Examples:
     about = "What a new HTTPS connection costs (DNS, TCP, TLS, server) next to a reused one, round by round.",
     long_about = None,
     disable_version_flag = true,
+    disable_help_flag = true,
     after_help = format!("{SAFETY}\n\n{EXAMPLES}"),
 )]
 pub struct Args {
@@ -70,19 +72,19 @@ pub struct Args {
     pub interval: Duration,
 
     /// Deadline for one probe, from DNS to the end of the body
-    #[arg(short = 'w', long, value_name = "D", default_value = "5s", value_parser = parse_duration,
+    #[arg(short = 'w', long, value_name = "D", default_value = "5s", value_parser = parse_timeout,
           help_heading = "Measurement")]
     pub timeout: Duration,
 
     /// Which probes run: both, cold or warm
-    #[arg(short = 'm', long, value_name = "M", value_enum, default_value_t = ModeArg::Both,
+    #[arg(short = 'm', long, value_name = "M", value_enum, default_value_t = ModeChoice::Both,
           help_heading = "Measurement")]
-    pub mode: ModeArg,
+    pub mode: ModeChoice,
 
     /// Probe order in a round: alternate, cold-first or warm-first
-    #[arg(long, value_name = "O", value_enum, default_value_t = OrderArg::Alternate,
+    #[arg(long, value_name = "O", value_enum, default_value_t = Order::Alternate,
           help_heading = "Measurement")]
-    pub order: OrderArg,
+    pub order: Order,
 
     /// Measure this machine's client floor: rounds against tlsping's own TLS 1.3
     /// server on 127.0.0.1 (no network needed; no target)
@@ -107,9 +109,10 @@ pub struct Args {
     )]
     pub method: Option<String>,
 
-    /// HTTP version: 1.1 or 2, that version or nothing (default: h2 when offered, else 1.1)
-    #[arg(long = "http-version", value_name = "V", value_parser = parse_http_version,
-          help_heading = "Request")]
+    /// HTTP version: auto (the default: h2 when offered, else 1.1), or 1.1 or 2: that version or
+    /// nothing
+    #[arg(long = "http-version", value_name = "V", hide_possible_values = true,
+          value_parser = Offering::new(parse_http_version, &HTTP_VERSIONS), help_heading = "Request")]
     pub http_version: Option<HttpVersion>,
 
     /// Append ?_=<seq> to every request
@@ -145,7 +148,8 @@ pub struct Args {
     pub resume: Option<Switch>,
 
     /// Highest TLS version offered: 1.2 or 1.3 (the lowest is always 1.2)
-    #[arg(long = "tls-max", value_name = "V", value_parser = connection::parse_tls_max,
+    #[arg(long = "tls-max", value_name = "V", hide_possible_values = true,
+          value_parser = Offering::new(connection::parse_tls_max, &connection::TLS_MAX_VALUES),
           help_heading = "Connection")]
     pub tls_max: Option<crate::probe::TlsMax>,
 
@@ -184,28 +188,39 @@ pub struct Args {
     pub early_data: bool,
 
     // The help lists every axis of `probe::AXES` (`compare::help`).
-    #[arg(long, value_name = "AXIS[=A,B,..]", help = compare::help(), help_heading = "Measurement")]
+    #[arg(long, value_name = "AXIS[=A,B,..]", help = compare::help(), hide_possible_values = true,
+          value_parser = Offering::new(compare::axis_text, &compare::AXIS_NAMES),
+          help_heading = "Measurement")]
     pub compare: Option<String>,
 
     #[command(flatten)]
     pub output: output::OutputArgs,
+
+    // Our own help flag: clap's own would tell the man page that `-h`
+    // prints a summary of `--help`, and both print the same.
+    /// Print help
+    #[arg(short = 'h', long = "help", action = ArgAction::Help)]
+    pub help: Option<bool>,
 }
 
-/// `--mode`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum ModeArg {
-    Both,
-    Cold,
-    Warm,
+/// A flag that takes one of probe's own enums (`--mode`, `--order`): its
+/// values are the enum's `ALL`, each by its `as_str` (the name the JSON
+/// uses too), so a new variant is added in probe alone.
+macro_rules! flag_values_of {
+    ($($probe:ty),*) => {$(
+        impl clap::ValueEnum for $probe {
+            fn value_variants<'a>() -> &'a [Self] {
+                &<$probe>::ALL
+            }
+
+            fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+                Some(clap::builder::PossibleValue::new(self.as_str()))
+            }
+        }
+    )*};
 }
 
-/// `--order`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum OrderArg {
-    Alternate,
-    ColdFirst,
-    WarmFirst,
-}
+flag_values_of!(ModeChoice, Order);
 
 /// `--resume`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -213,6 +228,10 @@ pub enum Switch {
     On,
     Off,
 }
+
+/// What `--http-version` takes, as completions offer it (`1` and `2.0`
+/// are accepted too).
+const HTTP_VERSIONS: [&str; 3] = ["1.1", "2", "auto"];
 
 /// `--http-version`: `1.1` (or `1`), `2` (or `2.0`), `auto`; HTTP/3 is
 /// refused by name, since a user may well try it.
@@ -222,7 +241,76 @@ fn parse_http_version(v: &str) -> Result<HttpVersion, String> {
         "1.1" | "1" => Ok(HttpVersion::V1_1),
         "2" | "2.0" => Ok(HttpVersion::V2),
         "3" | "3.0" => Err("--http-version 3 (HTTP/3) is not supported; use 1.1 or 2".into()),
-        other => Err(format!("--http-version '{other}' is not one of 1.1, 2")),
+        other => Err(format!(
+            "--http-version '{other}' is not one of {}",
+            HTTP_VERSIONS.join(", ")
+        )),
+    }
+}
+
+/// Whether a value looks like one of curl's `--write-out` formats: a
+/// variable (`%{http_code}`, `%header{server}`, `%output{file}`), an escape
+/// (`\n`), or a file to read the format from (`@fmt.txt`, `@-`).
+fn looks_like_a_format(v: &str) -> bool {
+    let variable = v.match_indices('%').any(|(at, _)| {
+        v[at + 1..]
+            .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+            .starts_with('{')
+    });
+    variable || v.contains('\\') || v.starts_with('@')
+}
+
+/// `-w`/`--timeout`, as in the original tool. curl's `-w` is its
+/// `--write-out`, and a curl user may well type `-w '%{http_code}\n'`:
+/// a value that looks like a format says where that flag is here.
+fn parse_timeout(v: &str) -> Result<Duration, String> {
+    parse_duration(v).map_err(|e| {
+        if looks_like_a_format(v) {
+            format!(
+                "'{v}' is a format, not a duration: -w is --timeout here, as in the original \
+                 tlsping; curl's -w is --write-out"
+            )
+        } else {
+            e
+        }
+    })
+}
+
+/// A value parser of our own (`parse`, with our words for a refusal) that
+/// also tells clap the values it takes, so that the shell completions
+/// offer them instead of file names.
+#[derive(Clone)]
+struct Offering<P> {
+    parse: P,
+    names: &'static [&'static str],
+}
+
+impl<P> Offering<P> {
+    const fn new(parse: P, names: &'static [&'static str]) -> Offering<P> {
+        Offering { parse, names }
+    }
+}
+
+impl<P: clap::builder::TypedValueParser> clap::builder::TypedValueParser for Offering<P> {
+    type Value = P::Value;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Self::Value, clap::Error> {
+        self.parse.parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            self.names
+                .iter()
+                .map(|&name| clap::builder::PossibleValue::new(name)),
+        ))
     }
 }
 
@@ -399,16 +487,8 @@ fn measurement(
         return Err(UsageError("the timeout can be at most 1h".into()));
     }
     config.settings.timeout = args.timeout;
-    config.settings.mode = match args.mode {
-        ModeArg::Both => ModeChoice::Both,
-        ModeArg::Cold => ModeChoice::Cold,
-        ModeArg::Warm => ModeChoice::Warm,
-    };
-    config.settings.order = match args.order {
-        OrderArg::Alternate => Order::Alternate,
-        OrderArg::ColdFirst => Order::ColdFirst,
-        OrderArg::WarmFirst => Order::WarmFirst,
-    };
+    config.settings.mode = args.mode;
+    config.settings.order = args.order;
     config.settings.warmup = args.warmup;
     config.settings.calibrate = args.calibrate;
     Ok(())
@@ -473,39 +553,7 @@ where
             clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
                 Err(Exit::Shown(e.render().to_string()))
             }
-            _ => {
-                let text = e.render().to_string();
-                let mut lines = text.lines();
-                let first = lines
-                    .next()
-                    .unwrap_or("invalid usage")
-                    .trim_start_matches("error: ");
-                // A flag that needs another (`--key`, `--csv-time-first`): clap
-                // lists what is missing on the indented lines below, and the one
-                // line we print has to name it.
-                let missing: Vec<&str> =
-                    if e.kind() == clap::error::ErrorKind::MissingRequiredArgument {
-                        lines
-                            .take_while(|l| l.starts_with(' '))
-                            .map(str::trim)
-                            .collect()
-                    } else {
-                        Vec::new()
-                    };
-                // A misspelt flag: clap's "tip: a similar argument exists:
-                // '--interval'" goes into the same line.
-                let tip = text
-                    .lines()
-                    .map(str::trim)
-                    .find_map(|l| l.strip_prefix("tip: "));
-                if let Some(tip) = tip.filter(|t| t.starts_with("a similar")) {
-                    Err(usage(format!("{first} ({tip})")))
-                } else if missing.is_empty() {
-                    Err(usage(first.to_string()))
-                } else {
-                    Err(usage(format!("{} {}", first, missing.join(", "))))
-                }
-            }
+            _ => Err(usage(clap_error::one_line(&e))),
         },
     }
 }

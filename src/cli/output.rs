@@ -6,6 +6,7 @@
 
 use clap::ArgAction;
 
+use crate::files::Destination;
 use crate::probe::{Config, PushTarget, SettingWarning};
 use crate::render::{Format, Outputs};
 
@@ -40,20 +41,24 @@ pub struct OutputArgs {
     pub write_out: Option<String>,
 
     /// Also write a picture of the run to FILE when it ends (SVG: a stacked bar per probe,
-    /// the cold and warm distributions), whatever the output format
+    /// the cold and warm distributions), whatever the output format; `-` writes it on
+    /// stdout in place of the table
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub svg: Option<std::path::PathBuf>,
 
     /// Also write the run's figures in the OpenMetrics text format to FILE when it ends
-    /// (to a temporary name, then renamed: a collector never reads half of it); `-` writes
-    /// them on stdout in place of the table
+    /// (to a temporary name, then renamed: a collector never reads half of it; a file
+    /// replaced keeps its owner, group and mode); `-` writes them on stdout in place of the
+    /// table
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub openmetrics: Option<std::path::PathBuf>,
 
     /// Send the same figures to a Prometheus Pushgateway when the run ends: HTTP PUT to
     /// URL/metrics/job/tlsping/target@base64/<URL>/<label>/<value>..., 5s timeout; a failed
-    /// push is a warning and makes an exit of 0 or 1 a 2. It takes the probes' way: direct,
-    /// or through the environment's proxy with --no-pin-ip
+    /// push is a warning and makes an exit of 0 or 1 a 2. It takes the probes' way: direct
+    /// while they dial the pinned address; with --no-pin-ip or --connect-to, through the
+    /// proxy they use (chosen by the target's URL, never the push's), or direct when they
+    /// use none or NO_PROXY names the Pushgateway
     #[arg(long, value_name = "URL", value_hint = clap::ValueHint::Url, help_heading = "Output")]
     pub push: Option<String>,
 
@@ -141,25 +146,44 @@ pub(super) fn choose(
     let push = args
         .push
         .as_deref()
-        .map(|url| metrics::parse_push(url, args.push_auth_file.as_deref(), config.pin_ip))
+        .map(|url| {
+            let route = metrics::push_route(config);
+            metrics::parse_push(url, args.push_auth_file.as_deref(), route)
+        })
         .transpose()
         .map_err(UsageError)?;
     if args.push.as_deref().is_some_and(metrics::has_password) {
         warnings.push(SettingWarning::PushPasswordInUrl);
     }
-    let metrics_on_stdout = args.openmetrics.as_deref() == Some(std::path::Path::new("-"));
+    // `-` is standard output for both files.
+    let dash = |given: &Option<std::path::PathBuf>| given.as_deref() == Some(STDOUT_NAME.as_ref());
+    let metrics_on_stdout = dash(&args.openmetrics);
+    let svg_on_stdout = dash(&args.svg);
     let openmetrics = args.openmetrics.clone().filter(|_| !metrics_on_stdout);
+    let svg = args.svg.clone().filter(|_| !svg_on_stdout);
     if !labels.is_empty() && openmetrics.is_none() && push.is_none() && !metrics_on_stdout {
         return Err(UsageError(
             "--label labels the figures: give --openmetrics or --push too".into(),
         ));
     }
-    check_destinations(args.svg.as_deref(), openmetrics.as_deref())?;
-    let stdout = stdout_format(args, write_out, metrics_on_stdout)?;
+    let (svg, openmetrics) = check_destinations(svg.as_deref(), openmetrics.as_deref())?;
+    let on_stdout = match (metrics_on_stdout, svg_on_stdout) {
+        (true, true) => {
+            return Err(UsageError(
+                "--openmetrics - and --svg - both want standard output; write one of them \
+                 to a file"
+                    .into(),
+            ))
+        }
+        (true, false) => Some(Format::OpenMetrics),
+        (false, true) => Some(Format::Svg),
+        (false, false) => None,
+    };
+    let stdout = stdout_format(args, write_out, on_stdout)?;
     Ok(Chosen {
         outputs: Outputs {
             stdout,
-            svg: args.svg.clone(),
+            svg,
             openmetrics,
             labels,
         },
@@ -167,11 +191,16 @@ pub(super) fn choose(
     })
 }
 
-/// The one format on stdout; two that both want it are refused.
+/// The name that means standard output to `--openmetrics` and `--svg`
+/// (`./-` names a file called `-`).
+const STDOUT_NAME: &str = "-";
+
+/// The one format on stdout; two that both want it are refused. `dash` is
+/// the file format `-` sent there (`--openmetrics -`, `--svg -`), if any.
 fn stdout_format(
     args: &OutputArgs,
     write_out: Option<crate::render::write_out::WriteOut>,
-    metrics_on_stdout: bool,
+    dash: Option<Format>,
 ) -> Result<Format, UsageError> {
     let other_stdout = [
         (write_out.is_some(), "--write-out"),
@@ -179,17 +208,25 @@ fn stdout_format(
         (args.jsonl, "--jsonl"),
         (args.csv, "--csv"),
     ];
-    if let Some((_, flag)) = other_stdout
-        .iter()
-        .find(|(given, _)| metrics_on_stdout && *given)
-    {
-        return Err(UsageError(format!(
-            "--openmetrics - and {flag} both want standard output; write the figures to a file"
-        )));
+    if let Some(dash) = dash {
+        let flag = if dash == Format::Svg {
+            "--svg -"
+        } else {
+            "--openmetrics -"
+        };
+        if let Some((_, other)) = other_stdout.iter().find(|(given, _)| *given) {
+            return Err(UsageError(format!(
+                "{flag} and {other} both want standard output; write the {} to a file",
+                if dash == Format::Svg {
+                    "picture"
+                } else {
+                    "figures"
+                }
+            )));
+        }
+        return Ok(dash);
     }
-    Ok(if metrics_on_stdout {
-        Format::OpenMetrics
-    } else if let Some(format) = write_out {
+    Ok(if let Some(format) = write_out {
         Format::WriteOut(format)
     } else if args.json {
         Format::Json
@@ -205,35 +242,41 @@ fn stdout_format(
 }
 
 /// The files the run writes when it ends (`--svg`, `--openmetrics`), found
-/// fit now rather than after the whole run: each a regular file of ours or
-/// a new one in an existing directory (`files::unfit_destination`), and
-/// not the same file twice.
+/// fit now rather than after the whole run, and their directories held
+/// from now on (`files::Destination`): each a regular file of ours or a
+/// new one in an existing directory we may write in, and not one file
+/// twice (the same name, or two hard links of one file).
 fn check_destinations(
     svg: Option<&std::path::Path>,
     openmetrics: Option<&std::path::Path>,
-) -> Result<(), UsageError> {
-    let named = [("--svg", svg), ("--openmetrics", openmetrics)];
-    for (flag, path) in named {
-        let Some(path) = path else { continue };
-        if let Some(why) = crate::files::unfit_destination(path) {
-            let stdout = if flag == "--openmetrics" {
-                " (`--openmetrics -` writes to standard output)"
+) -> Result<(Option<Destination>, Option<Destination>), UsageError> {
+    let open = |flag: &str, path: Option<&std::path::Path>| {
+        let Some(path) = path else { return Ok(None) };
+        Destination::open(path).map(Some).map_err(|why| {
+            UsageError(format!(
+                "{flag} {}: {why} (`{flag} -` writes to standard output)",
+                path.display()
+            ))
+        })
+    };
+    let svg = open("--svg", svg)?;
+    let openmetrics = open("--openmetrics", openmetrics)?;
+    if let (Some(a), Some(b)) = (&svg, &openmetrics) {
+        if a.same_file(b) {
+            let names = if a.path() == b.path() {
+                b.path().display().to_string()
             } else {
-                ""
+                // Spelled apart, or two hard links of one file.
+                format!(
+                    "one file, as {} and {}",
+                    a.path().display(),
+                    b.path().display()
+                )
             };
             return Err(UsageError(format!(
-                "{flag} {}: {why}{stdout}",
-                path.display()
+                "--svg and --openmetrics both name {names}; give each its own file"
             )));
         }
     }
-    if let (Some(a), Some(b)) = (svg, openmetrics) {
-        if crate::files::same_destination(a, b) {
-            return Err(UsageError(format!(
-                "--svg and --openmetrics both name {}; give each its own file",
-                b.display()
-            )));
-        }
-    }
-    Ok(())
+    Ok((svg, openmetrics))
 }

@@ -4,8 +4,10 @@ use crate::probe::{Target, TargetError};
 
 /// The target a user typed, or the usage error that says why it cannot be
 /// measured (`Target::parse` says which reason; the words are the CLI's).
+/// A target is quoted with its user information hidden (`text::redact_userinfo`):
+/// one that cannot be parsed may still carry a password.
 pub(super) fn target_arg(input: &str) -> Result<Target, String> {
-    let raw = input.trim();
+    let raw = crate::text::redact_userinfo(input.trim());
     Target::parse(input).map_err(|e| match e {
         TargetError::Empty => "the target is empty; give a host or an https:// URL".into(),
         TargetError::LineBreak => "the target contains a line break or NUL; refusing it".into(),
@@ -68,6 +70,11 @@ mod tests {
             "scheme 'ftp' is not supported; use https:// or http://"
         );
         assert_eq!(refused("a.test:0"), "port 0 cannot be dialed");
+        // A password that no parser reads as meant is not quoted.
+        assert_eq!(
+            refused("https://bob:Tg/tPW@127.0.0.1:18443/"),
+            "'https://***@127.0.0.1:18443/' is not a valid host or URL: invalid port number"
+        );
         assert!(refused("https://u@a.test/").contains("user:password"));
         assert!(refused("a.test/\n").contains("line break"));
         assert_eq!(target_arg("a.test").unwrap().url(), "https://a.test/");

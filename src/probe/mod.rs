@@ -1,49 +1,34 @@
 //! Measuring: the preflight, the cold and warm probes on libcurl, and the
 //! scheduler. Owns every shared data type; knows nothing of statistics or output.
 
-// Bottom-up, no file importing one above it: curl_ffi (every raw call into
-// libcurl and OpenSSL; imports nothing of probe) <- target, transfer, ocsp,
-// retry_after, server_timing, handshake_messages (pure, no FFI) <-
-// handshake_stamps, cancel, trust, cert_text, push, wakeup <- config <- axes,
-// valve <- types <- answers, live_tls <- collector, env, errors, anatomy <-
-// sample <- handle <- cold_driver, resolver <- cold,
-// warm, preflight, compare, stop_rules <- scheduler.
-mod anatomy;
-mod answers;
-mod axes;
-mod cancel;
-mod cert_text;
-mod cold;
-mod cold_driver;
-mod collector;
-mod compare;
-mod config;
+// Its folders are floors, bottom-up, and a file imports only from its own
+// floor and those below it (`FLOORS` in tests/source_layout/folders.rs
+// holds the order and checks it): curl_ffi (every raw call into libcurl
+// and OpenSSL) <- reply (what a reply carries, as data) <- settings (what a
+// run is asked to do) <- data (the shared types) <- tls (the handshake) <-
+// exchange (one transfer, into a Sample) <- rounds (the probes, the
+// scheduler). Each folder's mod.rs imports for its files what they take
+// from the floors below, and this file names the modules the rest of the
+// crate reads through it.
 mod curl_ffi;
-mod env;
-mod errors;
-mod handle;
-pub mod handshake_messages;
-mod handshake_stamps;
-mod live_tls;
-mod ocsp;
-mod preflight;
-mod push;
-mod resolver;
-mod retry_after;
-mod sample;
-mod scheduler;
-pub mod server_timing;
-mod stages;
-mod stop_rules;
-mod target;
-mod transfer;
-mod trust;
-mod types;
-mod valve;
-mod wakeup;
-mod warm;
+mod data;
+mod exchange;
+mod reply;
+mod rounds;
+mod settings;
+mod tls;
 
-pub use axes::{Axis, AxisSpec, AxisValue, Defaults, FixedBy, Labels, Requirement, Values, AXES};
+use data::{stages, types};
+use exchange::{collector, env, push, sample};
+use reply::{retry_after, transfer, valve};
+use rounds::{preflight, scheduler, wakeup};
+use settings::{axes, cancel, compare, config, target};
+use tls::trust;
+
+pub use reply::server_timing;
+pub use tls::handshake_messages;
+
+pub use axes::{Axis, AxisSpec, AxisValue, Defaults, Endpoint, Labels, Requirement, Values, AXES};
 pub use cancel::Cancel;
 pub use collector::{Collector, BODY_CAP};
 pub use compare::{
@@ -56,8 +41,10 @@ pub use config::{
 };
 pub use curl_ffi::{curl_version, library_versions, UrlPart, UrlParts};
 pub use env::ProbeEnv;
-pub use preflight::{run as preflight, Preflight};
-pub use push::{push, Credentials, PushTarget, PUSH_TIMEOUT};
+pub use preflight::{run as preflight, Preflight, PreflightFailed};
+pub use push::{
+    probes_proxy, push, Credentials, PushError, PushRoute, PushTarget, PUSH_AUTH_VAR, PUSH_TIMEOUT,
+};
 pub use retry_after::RetryAfter;
 pub use sample::Outcome;
 pub use scheduler::{
@@ -84,6 +71,8 @@ pub fn run_info(cfg: &Config, pre: &Preflight) -> RunInfo {
         tls: pre.tls,
         ip_pinned: cfg.pin_ip && pre.addr.is_some(),
         dns_first: pre.dns_first,
+        preflight_tcp: pre.tcp,
+        preflight_tls: pre.handshake,
         preflight_status: pre.status,
         preflight_bytes: pre.bytes,
         ..settled_by(cfg)
@@ -96,6 +85,21 @@ pub fn run_info_failed(cfg: &Config, err: ProbeError) -> RunInfo {
     RunInfo {
         preflight_error: Some(err),
         ..settled_by(cfg)
+    }
+}
+
+/// The run's facts when the preflight failed, with what it learned before
+/// it did: the address it connected to, the TLS handshake it completed,
+/// the stages it went through.
+pub fn run_info_preflight_failed(cfg: &Config, failed: &PreflightFailed) -> RunInfo {
+    RunInfo {
+        method: failed.method.label().to_string(),
+        addr: failed.addr,
+        tls: failed.tls,
+        dns_first: failed.dns,
+        preflight_tcp: failed.tcp,
+        preflight_tls: failed.handshake,
+        ..run_info_failed(cfg, failed.error.clone())
     }
 }
 
@@ -112,6 +116,8 @@ fn settled_by(cfg: &Config) -> RunInfo {
         tls: None,
         ip_pinned: false,
         dns_first: None,
+        preflight_tcp: None,
+        preflight_tls: None,
         preflight_status: 0,
         preflight_bytes: 0,
         settings: cfg.settings.clone(),

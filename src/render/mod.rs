@@ -2,40 +2,36 @@
 //! block, and the machine formats. Reads `probe` and `stats` types only.
 //! Which outputs exist is said here once: `Outputs` (what the command line
 //! asked for) and `open` (one `Output` for each).
+//!
+//! Its folders are floors, bottom-up, each importing only from itself and
+//! those below (`FLOORS` in tests/source_layout/folders.rs): the contract
+//! beside this file (`output`) <- tables (the one table of each) <- machine
+//! (the formats a program reads) <- write_out (curl's `-w`) <- terminal
+//! (what a person reads) <- pictures (`--svg`). The modules are named here
+//! at the paths the rest of the crate reads (`render::json`).
 
-pub mod compare;
-pub mod csv;
-pub mod distribution;
-pub mod fields;
-pub mod format;
-pub mod human;
-pub mod json;
-mod json_numbers;
-pub mod jsonl;
-pub mod layout;
-pub mod openmetrics;
-mod openmetrics_scope;
-mod openmetrics_summary;
+mod machine;
 pub mod output;
-pub mod paint;
-pub mod rows;
-pub mod run_fields;
-pub mod summary;
-pub mod summary_fields;
-pub mod svg;
-pub mod svg_file;
-pub mod warnings;
-pub mod why;
+mod pictures;
+mod tables;
+mod terminal;
 pub mod write_out;
 
-use std::io::Write;
-use std::path::PathBuf;
+pub use machine::{csv, json, jsonl, openmetrics};
+pub use pictures::{svg, svg_file};
+pub use tables::{fields, run_fields, summary_fields};
+pub use terminal::{
+    compare, distribution, format, human, layout, paint, rows, summary, warnings, why,
+};
 
+use std::io::Write;
+
+use crate::files::Destination;
 use crate::probe::RunInfo;
 
 pub use human::Human;
 pub use layout::{Layout, Style};
-pub use output::{Escape, Finished, Output};
+pub use output::{Ending, Escape, Finished, Output, StoppedBy};
 pub use warnings::Warnings;
 
 /// The format on standard output; one at most of the machine ones.
@@ -53,6 +49,8 @@ pub enum Format {
     WriteOut(write_out::WriteOut),
     /// `--openmetrics -`: the run's figures when it ends, no table.
     OpenMetrics,
+    /// `--svg -`: the picture of the run when it ends, no table.
+    Svg,
 }
 
 /// What the command line asked to be written: a format on standard output
@@ -60,10 +58,11 @@ pub enum Format {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outputs {
     pub stdout: Format,
-    /// `--svg`: the picture of the run, written when it ends.
-    pub svg: Option<PathBuf>,
+    /// `--svg FILE`: the picture of the run, written when it ends; its
+    /// directory held since the command line was checked.
+    pub svg: Option<Destination>,
     /// `--openmetrics FILE`: the run's figures, written when it ends.
-    pub openmetrics: Option<PathBuf>,
+    pub openmetrics: Option<Destination>,
     /// `--label`: added to every series of the figures, after `target`.
     pub labels: openmetrics::Labels,
 }
@@ -106,13 +105,18 @@ pub fn open(
             openmetrics::Destination::Stdout(stdout(Escape::Visible)),
             openmetrics::run_labels(info, &asked.labels),
         )),
+        Format::Svg => Box::new(svg_file::SvgFile::new(svg_file::Picture::Stdout(stdout(
+            Escape::Visible,
+        )))),
     }];
-    if let Some(path) = &asked.svg {
-        outputs.push(Box::new(svg_file::SvgFile::new(path.clone())));
+    if let Some(file) = &asked.svg {
+        outputs.push(Box::new(svg_file::SvgFile::new(svg_file::Picture::File(
+            file.clone(),
+        ))));
     }
-    if let Some(path) = &asked.openmetrics {
+    if let Some(file) = &asked.openmetrics {
         outputs.push(Box::new(openmetrics::OpenMetrics::new(
-            openmetrics::Destination::File(path.clone()),
+            openmetrics::Destination::File(file.clone()),
             openmetrics::run_labels(info, &asked.labels),
         )));
     }
@@ -152,7 +156,10 @@ mod tests {
             (Format::Csv { time_first: true }, Escape::Visible, false),
             (Format::WriteOut(write_out), Escape::Visible, false),
             (Format::OpenMetrics, Escape::Visible, false),
+            (Format::Svg, Escape::Visible, true),
         ];
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str| Destination::open(&dir.path().join(name)).unwrap();
         for (format, escape, keeps) in cases {
             let asked = Outputs::stdout(format.clone());
             let (outputs, escapes) = opened(&asked);
@@ -162,24 +169,30 @@ mod tests {
             assert_eq!(outputs[0].what(), "the output");
 
             let with_svg = Outputs {
-                svg: Some("run.svg".into()),
+                svg: Some(file("run.svg")),
                 ..asked
             };
             let (outputs, escapes) = opened(&with_svg);
             assert_eq!(escapes, [escape], "the picture does not go to stdout");
             assert_eq!(outputs.len(), 2);
             assert!(outputs[1].keeps_samples());
-            assert_eq!(outputs[1].what(), "the picture to run.svg");
+            assert_eq!(
+                outputs[1].what(),
+                format!("the picture to {}", dir.path().join("run.svg").display())
+            );
 
             let with_figures = Outputs {
-                openmetrics: Some("run.prom".into()),
+                openmetrics: Some(file("run.prom")),
                 ..Outputs::stdout(format.clone())
             };
             let (outputs, escapes) = opened(&with_figures);
             assert_eq!(escapes, [escape], "the figures' file is not stdout");
             assert_eq!(outputs.len(), 2);
             assert!(!outputs[1].keeps_samples());
-            assert_eq!(outputs[1].what(), "the figures to run.prom");
+            assert_eq!(
+                outputs[1].what(),
+                format!("the figures to {}", dir.path().join("run.prom").display())
+            );
         }
     }
 }

@@ -2,18 +2,22 @@
 //! rounds with live output, statistics, and the judgement.
 
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicI32, Ordering};
 
 use crate::calibrate::FloorServer;
 use crate::cli::Options;
-use crate::exit::{self, Exit};
+use crate::exit::{self, Exit, Failure};
 use crate::probe::{self, Cancel, EarlyStop, Notice, Observer, Sample};
-use crate::render::{self, layout, Escape, Finished, Layout, Output, Style, Warnings};
+use crate::render::{
+    self, layout, Ending, Escape, Finished, Layout, Output, StoppedBy, Style, Warnings,
+};
 use crate::stats::{self, Verdict};
 
+mod ending;
 mod plan;
 mod signals;
 mod sink;
+
+pub use sink::settle;
 
 /// A certificate closer than this to its expiry is worth a warning.
 pub const CERT_WARN_DAYS: i32 = 14;
@@ -64,6 +68,8 @@ struct RunObserver<'r> {
     outputs: &'r mut [Box<dyn Output>],
     /// The output that could not be written, once one could not.
     failed: Option<usize>,
+    /// That was standard output, whose reader closed it (`| head`).
+    closed: bool,
     warnings: &'r mut Warnings,
     info: &'r probe::RunInfo,
     history: stats::History,
@@ -82,6 +88,7 @@ impl<'r> RunObserver<'r> {
         RunObserver {
             outputs,
             failed: None,
+            closed: false,
             warnings,
             info,
             history: stats::History::new(),
@@ -95,18 +102,25 @@ impl<'r> RunObserver<'r> {
     /// must not cost a file output the sample.
     fn each(&mut self, mut tell: impl FnMut(&mut dyn Output) -> io::Result<()>) -> io::Result<()> {
         let mut first = None;
-        for (i, output) in self.outputs.iter_mut().enumerate() {
+        for i in 0..self.outputs.len() {
             if self.failed == Some(i) {
                 continue;
             }
-            if let Err(e) = tell(output.as_mut()) {
-                if self.failed.is_none() {
-                    self.failed = Some(i);
-                }
+            if let Err(e) = tell(self.outputs[i].as_mut()) {
+                self.fail(i, &e);
                 first.get_or_insert(e);
             }
         }
         first.map_or(Ok(()), Err)
+    }
+
+    /// Output `i` cannot be written (`e`): it is told no more.
+    fn fail(&mut self, i: usize, e: &io::Error) {
+        if self.failed.is_none() {
+            self.failed = Some(i);
+            // Only standard output is first (`render::open`).
+            self.closed = i == 0 && e.kind() == io::ErrorKind::BrokenPipe;
+        }
     }
 }
 
@@ -139,90 +153,69 @@ impl Observer for RunObserver<'_> {
 
 /// Every output the command line asked for. Standard output keeps server
 /// text byte for byte in a file or a pipe, and escapes it on a terminal as
-/// the format asks.
+/// the format asks; it is written by a thread of its own, so that a reader
+/// that does not read cannot hold the run past a signal (`sink::Stdout`).
 fn open_outputs(opts: &Options, info: &probe::RunInfo) -> Vec<Box<dyn Output>> {
     let tty = layout::stdout_is_tty();
     let mut stdout = |escape: Escape| -> Box<dyn Write> {
         let escape = if tty { escape } else { Escape::Off };
-        Box::new(sink::Sink::new(io::stdout().lock(), escape))
+        Box::new(sink::Sink::new(sink::Stdout, escape))
     };
     render::open(&opts.output, info, style(opts), &mut stdout)
 }
 
-/// `--push`, after every output was written: the run's exposition goes to
-/// the Pushgateway, grouped by the run's labels; one that does not arrive
-/// is told on stderr and raises `exit` (`Exit::PushFailed`).
-fn push(opts: &Options, run: &Finished, exit: Exit) -> Exit {
-    let Some(to) = &opts.push else {
-        return exit;
-    };
-    let key = render::openmetrics::run_labels(run.info, &opts.output.labels);
-    let text = render::openmetrics::exposition(run, &key);
-    // A signal that comes while the push is under way abandons it.
-    let before = signals::seen();
-    match probe::push(to, &key, &text, Box::new(move || signals::seen() > before)) {
-        Ok(()) => exit,
-        Err(why) => Exit::PushFailed {
-            why,
-            then: Box::new(exit),
-        },
-    }
-}
-
-/// The exit code `exit` gives, or the signal's once one stopped the run.
-fn code_of(exit: &Exit, terminated: &AtomicI32) -> u8 {
-    match terminated.load(Ordering::SeqCst) {
-        0 => exit.exit_code(),
-        number => exit::signal_code(number),
-    }
-}
-
-fn output_failed(what: String, e: &dyn std::fmt::Display) -> Exit {
-    Exit::OutputFailed {
-        what,
-        error: e.to_string(),
-    }
-}
-
 /// A run that ended before round 1 still writes what its outputs write of
 /// one (`Output::ended_before_rounds`).
-fn ended_before_rounds(
-    opts: &Options,
-    ended: plan::NoRounds,
-    warnings: &Warnings,
-    terminated: &AtomicI32,
-) -> Exit {
+fn ended_before_rounds(opts: &Options, ended: plan::NoRounds, warnings: &Warnings) -> Exit {
     let info = &ended.info;
     let summary = stats::summarize(&stats::NO_RECORDS, std::time::Duration::ZERO);
-    let exit = Exit::BeforeRounds(ended.message);
-    let interrupted = info
-        .preflight_error
-        .as_ref()
-        .is_some_and(|e| e.kind == probe::ErrorKind::Canceled);
-    let exit_code = match terminated.load(Ordering::SeqCst) {
-        0 if interrupted => exit::signal_code(libc::SIGINT),
-        _ => code_of(&exit, terminated),
+    // Canceled: a signal came before round 1 (the preflight, the lookup).
+    let interrupted = signals::first().is_some();
+    let stopped_by = match signals::first() {
+        Some(signal) => by_signal(signal),
+        None => StoppedBy::Preflight,
     };
-    let run = Finished {
+    let mut run = Finished {
         info,
         samples: &[],
         summary: &summary,
         comparison: None,
         warnings: warnings.list(),
         history: &stats::NO_RECORDS,
-        exit_code,
+        exit_code: exit::FAILED,
+        ending: Ending {
+            completed: 0,
+            asked: info.settings.count,
+            cut: None,
+            stopped_by: Some(stopped_by),
+        },
     };
-    let outputs = open_outputs(opts, info);
-    // Every output is given its end even after one failed (a closed stdout
-    // must not cost the file outputs or the push), and the first failure
-    // is the run's.
-    let mut failed = None;
-    for mut output in outputs {
-        if let Err(e) = output.ended_before_rounds(&run) {
-            failed.get_or_insert_with(|| output_failed(output.what(), &e));
-        }
+    let mut outputs = open_outputs(opts, info);
+    ending::end_all(
+        opts,
+        &mut outputs,
+        None,
+        &mut run,
+        |o, run| o.ended_before_rounds(run),
+        (Exit::BeforeRounds(ended.message), interrupted),
+        ending::Outcome::default(),
+    )
+}
+
+/// What a signal that stopped the rounds is called in the outputs.
+fn by_signal(signal: i32) -> StoppedBy {
+    match signal {
+        libc::SIGTERM => StoppedBy::Terminate,
+        libc::SIGHUP => StoppedBy::HangUp,
+        _ => StoppedBy::Interrupt,
     }
-    push(opts, &run, failed.unwrap_or(exit))
+}
+
+/// An ending decided before the outputs were opened (a usage error, an
+/// output that could not start): with the code of a SIGTERM or SIGHUP
+/// that came meanwhile.
+fn early(exit: Exit) -> Exit {
+    ending::exit_of(&exit, &ending::Outcome::default(), false)
 }
 
 /// `--calibrate`: starts the in-process server, points the run at it and
@@ -239,25 +232,12 @@ fn calibration(
     Ok((server, env))
 }
 
+/// Runs, and says how it ended. A run a signal stopped has written what
+/// it has; its exit code says why it ended (`ending::exit_of`).
 pub fn run(opts: Options) -> Exit {
     let cancel = Cancel::new();
-    let terminated = signals::install_interrupt(&cancel);
-    let exit = run_until_done(opts, cancel.clone(), &terminated);
-    // A terminated run has printed what it has; its exit code says why it
-    // ended. So has one Ctrl+C ended before round 1: it measured nothing,
-    // and says so with Ctrl+C's own code.
-    let before_rounds = matches!(exit, Exit::BeforeRounds(_));
-    match terminated.load(Ordering::SeqCst) {
-        0 if before_rounds && cancel.is_canceled() => Exit::Signal {
-            number: libc::SIGINT,
-            then: Box::new(exit),
-        },
-        0 => exit,
-        number => Exit::Signal {
-            number,
-            then: Box::new(exit),
-        },
-    }
+    signals::install(&cancel);
+    run_until_done(opts, cancel)
 }
 
 /// What the probes run with: the trust anchors, read here once, outside
@@ -290,8 +270,8 @@ fn environment(
 /// The warnings only the whole run can give, once its rounds are over.
 fn after_the_rounds(warnings: &mut Warnings, history: &stats::History) {
     let tally = history.tallies.of_run();
-    if stats::large_residual(history) {
-        warnings.warn(render::warnings::LARGE_RESIDUAL);
+    if let Some(text) = render::warnings::large_residual(&stats::large_residual(history)) {
+        warnings.warn(text);
     }
     if let Some(text) = render::warnings::untracked_metrics(history.server_timing.untracked()) {
         warnings.warn(text);
@@ -307,11 +287,11 @@ fn after_the_rounds(warnings: &mut Warnings, history: &stats::History) {
     }
 }
 
-fn run_until_done(mut opts: Options, cancel: Cancel, terminated: &AtomicI32) -> Exit {
+fn run_until_done(mut opts: Options, cancel: Cancel) -> Exit {
     // The server (under `--calibrate`) lives as long as the run.
     let (_floor_server, env) = match environment(&mut opts, &cancel) {
         Ok(ready) => ready,
-        Err(exit) => return exit,
+        Err(exit) => return early(exit),
     };
     let mut warnings = Warnings::new();
     for w in &opts.warnings {
@@ -329,62 +309,128 @@ fn run_until_done(mut opts: Options, cancel: Cancel, terminated: &AtomicI32) -> 
         Err(mut ended) => {
             note_pin(&mut ended.info);
             drop(pin);
-            return ended_before_rounds(&opts, ended, &warnings, terminated);
+            return ended_before_rounds(&opts, ended, &warnings);
         }
     };
     note_pin(&mut info);
-    let cfg = &opts.config;
     // The rounds' zero point on both clocks, known to the output from its first line.
     let run_start = probe::RunStart::now();
     info.started_at = Some(run_start.wall);
     let mut outputs = open_outputs(&opts, &info);
-    for output in &mut outputs {
-        if let Err(e) = output.start(&info) {
-            return output_failed(output.what(), &e);
+    let mut observer = RunObserver::new(&mut outputs, &mut warnings, &info);
+    for i in 0..observer.outputs.len() {
+        if let Err(e) = observer.outputs[i].start(&info) {
+            observer.fail(i, &e);
+            if !observer.closed {
+                let failed = Failure::new(observer.outputs[i].what(), &e);
+                return early(Exit::OutputFailed(vec![failed]));
+            }
         }
     }
-    let mut observer = RunObserver::new(&mut outputs, &mut warnings, &info);
-    let rounds = probe::run_variants(cfg, &lanes, &env, run_start, &mut observer);
-    drop(pin);
-    let (failed, history) = (observer.failed, observer.history);
-    // An output that could not be written stops the rounds; the others
-    // still end, and the push still goes, below. Its failure is the run's.
-    let mut first_failure = None;
-    match &rounds.stop {
-        Some(EarlyStop::Output(e)) => {
-            let what = failed.map_or("the output".into(), |i| outputs[i].what());
-            first_failure = Some(output_failed(what, e));
+    // A reader gone before round 1 wants nothing measured.
+    let rounds = if observer.closed {
+        probe::Rounds {
+            samples: Vec::new(),
+            elapsed: std::time::Duration::ZERO,
+            stop: Some(EarlyStop::Output("closed".into())),
+            completed: 0,
+            cut: None,
         }
-        Some(EarlyStop::Valve(why)) => warnings.warn(render::warnings::valve(why)),
+    } else {
+        probe::run_variants(&opts.config, &lanes, &env, run_start, &mut observer)
+    };
+    drop(pin);
+    let (failed, closed, history) = (observer.failed, observer.closed, observer.history);
+    let rounds = Ended {
+        rounds,
+        history,
+        failed,
+        closed,
+    };
+    after_rounds(&opts, &info, &mut outputs, rounds, &mut warnings)
+}
+
+/// What the rounds left for the ending: the samples and their records,
+/// and the output that could not be written (`closed`: stdout's reader
+/// closed it), if one could not.
+struct Ended {
+    rounds: probe::Rounds,
+    history: stats::History,
+    failed: Option<usize>,
+    closed: bool,
+}
+
+impl Ended {
+    /// How the rounds ended, for the outputs (`signal`: the first that came).
+    fn ending(&self, asked: u32, signal: Option<i32>) -> Ending {
+        let stopped_by = self.rounds.stop.as_ref().map(|stop| match stop {
+            EarlyStop::Interrupted => by_signal(signal.unwrap_or(libc::SIGINT)),
+            EarlyStop::Output(_) if self.closed => StoppedBy::StdoutClosed,
+            EarlyStop::Output(_) => StoppedBy::OutputFailed,
+            EarlyStop::Valve(_) => StoppedBy::SafetyValve,
+        });
+        Ending {
+            completed: self.rounds.completed,
+            asked,
+            cut: self.rounds.cut,
+            stopped_by,
+        }
+    }
+}
+
+/// The statistics, the warnings of the whole run, and the ending: every
+/// output ended, the push, the exit code (`ending::end_all`).
+fn after_rounds(
+    opts: &Options,
+    info: &probe::RunInfo,
+    outputs: &mut [Box<dyn Output>],
+    ended: Ended,
+    warnings: &mut Warnings,
+) -> Exit {
+    let (rounds, history) = (&ended.rounds, &ended.history);
+    // An output that could not be written stopped the rounds; the others
+    // still end, and the push still goes. Its failure is the run's; a
+    // reader that closed stdout has had enough, which is no failure.
+    let mut outcome = ending::Outcome::default();
+    match (&rounds.stop, ended.failed) {
+        (Some(EarlyStop::Output(_)), Some(_)) if ended.closed => outcome.stdout_closed = true,
+        (Some(EarlyStop::Output(e)), failed) => {
+            let what = failed.map_or("the output".into(), |i| outputs[i].what());
+            outcome.failures.push(Failure::new(what, e));
+        }
+        (Some(EarlyStop::Valve(why)), _) => warnings.warn(render::warnings::valve(why)),
         _ => {}
     }
-    let summary = stats::summarize(&history, rounds.elapsed);
+    let run_ending = ended.ending(info.settings.count, signals::first());
+    if let Some(text) = render::warnings::ending(&run_ending) {
+        warnings.warn(text);
+    }
+    let summary = stats::summarize(history, rounds.elapsed);
     let comparison = info
         .compare
         .as_ref()
-        .map(|c| stats::compare_variants(&history, rounds.elapsed, c.variants.len()));
-    after_the_rounds(&mut warnings, &history);
-    let exit = Exit::Rounds(judgement(stats::judge(&history)));
-    let finished = Finished {
-        info: &info,
+        .map(|c| stats::compare_variants(history, rounds.elapsed, c.variants.len()));
+    after_the_rounds(warnings, history);
+    let mut finished = Finished {
+        info,
         samples: &rounds.samples,
         summary: &summary,
         comparison: comparison.as_ref(),
         warnings: warnings.list(),
-        history: &history,
-        exit_code: code_of(&exit, terminated),
+        history,
+        exit_code: exit::FAILED,
+        ending: run_ending,
     };
-    // As in `ended_before_rounds`: every output ends, then the push, and
-    // the first failure is the run's.
-    for (i, output) in outputs.iter_mut().enumerate() {
-        if failed == Some(i) {
-            continue;
-        }
-        if let Err(e) = output.end(&finished) {
-            first_failure.get_or_insert_with(|| output_failed(output.what(), &e));
-        }
-    }
-    push(&opts, &finished, first_failure.unwrap_or(exit))
+    let verdict = Exit::Rounds(judgement(stats::judge(history)));
+    ending::end_all(
+        opts,
+        outputs,
+        ended.failed,
+        &mut finished,
+        |o, run| o.end(run),
+        (verdict, false),
+        outcome,
+    )
 }
 
 #[cfg(test)]

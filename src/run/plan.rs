@@ -70,7 +70,12 @@ fn version_mismatch(asked: probe::HttpVersion, got: Option<probe::Proto>) -> Opt
 }
 
 /// Warnings the preflight's answer earns: a redirect, a certificate near its end.
-fn preflight_warnings(pre: &probe::Preflight, named: Option<&str>, warnings: &mut Warnings) {
+fn preflight_warnings(
+    pre: &probe::Preflight,
+    target: &probe::Target,
+    named: Option<&str>,
+    warnings: &mut Warnings,
+) {
     // Under `--compare target=` each endpoint's sentences start with its label.
     let mut warn = |text: String| match named {
         Some(label) => warnings.warn(format!("{label}: {text}")),
@@ -78,6 +83,9 @@ fn preflight_warnings(pre: &probe::Preflight, named: Option<&str>, warnings: &mu
     };
     if let Some(location) = &pre.redirect {
         warn(render::warnings::redirect(pre.status, location));
+    }
+    if pre.plain_http_to_tls_port {
+        warn(render::warnings::plain_http_to_tls_port(target, pre.status));
     }
     if let Some(tls) = pre.tls {
         if let Some(days) = tls.cert_days_left.filter(|&d| d < CERT_WARN_DAYS) {
@@ -103,10 +111,10 @@ fn plan_one(opts: &Options, env: &ProbeEnv, warnings: &mut Warnings) -> Result<R
     let pre = match probe::preflight(cfg, env) {
         Ok(_) | Err(_) if env.cancel.is_canceled() => return Err(interrupted(cfg, None)),
         Ok(pre) => pre,
-        Err(e) => {
-            let why =
-                render::warnings::preflight_failed(&cfg.target.url(), &e, cfg.settings.timeout);
-            return Err(NoRounds::new(probe::run_info_failed(cfg, e), Some(why)));
+        Err(failed) => {
+            let why = render::warnings::preflight_failed(cfg, &failed);
+            let info = probe::run_info_preflight_failed(cfg, &failed);
+            return Err(NoRounds::new(info, Some(why)));
         }
     };
     if let Some(valve) = &pre.stop {
@@ -129,7 +137,7 @@ fn plan_one(opts: &Options, env: &ProbeEnv, warnings: &mut Warnings) -> Result<R
         return Err(NoRounds::new(info, Some(got)));
     }
     let info = probe::run_info(cfg, &pre);
-    preflight_warnings(&pre, None, warnings);
+    preflight_warnings(&pre, &cfg.target, None, warnings);
     let lane = VariantSetup {
         variant: 0,
         config: cfg.clone(),
@@ -159,19 +167,18 @@ enum VariantCheck {
 fn check_variant(axis: probe::Axis, v: &probe::Variant, env: &ProbeEnv) -> VariantCheck {
     let pre = match probe::preflight(&v.config, env) {
         Ok(pre) => pre,
-        Err(e) => {
-            let why = if axis == probe::Axis::Target {
+        Err(failed) => {
+            let why = if axis.own_endpoints() {
                 // A target of its own: the words of a single run's failure, with its URL.
-                let url = v.config.target.url();
-                render::warnings::preflight_failed(&url, &e, v.config.settings.timeout)
+                render::warnings::preflight_failed(&v.config, &failed)
             } else {
-                render::warnings::variant_preflight_failed(&e, v.config.settings.timeout)
+                render::warnings::variant_preflight_failed(&v.config, &failed)
             };
-            return VariantCheck::CannotRun(why, e);
+            return VariantCheck::CannotRun(why, failed.error);
         }
     };
     if let Some(valve) = pre.stop {
-        if axis == probe::Axis::Target {
+        if axis.own_endpoints() {
             // A service of its own asked to be left alone: this target only.
             let why = render::warnings::target_preflight_backed_off(&valve);
             let e = ProbeError {
@@ -216,7 +223,7 @@ fn run_config<'a>(
     v: &'a probe::Variant,
     cfg: &'a probe::Config,
 ) -> &'a probe::Config {
-    if cmp.axis == probe::Axis::Target {
+    if cmp.axis.own_endpoints() {
         &v.config
     } else {
         cfg
@@ -319,9 +326,9 @@ fn plan_compare(
         info.addr = pre.addr;
         info.proto = pre.proto;
         info.tls = pre.tls;
-        if cmp.axis == probe::Axis::Target {
+        if cmp.axis.own_endpoints() {
             // Each endpoint's own redirect and certificate, named.
-            preflight_warnings(&pre, Some(&v.label), warnings);
+            preflight_warnings(&pre, &v.config.target, Some(&v.label), warnings);
         }
         lanes.push(VariantSetup {
             variant: index as u8,
@@ -389,8 +396,8 @@ fn settle(
         return Err(NoRounds::new(info, Some(why)));
     };
     info.compare = Some(compare);
-    if cmp.axis != probe::Axis::Target {
-        preflight_warnings(&pre, None, warnings);
+    if !cmp.axis.own_endpoints() {
+        preflight_warnings(&pre, &cfg.target, None, warnings);
     }
     Ok(Ready { info, lanes })
 }

@@ -6,9 +6,14 @@
 //! machine output (`--csv`, `--json`, `--jsonl`, `--write-out`), so none of
 //! them can be turned against the person reading it.
 
+use std::collections::VecDeque;
 use std::io::{self, Write};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
 
 use crate::render::Escape;
+
+use super::signals;
 
 /// The line structure a format writes itself (CSV's and JSON Lines' LF, a
 /// `--write-out` format's `\n`, `\r`, `\t`): kept, though they are control
@@ -96,6 +101,169 @@ impl<W: Write> Write for Sink<W> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
+    }
+}
+
+/// At most this much waits to be written before a write waits for room.
+const ROOM: usize = 64 * 1024;
+/// What the writer hands the system at once: a pipe takes a write this
+/// size without blocking once `poll` says it has room, so progress shows.
+const CHUNK: usize = 4096;
+/// Once a signal came, how long stdout may go without taking a byte before
+/// the run stops waiting for it.
+const STUCK: Duration = Duration::from_millis(500);
+/// How often a wait looks at the signals.
+const LOOK: Duration = Duration::from_millis(50);
+
+/// Standard output, written by a thread of its own so that no wait of the
+/// run is held by a reader that does not read: every write is queued and
+/// written in order, and `flush` waits until it is out, as a plain write
+/// would. Until a signal comes, the run waits for stdout as long as it
+/// takes; once one came, a stdout that takes nothing for `STUCK` (or past
+/// `signals::deadline`) is given up (`given_up`): the run goes on to its
+/// files and its push, and whatever is still queued is written if the
+/// reader comes back within the grace (`settle`).
+struct Pipe {
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    queue: VecDeque<u8>,
+    /// When the writer last handed bytes to the system.
+    progress: Option<Instant>,
+    /// Why stdout cannot be written (its first error): every later write
+    /// fails with it.
+    error: Option<(io::ErrorKind, String)>,
+    given_up: bool,
+    /// The writer holds bytes it has taken from `queue` but not written.
+    writing: bool,
+}
+
+impl State {
+    fn error(&self) -> Option<io::Error> {
+        self.error
+            .as_ref()
+            .map(|(kind, text)| io::Error::new(*kind, text.clone()))
+    }
+
+    fn drained(&self) -> bool {
+        self.queue.is_empty() && !self.writing
+    }
+}
+
+impl Pipe {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Writes what is queued, in chunks, until stdout fails.
+    fn write_out(&self, out: &mut dyn Write) {
+        let mut chunk = Vec::with_capacity(CHUNK);
+        loop {
+            {
+                let mut state = self.lock();
+                while state.queue.is_empty() {
+                    state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+                }
+                let n = state.queue.len().min(CHUNK);
+                chunk.clear();
+                chunk.extend(state.queue.drain(..n));
+                state.writing = true;
+            }
+            let result = out.write_all(&chunk).and_then(|()| out.flush());
+            let mut state = self.lock();
+            state.writing = false;
+            state.progress = Some(Instant::now());
+            if let Err(e) = result {
+                state.error = Some((e.kind(), e.to_string()));
+                state.queue.clear();
+            }
+            let failed = state.error.is_some();
+            drop(state);
+            self.changed.notify_all();
+            if failed {
+                return;
+            }
+        }
+    }
+
+    /// Waits until `done`, stdout fails, or a signal gives it up (see
+    /// `Pipe`). `Ok` once done or given up.
+    fn wait(&self, done: impl Fn(&State) -> bool) -> io::Result<()> {
+        let mut state = self.lock();
+        loop {
+            if let Some(e) = state.error() {
+                return Err(e);
+            }
+            if state.given_up || done(&state) {
+                return Ok(());
+            }
+            if let Some(at) = signals::first_at() {
+                let now = Instant::now();
+                let quiet_since = state.progress.map_or(at, |p| p.max(at));
+                let past_deadline = signals::deadline().is_some_and(|d| now >= d);
+                if now >= quiet_since + STUCK || past_deadline {
+                    state.given_up = true;
+                    return Ok(());
+                }
+            }
+            state = match self.changed.wait_timeout(state, LOOK) {
+                Ok((s, _)) => s,
+                Err(e) => e.into_inner().0,
+            };
+        }
+    }
+}
+
+/// The one standard output of the process (see `pipe`).
+static PIPE: OnceLock<Arc<Pipe>> = OnceLock::new();
+
+/// Standard output's pipe, its writer started on first use.
+fn pipe() -> &'static Pipe {
+    PIPE.get_or_init(|| {
+        let pipe = Arc::new(Pipe {
+            state: Mutex::new(State::default()),
+            changed: Condvar::new(),
+        });
+        let writer = pipe.clone();
+        std::thread::spawn(move || writer.write_out(&mut io::stdout()));
+        pipe
+    })
+}
+
+/// Standard output through its writer thread (see `Pipe`).
+pub(super) struct Stdout;
+
+impl Write for Stdout {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let pipe = pipe();
+        pipe.wait(|s| s.queue.len() < ROOM)?;
+        pipe.lock().queue.extend(bytes);
+        pipe.changed.notify_all();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        pipe().wait(State::drained)
+    }
+}
+
+/// Whether a signal made the run stop waiting for stdout (see `Pipe`).
+pub(super) fn given_up() -> bool {
+    pipe().lock().given_up
+}
+
+/// After a run that gave stdout up: waits for what is still queued to be
+/// written, until the signal's grace ends the process (`signals::GRACE`).
+pub fn settle() {
+    let Some(pipe) = PIPE.get() else {
+        return;
+    };
+    let mut state = pipe.lock();
+    while state.given_up && !state.drained() && state.error.is_none() {
+        state = pipe.changed.wait(state).unwrap_or_else(|e| e.into_inner());
     }
 }
 

@@ -1,24 +1,21 @@
 //! Statistics over the samples a run collected. Reads `probe` types only.
+//!
+//! Its folders are floors, bottom-up, each importing only from itself and
+//! those below (`FLOORS` in tests/source_layout/folders.rs): numbers (the
+//! arithmetic) <- records (what a run keeps) <- findings (what the end of a
+//! run says).
 
-mod anatomy;
-mod attribution;
-pub mod ci;
-mod compare;
-mod delta;
-pub mod descriptive;
-mod history;
-mod pairing;
-mod record;
-mod running;
-mod server_timings;
-mod stage_figures;
-mod summary;
-#[cfg(test)]
-mod summary_tests;
+mod findings;
+mod numbers;
+mod records;
 #[cfg(test)]
 #[path = "../../tests/support/synthetic.rs"]
 pub(crate) mod synthetic;
-mod tallies;
+
+use findings::{anatomy, attribution, compare, stage_figures, summary};
+pub use numbers::{ci, descriptive};
+use numbers::{delta, running};
+use records::{history, record, server_timings, tallies};
 
 pub use anatomy::{handshake_why, ConnectionParts, HandshakeWhy, TlsParts};
 pub use attribution::{share_percent, Attribution, ServerMetric};

@@ -77,6 +77,10 @@ pub struct FaultOpts {
     /// How many connections get the fault before service is normal again
     /// (`None` = every one after `ok_first`).
     pub faulty: Option<usize>,
+    /// A connection whose first byte is not a TLS handshake record (a
+    /// plain HTTP request) gets what nginx answers plain HTTP on an HTTPS
+    /// port with: a 400, then a close.
+    pub plain_http_400: bool,
 }
 
 impl Default for FaultOpts {
@@ -88,6 +92,7 @@ impl Default for FaultOpts {
             client_cert: false,
             tls12: false,
             faulty: None,
+            plain_http_400: false,
         }
     }
 }
@@ -240,6 +245,7 @@ fn accept_loop(
                 };
                 index += 1;
                 let conn = Conn {
+                    plain_http_400: opts.plain_http_400,
                     acceptor: acceptor.clone(),
                     counters: counters.clone(),
                     stop: stop.clone(),
@@ -269,6 +275,7 @@ fn accept_loop(
 }
 
 struct Conn {
+    plain_http_400: bool,
     acceptor: Arc<SslAcceptor>,
     counters: Arc<FaultCounters>,
     stop: Arc<AtomicBool>,
@@ -315,8 +322,38 @@ impl Conn {
         !self.stop.load(Ordering::SeqCst) && Instant::now() < self.deadline
     }
 
+    /// Whether the client's first byte is not a TLS handshake record;
+    /// `None` when it sent nothing in time.
+    fn plain_first(&self, stream: &TcpStream) -> Option<bool> {
+        let _ = stream.set_read_timeout(Some(POLL));
+        let mut first = [0u8; 1];
+        while self.alive() {
+            match stream.peek(&mut first) {
+                Ok(0) => return None,
+                Ok(_) => return Some(first[0] != 0x16),
+                Err(e) if timed_out(&e) => {}
+                Err(_) => return None,
+            }
+        }
+        None
+    }
+
     fn serve(self, stream: TcpStream, fault: Fault) {
         let _ = stream.set_nodelay(true);
+        if self.plain_http_400 && self.plain_first(&stream) == Some(true) {
+            let mut s = &stream;
+            let _ = s.read(&mut [0u8; 4096]);
+            let body = "The plain HTTP request was sent to HTTPS port\n";
+            let _ = write!(
+                s,
+                "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n{body}",
+                body.len()
+            );
+            std::thread::sleep(POLL);
+            let _ = stream.shutdown(Shutdown::Both);
+            return;
+        }
         if fault != Fault::None {
             self.counters.faulted.fetch_add(1, Ordering::SeqCst);
         }

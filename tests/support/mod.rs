@@ -7,13 +7,16 @@ pub mod delay;
 pub mod docs;
 pub mod faults;
 pub mod json_doc;
+pub mod markdown;
 pub mod ocsp;
 pub mod path;
 pub mod pki;
 pub mod prometheus;
+pub mod proxy;
 pub mod quickstart;
 mod relay;
 pub mod server;
+pub mod spawned;
 pub mod temp;
 pub mod why;
 pub mod wire;
@@ -219,6 +222,29 @@ pub fn have(tool: &str) -> bool {
         );
     }
     found
+}
+
+/// Skips the test that calls it (which returns next) with one line saying
+/// why, written past libtest's capture as `have` writes its own, so the
+/// skip is seen; under `CI=true` (which installs every tool and runs as
+/// root) it fails the test instead. Any other value of `CI` skips.
+pub fn skip(why: &str) {
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "CI must not skip: {why}"
+    );
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "skipped: {why}");
+}
+
+/// Whether the test runs as root; elsewhere it is skipped (`skip`).
+pub fn root_or_skip(test: &str) -> bool {
+    // SAFETY: geteuid(2) takes nothing and always succeeds.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root {
+        skip(&format!("{test} needs root"));
+    }
+    root
 }
 
 /// One value per timed sample of `mode` in a `--json` document (not warmup,

@@ -158,8 +158,9 @@ pub fn response(leaf: &X509, staple: &Staple) -> Vec<u8> {
 }
 
 /// `openssl s_server -www` on 127.0.0.1, a leaf from the test CA, stapling
-/// a response to every full handshake; killed when dropped. It answers
-/// `GET` only (tlsping needs `-X GET`) and closes each connection.
+/// a response to every full handshake (or, `with_flags`, none); killed when
+/// dropped. It answers `GET` only (tlsping needs `-X GET`) and closes each
+/// connection.
 pub struct StatusFileServer {
     child: Child,
     dir: PathBuf,
@@ -172,6 +173,28 @@ impl StatusFileServer {
     pub fn start(staple: &Staple, with_chain: bool) -> StatusFileServer {
         let (cert, key) = leaf(CertKind::Good);
         let der = response(&cert, staple);
+        let mut args = vec!["-status_file", "resp.der"];
+        if with_chain {
+            args.extend(["-cert_chain", "chain.pem"]);
+        }
+        StatusFileServer::spawn((cert, key), &args, |dir| {
+            std::fs::write(dir.join("resp.der"), &der).unwrap()
+        })
+    }
+
+    /// `openssl s_server -www` with a leaf from the test CA and the flags
+    /// `extra` (`-tls1_3`, `-Verify 1`), stapling nothing.
+    pub fn with_flags(extra: &[&str]) -> StatusFileServer {
+        StatusFileServer::spawn(leaf(CertKind::Good), extra, |_| {})
+    }
+
+    /// Writes the leaf, its key and the CA into a directory of its own
+    /// (and what `more` adds), and starts the server there.
+    fn spawn(
+        (cert, key): (X509, openssl::pkey::PKey<openssl::pkey::Private>),
+        extra: &[&str],
+        more: impl FnOnce(&Path),
+    ) -> StatusFileServer {
         let dir = scratch();
         std::fs::write(dir.join("leaf.pem"), cert.to_pem().unwrap()).unwrap();
         std::fs::write(
@@ -180,7 +203,7 @@ impl StatusFileServer {
         )
         .unwrap();
         std::fs::write(dir.join("chain.pem"), ca().cert.to_pem().unwrap()).unwrap();
-        std::fs::write(dir.join("resp.der"), der).unwrap();
+        more(&dir);
         let mut args = vec![
             "s_server",
             "-accept",
@@ -189,13 +212,9 @@ impl StatusFileServer {
             "leaf.pem",
             "-key",
             "leaf.key",
-            "-status_file",
-            "resp.der",
             "-www",
         ];
-        if with_chain {
-            args.extend(["-cert_chain", "chain.pem"]);
-        }
+        args.extend_from_slice(extra);
         let mut child = Command::new("openssl")
             .args(&args)
             .current_dir(&dir)
@@ -212,6 +231,7 @@ impl StatusFileServer {
         });
         let Some(port) = port else {
             let _ = child.kill();
+            let _ = child.wait();
             panic!("openssl s_server named no port");
         };
         // Whatever it says later is read and dropped, so it never blocks

@@ -53,7 +53,20 @@ fn make_ca(cn: &str) -> (X509, PKey<Private>) {
     (issue(spec, &key, None).unwrap(), key)
 }
 
-/// The test process's CA, created on first use.
+/// The folder of the test process's CA file. A static is never dropped,
+/// so the folder is removed when the process exits (`remove_ca_dir`), also
+/// after a failed test: the test harness exits through `exit(3)`.
+static CA_DIR: OnceLock<PathBuf> = OnceLock::new();
+
+/// Removes the CA's folder; registered with `atexit(3)` once it exists.
+extern "C" fn remove_ca_dir() {
+    if let Some(dir) = CA_DIR.get() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// The test process's CA, created on first use; its file's folder is this
+/// process's own (a new random name) and goes when the process exits.
 pub fn ca() -> &'static Ca {
     static CA: OnceLock<Ca> = OnceLock::new();
     CA.get_or_init(|| {
@@ -61,6 +74,13 @@ pub fn ca() -> &'static Ca {
         // A directory made new, and the file in it too: never a path
         // someone else could have prepared (the tests run as root).
         let dir = super::temp::private_dir("tlsping-test-");
+        // `get_or_init` runs this once per process, so the folder is set
+        // once and the handler registered once.
+        let _ = CA_DIR.set(dir.clone());
+        // SAFETY: atexit(3) only records a function pointer; the function
+        // takes nothing, and reads a static that is set before this line.
+        let registered = unsafe { libc::atexit(remove_ca_dir) };
+        assert_eq!(registered, 0, "atexit");
         let pem_path = dir.join("ca.pem");
         std::fs::OpenOptions::new()
             .write(true)

@@ -159,6 +159,8 @@ pub fn run_info() -> RunInfo {
         tls: Some(facts(false)),
         ip_pinned: true,
         dns_first: Some(Duration::from_millis(3)),
+        preflight_tcp: Some(Duration::from_millis(31)),
+        preflight_tls: Some(Duration::from_millis(33)),
         preflight_status: 200,
         preflight_bytes: 0,
         // The documented defaults, but 4 rounds.

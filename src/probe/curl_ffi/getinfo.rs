@@ -82,6 +82,48 @@ pub fn text<H>(easy: &Easy2<H>, info: Info<Str>, max: usize) -> Option<String> {
     Some(bounded(&text, max).to_string())
 }
 
+/// No list libcurl hands us is walked further than this.
+const MAX_CERTINFO_ENTRIES: usize = 256;
+
+/// The PEM of the first certificate (the server's own) that libcurl
+/// gathered in the last transfer of `easy`, set to (`CURLOPT_CERTINFO`).
+/// libcurl gathers them before it checks the certificate, so a transfer
+/// that check failed has them too. Copied within `max` bytes; `None`
+/// without one.
+pub fn first_certificate_pem<H>(easy: &Easy2<H>, max: usize) -> Option<String> {
+    // SAFETY: the borrowed `Easy2` keeps its handle alive.
+    let info = unsafe { getinfo(easy.raw(), super::info::CURLINFO_CERTINFO) }?;
+    let info = info.cast::<curl_sys::curl_certinfo>().cast_const();
+    if info.is_null() {
+        return None;
+    }
+    // SAFETY: for CURLINFO_CERTINFO libcurl writes a pointer to its own
+    // `struct curl_certinfo`, owned by the handle and left as it is until
+    // the handle is used again (it is borrowed for this call); read only.
+    let info = unsafe { &*info };
+    if info.num_of_certs < 1 || info.certinfo.is_null() {
+        return None;
+    }
+    // SAFETY: `certinfo` points to `num_of_certs` (at least one) list heads.
+    let mut entry = unsafe { *info.certinfo };
+    for _ in 0..MAX_CERTINFO_ENTRIES {
+        if entry.is_null() {
+            break;
+        }
+        // SAFETY: a non-NULL node of libcurl's list, alive as above.
+        let node = unsafe { &*entry };
+        if !node.data.is_null() {
+            // SAFETY: each node holds a NUL-terminated `Key:value` string of libcurl's.
+            let text = unsafe { CStr::from_ptr(node.data) }.to_bytes();
+            if let Some(pem) = text.strip_prefix(b"Cert:") {
+                return Some(bounded(&String::from_utf8_lossy(pem), max).to_string());
+            }
+        }
+        entry = node.next;
+    }
+    None
+}
+
 /// `text` cut to at most `max` bytes, at a character boundary.
 fn bounded(text: &str, max: usize) -> &str {
     if text.len() <= max {
@@ -118,5 +160,6 @@ mod tests {
         assert_eq!(off_t(&easy, CURLINFO_CONN_ID), Some(-1));
         assert_eq!(long(&easy, CURLINFO_HTTP_VERSION), Some(0));
         assert_eq!(text(&easy, CURLINFO_SCHEME, 64), None);
+        assert_eq!(first_certificate_pem(&easy, 1 << 16), None);
     }
 }

@@ -115,6 +115,9 @@ pub const CURL_HTTP_VERSION_3: i64 = 30;
 // Pointers and sockets: read inside callbacks only (`LiveHandle`).
 /// The connection's `struct curl_tlssessioninfo`.
 pub(super) const CURLINFO_TLS_SSL_PTR: Info<Ptr> = Info::of(Ptr::BITS + 45);
+/// The certificates libcurl gathered (`CURLOPT_CERTINFO`): a `struct
+/// curl_certinfo`, read after the transfer (`first_certificate_pem`).
+pub(super) const CURLINFO_CERTINFO: Info<Ptr> = Info::of(curl_sys::CURLINFO_CERTINFO);
 /// The socket of the connection the transfer is using right now.
 pub(super) const CURLINFO_ACTIVESOCKET: Info<Socket> = Info::of(Socket::BITS + 44);
 

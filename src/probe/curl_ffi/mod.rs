@@ -5,32 +5,32 @@
 //! it holds. A leaf: nothing here imports from the rest of `probe`; what a
 //! probe needs in its own types it builds from the plain values returned
 //! here (`answers`, `live_tls`), and what OpenSSL's callbacks report goes to
-//! a `HandshakeMoments` the probe names.
+//! a `HandshakeMoments` the probe names. The lowest floor of `probe`;
+//! OpenSSL's own side of the boundary is `ssl/`.
 
 use std::ffi::CStr;
 
 mod getinfo;
-mod handshake;
 mod headers;
 pub mod info;
 mod live;
-mod ocsp_staple;
 mod perform;
 mod request_counter;
 mod setopt;
 mod sockets;
-mod trust_store;
+mod ssl;
 mod url_parts;
-mod x509_text;
 
-pub use getinfo::{long, off_t, text, timer_us};
+use ssl::{handshake, ocsp_staple, trust_store, x509_text};
+
+pub use getinfo::{first_certificate_pem, long, off_t, text, timer_us};
 pub use handshake::{stamp_handshake, HandshakeMoments};
 pub use headers::each_response_header;
 pub use live::{group_name, LiveHandle};
 pub use ocsp_staple::{request_staple, take_first_response};
-pub use perform::{guarded, perform_on, raise_caught};
+pub use perform::{guarded, perform_on, perform_polling, raise_caught};
 pub use request_counter::count_requests;
-pub use setopt::{allow_early_data, quick_exit, set_curves};
+pub use setopt::{allow_early_data, multi_quick_exit, quick_exit, set_curves};
 pub use sockets::tcp_now;
 pub use sockets::{hang_up, read_tcp_info_at_close, tcp_at_close, tcp_at_close_clear};
 pub use sockets::{open_socket, CloseWatch, KernelTcp};

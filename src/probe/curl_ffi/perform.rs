@@ -21,6 +21,16 @@ pub fn perform_on<H>(
     easy: &Easy2<H>,
     stop: &dyn Fn() -> bool,
 ) -> Result<(), curl::Error> {
+    perform_polling(multi, easy, stop, STOP_POLL)
+}
+
+/// `perform_on`, asking `stop` every `poll` at the latest.
+pub fn perform_polling<H>(
+    multi: &curl::multi::Multi,
+    easy: &Easy2<H>,
+    stop: &dyn Fn() -> bool,
+    poll: std::time::Duration,
+) -> Result<(), curl::Error> {
     // SAFETY: both handles are live for this whole call, and the easy handle
     // is removed from the multi below before we return, so the multi never
     // refers to it past this borrow.
@@ -53,7 +63,7 @@ pub fn perform_on<H>(
             break Err(curl::Error::new(curl_sys::CURLE_ABORTED_BY_CALLBACK));
         }
         // libcurl shortens the wait to its own next timeout.
-        if multi.wait(&mut [], STOP_POLL).is_err() {
+        if multi.wait(&mut [], poll).is_err() {
             break Err(curl::Error::new(curl_sys::CURLE_FAILED_INIT));
         }
     };

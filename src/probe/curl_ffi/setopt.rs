@@ -122,9 +122,32 @@ pub fn quick_exit<H>(easy: &mut Easy2<H>) -> Result<(), curl::Error> {
     unsafe { setopt(easy, CURLOPT_QUICK_EXIT, 1) }
 }
 
+/// A long, on a multi handle: libcurl (8.22) keeps its resolver threads
+/// per multi handle and joins them when the multi goes, unless this is 1.
+const CURLMOPT_QUICK_EXIT: curl_sys::CURLMoption = curl_sys::CURLOPTTYPE_LONG + 21;
+
+/// Lets `multi` go without waiting for a lookup still running in one of
+/// its resolver threads (`CURLMOPT_QUICK_EXIT`), as `quick_exit` does for
+/// a handle that runs without a multi handle of ours.
+pub fn multi_quick_exit(multi: &curl::multi::Multi) -> Result<(), curl::MultiError> {
+    // SAFETY: the multi handle is live for this call, and QUICK_EXIT reads
+    // one long, 0 or 1.
+    let rc = unsafe { curl_sys::curl_multi_setopt(multi.raw(), CURLMOPT_QUICK_EXIT, 1 as c_long) };
+    if rc == curl_sys::CURLM_OK {
+        Ok(())
+    } else {
+        Err(curl::MultiError::new(rc))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_multi_handle_takes_the_quick_exit() {
+        assert!(multi_quick_exit(&curl::multi::Multi::new()).is_ok());
+    }
 
     #[test]
     fn an_option_of_another_kind_is_refused() {

@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 
 use crate::probe::{CompareInfo, Sample};
 
-use super::vars::{curl_vocabulary, ours_in_json, value, Known, Value, Var};
+use super::values::{value, Value};
+use super::vars::{curl_vocabulary, ours_in_json, Known, Var};
 
 /// `12.345678`: whole seconds, a point and six digits, from integer
 /// microseconds (no float, so no rounding), as curl prints every time.

@@ -12,9 +12,13 @@
 //! on, we refuse the format: a script must not read an empty field as a
 //! measurement. Names curl knows that cannot apply to a probe (an output
 //! file, FTP, other output streams) are refused with their own message.
+//!
+//! Floor 3 of `render`: reads the field table (`render::fields`) and the
+//! output contract; its tests use `--json`'s sample object.
 
 mod curl_json;
 mod format;
+mod values;
 mod vars;
 
 use std::io::{Read, Write};
@@ -115,7 +119,7 @@ impl WriteOut {
                     out.push_str(&serde_json::to_string(&json).unwrap_or_default());
                 }
                 Piece::Var(var) => {
-                    curl_json::write_text(&mut out, &vars::value(*var, s, compare));
+                    curl_json::write_text(&mut out, &values::value(*var, s, compare));
                 }
             }
         }

@@ -1,0 +1,20 @@
+//! What a person reads on a terminal: the table (live rows, the layouts
+//! and their paint), the statistics block and its why, `--compare`'s
+//! words, the distribution picture, the warnings, and the number
+//! formatting they share. Floor 4 of `render`: imports the output contract
+//! and `tables`; `write_out` and `machine` are beside it, never imported.
+
+pub mod compare;
+pub mod distribution;
+pub mod format;
+pub mod human;
+pub mod layout;
+pub mod paint;
+pub mod rows;
+pub mod summary;
+pub mod warnings;
+pub mod why;
+
+// What the files here name as `super::x` from the floors below.
+use super::output;
+use super::tables::fields;
