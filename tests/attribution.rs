@@ -184,7 +184,17 @@ fn json_carries_the_attribution_fields_and_medians() {
     assert!(sum["tls_finish_ms"].as_f64().unwrap() > 0.0, "{sum}");
     assert!(sum["tls_network_server_ms"].as_f64().is_some(), "{sum}");
     assert!(sum["tcp_rtt_ms"].as_f64().unwrap() > 0.0, "{sum}");
-    assert!(sum["server_time_ms"].is_number(), "{sum}");
+    // Per mode: the server's time after the request, from the records.
+    assert!(sum["server_time_ms"]["cold"].is_number(), "{sum}");
+    assert!(sum["server_time_ms"]["warm"].is_number(), "{sum}");
+    assert_eq!(
+        sum["server_time_n"],
+        serde_json::json!({"cold": 2, "warm": 2}),
+        "{sum}"
+    );
+    for s in samples.iter().filter(|s| s["warmup"] == false) {
+        assert!(s["server_time_ms"].is_number(), "{s}");
+    }
     assert_eq!(sum["server_timing"][0]["name"], "db", "{sum}");
     assert_eq!(sum["server_timing"][0]["median_ms"], 7.0, "{sum}");
     // Round 1 is warmup: two timed rounds, each with a cold and a warm probe.
@@ -192,17 +202,19 @@ fn json_carries_the_attribution_fields_and_medians() {
 }
 
 /// Medians over the timed cold probes of a run against `server`: the part
-/// of `tls` that is neither our set-up nor our finish, `srv − rtt`, and the
-/// kernel's RTT.
+/// of `tls` that is neither our set-up nor our finish, the server's time
+/// after the request (from the records), and the kernel's RTT.
 fn cold_medians(server: &TestServer) -> (Duration, Duration, Duration) {
     let samples = rounds(server, ModeChoice::Cold, 6);
     let (mut wire, mut server_time, mut rtt) = (Vec::new(), Vec::new(), Vec::new());
     for s in samples.iter().filter(|s| !s.warmup) {
         assert!(s.ok(), "{:?}", s.error);
         wire.push(s.tls_network_server().unwrap());
-        server_time.push(Duration::from_micros(
-            s.server_time_us().unwrap().max(0) as u64
-        ));
+        server_time.push(Duration::from_micros(u64::from(
+            s.stages()
+                .server
+                .expect("the server's time after the request"),
+        )));
         rtt.push(Duration::from_micros(u64::from(s.tcp_info.unwrap().rtt_us)));
     }
     let median = |mut v: Vec<Duration>| {
@@ -214,7 +226,7 @@ fn cold_medians(server: &TestServer) -> (Duration, Duration, Duration) {
 
 /// A server that is slow to write (every byte D late, in user space) is the
 /// server's time, not the path's: the kernel's RTT stays a loopback RTT,
-/// `srv − rtt` grows by D, and so does what `tls` holds beyond our own
+/// the server's time after the request grows by D, and so does what `tls` holds beyond our own
 /// set-up and finish (the path and the server). Against the same server with
 /// no delay, so the handshake's own CPU on this machine cancels out.
 #[test]
@@ -237,7 +249,7 @@ fn a_slow_writing_server_is_attributed_to_the_server() {
     );
     assert!(
         close_to_d(server_time.saturating_sub(server0)),
-        "srv - rtt grew by {:?} (from {server0:?} to {server_time:?}), expected about {d:?}",
+        "the server's time grew by {:?} (from {server0:?} to {server_time:?}), expected about {d:?}",
         server_time.saturating_sub(server0)
     );
     assert!(

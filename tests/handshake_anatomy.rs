@@ -100,6 +100,7 @@ fn why_lines(case: &str, text: &str) -> Vec<String> {
         .collect();
     for l in &lines {
         println!("{case} | {l}");
+        support::why::assert_adds_up(l);
     }
     lines
 }
@@ -206,7 +207,7 @@ fn a_server_that_accepts_only_p384_costs_a_hello_retry() {
     assert_eq!(sum["connection_round_trips"], 4, "{sum}");
     let lines = why_lines("(a)", &text);
     let why = line(&lines, "why: ");
-    assert!(why.contains("= 2 round trips of "), "{why}");
+    assert!(why.contains("= 2 round trips × "), "{why}");
     assert!(
         why.contains("one for a HelloRetryRequest: the server wants P-384, we sent X25519"),
         "{why}"
@@ -235,7 +236,7 @@ fn a_server_that_accepts_only_p384_costs_a_hello_retry() {
     assert_eq!(doc["summary"]["tls_extra"]["hello_retry"], 0);
     let lines = why_lines("(a) as advised", &text);
     assert!(
-        line(&lines, "why: ").contains("= 1 round trip of "),
+        line(&lines, "why: ").contains("= 1 round trip × "),
         "{lines:?}"
     );
 }
@@ -253,7 +254,14 @@ fn the_documents_show_these_lines(printed: &[String]) {
             // One line of each kind, but several `to save` lines, told
             // apart by what they save.
             .map(|p| match p {
-                "to save " => t.split(':').next().unwrap_or(t).to_string(),
+                // What they save, its figure aside.
+                "to save " => t
+                    .split(':')
+                    .next()
+                    .unwrap_or(t)
+                    .chars()
+                    .filter(|c| !c.is_ascii_digit() && *c != '.')
+                    .collect(),
                 _ => p.to_string(),
             })
     };
@@ -432,14 +440,34 @@ fn rsa4096_run() -> Option<f64> {
     let Case { doc, text, .. } = run(opts, &["-n", "3", "--resume", "off"])?;
     let lines = why_lines("(c)", &text);
     assert!(
-        line(&lines, "why: ").contains("= 1 round trip of "),
+        line(&lines, "why: ").contains("= 1 round trip × "),
         "{lines:?}"
     );
-    let save = line(&lines, "to save server time");
-    assert!(
-        save.contains("RSA-4096 (rsa_pss_") && save.contains("ECDSA"),
-        "{save}"
-    );
+    // The advice is there where the server's time is worth saving: at
+    // least 1 ms and 2 % of the new connection (a fast machine signs with
+    // RSA-4096 in about 2 ms, under 2 % of this path's 125 ms).
+    let server = support::why::part(line(&lines, "why: "), "server").expect("why: server");
+    let total = support::why::part(line(&lines, "new connection"), "total").expect("total");
+    let save = lines.iter().find(|l| l.contains("of server time"));
+    if server >= 1.0 && server >= 0.02 * total {
+        let save = save.unwrap_or_else(|| panic!("no server-time advice in {lines:#?}"));
+        assert!(
+            save.contains("RSA-4096 (rsa_pss_") && save.contains("ECDSA"),
+            "{save}"
+        );
+        // The saving stated is the why line's server part, as printed.
+        let why = line(&lines, "why: ");
+        let word = why
+            .split("+ server ")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap();
+        assert!(save.contains(&format!("up to {word} of")), "{save}");
+    } else {
+        assert!(save.is_none(), "advice not worth it: {lines:#?}");
+    }
     let samples = cold(&doc);
     for s in &samples {
         show("(c) RSA-4096", s);
@@ -497,10 +525,14 @@ fn a_resumed_handshake_is_one_round_trip_without_a_certificate() {
     let lines = why_lines("(e)", &text);
     let why = line(&lines, "why: ");
     assert!(
-        why.contains("= 1 round trip of ") && why.contains("resumed, with no certificate"),
+        why.contains("= 1 round trip × ") && why.contains("resumed, with no certificate"),
         "{why}"
     );
-    assert!(line(&lines, "to save one more round trip").contains("--compare early-data=off,on"));
+    // The test server's tickets allow no early data: nothing to advise.
+    assert!(
+        lines.iter().all(|l| !l.contains("early data")),
+        "{lines:#?}"
+    );
     assert!(
         server.counters.snapshot().resumed >= 4,
         "{:?}",
@@ -533,7 +565,7 @@ fn a_server_that_waits_before_answering_shows_its_wait() {
     };
     let lines = why_lines("(f)", &text);
     assert!(
-        line(&lines, "why: ").contains("= 1 round trip of "),
+        line(&lines, "why: ").contains("= 1 round trip × "),
         "{lines:?}"
     );
     let samples = cold(&doc);
@@ -553,9 +585,13 @@ fn a_server_that_waits_before_answering_shows_its_wait() {
         server.iter().all(|&t| t >= 30.0 - 1.5) && mid <= 30.0 + 6.0,
         "server_handshake_ms {server:?} against a 30 ms wait"
     );
-    // The summary's median is the samples' median.
+    // The summary's median is the samples' median, as the statistics keep
+    // it: to four significant figures (within 1/4096).
     let sum = doc["summary"]["server_handshake_ms"].as_f64().unwrap();
-    assert!((sum - mid).abs() < 0.002, "{sum} against {mid}");
+    assert!(
+        (sum - mid).abs() <= mid / 4096.0 + 0.0015,
+        "{sum} against {mid}"
+    );
 }
 
 #[test]
@@ -569,14 +605,21 @@ fn a_plain_handshake_is_one_round_trip_and_names_nothing() {
     let lines = why_lines("(g)", &text);
     let why = line(&lines, "why: ");
     assert!(
-        why.contains("= 1 round trip of ") && !why.contains("one for"),
+        why.contains("= 1 round trip × ") && !why.contains("one for"),
         "{why}"
     );
-    assert!(line(&lines, "to save the certificate").contains("--compare resume=off,on"));
+    // Resumption saves the server's and our work where that is worth it.
+    assert!(
+        lines
+            .iter()
+            .filter(|l| l.contains("resume sessions"))
+            .all(|l| l.contains("to save up to ") && l.contains("--compare resume=off,on")),
+        "{lines:#?}"
+    );
     assert!(line(&lines, "new connection").contains("(tcp 1 · tls 1 · srv 1)"));
     assert_eq!(
         doc["summary"]["tls_extra"],
-        json!({"hello_retry": 0, "tls12": 0, "initial_window": 0})
+        json!({"hello_retry": 0, "tls12": 0, "initial_window": 0, "split_flight": 0, "loss": 0})
     );
     for s in cold(&doc) {
         show("(g) plain", &s);

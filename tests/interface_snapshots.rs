@@ -74,6 +74,8 @@ fn samples() -> Vec<Sample> {
             },
         ]),
         server_handshake: Some(Duration::from_micros(1_234)),
+        transmission: Some(Duration::from_micros(2_468)),
+        certs: Vec::new(),
         sig_alg: Some(0x0804),
         server_key: Some("RSA-4096".into()),
         cert_bytes: Some(19_876),
@@ -86,9 +88,10 @@ fn samples() -> Vec<Sample> {
     let mut r2c = at(cold(2, 80, 30_500, 31_000, 33_000, 250), 1160);
     r2c.early_data = Some(EarlyData::Accepted);
     r2c.anatomy = Some(Box::new(HandshakeAnatomy {
-        round_trips: Some(1),
-        extra: Some(Vec::new()),
+        round_trips: Some(2),
+        extra: Some(vec![TlsExtra::SplitFlight { first_bytes: 133 }]),
         server_handshake: Some(Duration::from_micros(310)),
+        transmission: Some(Duration::ZERO),
         server_flight_bytes: Some(1_344),
         ..Default::default()
     }));

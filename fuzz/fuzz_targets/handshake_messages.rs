@@ -7,7 +7,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use tlsping::probe::handshake_messages::{
-    group_name, name_or_hex, sig_scheme_name, MessageFacts, RT_HANDSHAKE, RT_HEADER, MAX_SHARES,
+    group_name, name_or_hex, sig_scheme_name, ticket_early_data, MessageFacts, RT_HANDSHAKE,
+    RT_HEADER, MAX_SHARES,
 };
 
 fuzz_target!(|data: &[u8]| {
@@ -28,6 +29,9 @@ fuzz_target!(|data: &[u8]| {
             }
             1 => {
                 assert_eq!(facts.server(RT_HANDSHAKE, piece), 0);
+                // A post-handshake message: a NewSessionTicket's early
+                // data allowance, or nothing.
+                let _ = ticket_early_data(piece);
             }
             2 => facts.ours(RT_HANDSHAKE, piece),
             _ => {

@@ -57,8 +57,9 @@ pub use target::{Target, TargetError};
 pub use transfer::{Capture, HeaderCapture, TransferFacts};
 pub use trust::{check_sources as check_trust_sources, TrustStore};
 pub use types::{
-    tls_version_label, CompareInfo, CurlTimers, ErrorKind, HandshakeAnatomy, Mode, OcspStaple,
-    ProbeError, Proto, RunInfo, Sample, ServerTiming, TcpFacts, TlsExtra, TlsFacts, VariantInfo,
+    tls_version_label, CertSize, CompareInfo, CurlTimers, ErrorKind, HandshakeAnatomy, Mode,
+    OcspStaple, ProbeError, Proto, RunInfo, Sample, ServerTiming, TcpFacts, TlsExtra, TlsFacts,
+    VariantInfo,
 };
 pub use valve::Valve;
 pub use wakeup::{WakeupPin, CPU_DMA_LATENCY};

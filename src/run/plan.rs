@@ -189,7 +189,13 @@ fn check_variant(axis: probe::Axis, v: &probe::Variant, env: &ProbeEnv) -> Varia
         }
         _ => None,
     };
-    match http.or(tls) {
+    // A variant that sends early data against a server that takes none
+    // would only repeat the other variant.
+    let early = pre
+        .tls
+        .filter(|tls| v.config.settings.early_data && tls.refuses_early_data())
+        .map(EndReason::NoEarlyData);
+    match http.or(tls).or(early) {
         Some(why) => VariantCheck::CannotRun(why),
         None => VariantCheck::Runs(pre),
     }

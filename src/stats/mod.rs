@@ -17,13 +17,13 @@ pub use numbers::{ci, descriptive};
 use numbers::{delta, running};
 use records::{history, record, server_timings, tallies};
 
-pub use anatomy::{handshake_why, HandshakeWhy};
+pub use anatomy::{handshake_why, ConnectionParts, HandshakeWhy, TlsParts};
 pub use attribution::{share_percent, Attribution, ServerMetric};
 pub use compare::{compare as compare_variants, Comparison, Difference, COLD_STAGES, WARM_STAGES};
 pub use delta::{median_delta, Delta};
 pub use descriptive::{Description, P95_MIN_N};
 pub use history::{History, EMPTY as NO_RECORDS};
-pub use record::Record;
+pub use record::{HandshakeParts, Record};
 pub use running::RunningMedian;
 pub use server_timings::{ServerTimings, MAX_TRACKED_METRICS};
 pub use stage_figures::{stage_figures, StageFigures};

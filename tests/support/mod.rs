@@ -1,6 +1,7 @@
 //! Shared test support: certificates, servers and helpers to run the binary.
 #![allow(dead_code, unused_imports)]
 
+pub mod capture;
 pub mod curl_cli;
 pub mod delay;
 pub mod docs;
@@ -17,12 +18,14 @@ mod relay;
 pub mod server;
 pub mod spawned;
 pub mod temp;
+pub mod why;
+pub mod wire;
 
 use std::process::{Command, Output};
 
 pub use json_doc::{error_kinds, run_field, samples, stop_warnings, warnings};
 pub use pki::{ca, CertKind, HOSTILE_CN};
-pub use server::{handshakes, start, ServerOpts, Snapshot, TestServer};
+pub use server::{handshakes, start, FlightCut, ServerOpts, Snapshot, TestServer};
 pub use temp::{path_str, TempDir};
 
 /// The binary under test (integration tests only; the example server has none).

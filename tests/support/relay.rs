@@ -33,6 +33,8 @@ pub const WAKE_EARLY: Duration = Duration::from_micros(100);
 pub enum Toward {
     Server,
     Client,
+    /// Both directions, each counting its own segments.
+    Both,
 }
 
 /// A deterministic loss: of the TCP segments that carry data toward
@@ -245,7 +247,10 @@ pub fn run(
     counters: Arc<Counters>,
 ) {
     be_punctual();
-    let every = |toward| loss.filter(|l| l.toward == toward).map(|l| l.every);
+    let every = |toward| {
+        loss.filter(|l| l.toward == toward || l.toward == Toward::Both)
+            .map(|l| l.every)
+    };
     let (client, server) = (client_tun.as_raw_fd(), server_tun.as_raw_fd());
     let mut lines = [
         Line::new(client, server, every(Toward::Server)),

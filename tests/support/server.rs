@@ -79,6 +79,21 @@ pub struct ServerOpts {
     /// Wait this long once a ClientHello is read, before answering it (the
     /// server's own handshake time, as a slow signer or a busy CPU gives).
     pub hello_wait: Option<Duration>,
+    /// Write the first flight in two parts (see [`FlightCut`]).
+    pub flight_cut: Option<FlightCut>,
+}
+
+/// How a server writes its first flight in two parts: its first two
+/// records (ServerHello, ChangeCipherSpec), then the rest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlightCut {
+    /// With Nagle's algorithm on, as GnuTLS and Java servers do: the rest,
+    /// less than a segment, waits in the server's TCP for the client's ACK
+    /// of the first part.
+    Split,
+    /// With TCP_NODELAY, the rest after the server pauses this long (work
+    /// of its own between two writes).
+    Pause(Duration),
 }
 
 impl Default for ServerOpts {
@@ -104,6 +119,7 @@ impl Default for ServerOpts {
             answer_early: false,
             staple: None,
             hello_wait: None,
+            flight_cut: None,
         }
     }
 }
@@ -125,6 +141,9 @@ pub struct Counters {
     /// server with `staple` set (its status callback ran; OpenSSL does not
     /// consult it on a resumed handshake, which sends no certificate).
     pub status_requests: AtomicUsize,
+    /// With `flight_cut`, the server's own log of each first flight: the
+    /// bytes it wrote first, and how long it paused before the rest.
+    pub flight_cuts: Mutex<Vec<(usize, Duration)>>,
 }
 
 /// The server's side of TLS 1.3 early data on one handshake
@@ -337,8 +356,19 @@ async fn serve_conn(
     opts: Arc<ServerOpts>,
     counters: Arc<Counters>,
 ) {
-    // Whole responses in one write: no Nagle stall that is the server's artefact.
-    let _ = stream.set_nodelay(true);
+    // Whole responses in one write: no Nagle stall that is the server's
+    // artefact, unless the test asks for one.
+    let _ = stream.set_nodelay(opts.flight_cut != Some(FlightCut::Split));
+    if let Some(cut) = opts.flight_cut {
+        let cut = CutStream {
+            inner: stream,
+            cut,
+            state: CutState::First,
+            counters: counters.clone(),
+            first: 0,
+        };
+        return serve_tls(cut, acceptor, opts, counters).await;
+    }
     match opts.delay {
         Some(d) => {
             if let Ok(delayed) = DelayedStream::new(stream, d) {
@@ -515,6 +545,96 @@ fn handshake_seen(ssl: &SslRef, early_bytes: usize) -> HandshakeSeen {
         client_cert_subject,
         early_data,
         early_bytes,
+    }
+}
+
+/// Where a [`CutStream`] is in its first flight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CutState {
+    First,
+    Rest,
+    Done,
+}
+
+/// A server's TCP stream that writes its first flight in two parts
+/// ([`FlightCut`]) and notes what it did in `counters.flight_cuts`.
+struct CutStream {
+    inner: tokio::net::TcpStream,
+    cut: FlightCut,
+    state: CutState,
+    counters: Arc<Counters>,
+    first: usize,
+}
+
+/// The end of the first two TLS records in `buf` (or of what is there).
+fn two_records(buf: &[u8]) -> usize {
+    let mut at = 0;
+    for _ in 0..2 {
+        if buf.len() < at + 5 {
+            return buf.len();
+        }
+        at += 5 + usize::from(u16::from_be_bytes([buf[at + 3], buf[at + 4]]));
+    }
+    at.min(buf.len())
+}
+
+impl AsyncRead for CutStream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for CutStream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let me = self.get_mut();
+        match me.state {
+            CutState::First if buf.first() == Some(&22) => {
+                let part = two_records(buf);
+                let written = Pin::new(&mut me.inner).poll_write(cx, &buf[..part]);
+                if let Poll::Ready(Ok(n)) = written {
+                    me.first += n;
+                    if me.first >= part {
+                        me.state = CutState::Rest;
+                    }
+                }
+                written
+            }
+            CutState::Rest => {
+                let paused = match me.cut {
+                    FlightCut::Pause(d) => {
+                        // The server's own work between its two writes (the
+                        // test server's one worker waits with it).
+                        std::thread::sleep(d);
+                        d
+                    }
+                    FlightCut::Split => Duration::ZERO,
+                };
+                me.counters
+                    .flight_cuts
+                    .lock()
+                    .unwrap()
+                    .push((me.first, paused));
+                me.state = CutState::Done;
+                Pin::new(&mut me.inner).poll_write(cx, buf)
+            }
+            _ => Pin::new(&mut me.inner).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
     }
 }
 

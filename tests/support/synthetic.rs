@@ -43,6 +43,7 @@ fn facts(resumed: bool) -> TlsFacts {
         cert_expired: false,
         cert_not_after: Some(1_900_000_000),
         ocsp: (!resumed).then_some(OcspStaple::Good),
+        ticket_early_data: Some(0),
     }
 }
 
@@ -85,7 +86,14 @@ pub fn cold(
         tls_us.saturating_sub(900).min(500),
     )));
     s.tcp_info = kernel(srv_us);
+    s.reply_wait = reply(srv_us);
     s
+}
+
+/// From the request's record out to the response's first record in: all
+/// of `srv` but a twentieth (libcurl's own work before its stamp).
+fn reply(srv_us: u32) -> Option<Duration> {
+    Some(Duration::from_micros(u64::from(srv_us / 20 * 19)))
 }
 
 /// A warm probe: `reused` false means it had to dial (a `new conn`).
@@ -108,6 +116,7 @@ pub fn warm(round: u32, wait_us: u32, srv_us: u32, other_us: u32, reused: bool) 
         s.tls = Some(facts(false));
     }
     s.tcp_info = kernel(srv_us);
+    s.reply_wait = reply(srv_us);
     s
 }
 

@@ -31,6 +31,7 @@ pub use ocsp_staple::{request_staple, take_first_response};
 pub use perform::{guarded, perform_on, perform_polling, raise_caught};
 pub use request_counter::count_requests;
 pub use setopt::{allow_early_data, multi_quick_exit, quick_exit, set_curves};
+pub use sockets::tcp_now;
 pub use sockets::{hang_up, read_tcp_info_at_close, tcp_at_close, tcp_at_close_clear};
 pub use sockets::{open_socket, CloseWatch, KernelTcp};
 pub use trust_store::{clear_ca_locations, install_trust_store};
@@ -65,6 +66,23 @@ pub fn monotonic_us() -> u64 {
     // SAFETY: clock_gettime writes one timespec through the valid pointer;
     // CLOCK_MONOTONIC exists on every Linux kernel this builds for.
     let rc = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    if rc != 0 {
+        return 0;
+    }
+    (ts.tv_sec as u64) * 1_000_000 + (ts.tv_nsec as u64) / 1_000
+}
+
+/// The CPU time this thread has used, in microseconds
+/// (CLOCK_THREAD_CPUTIME_ID): the client's own work, without the time
+/// another thread or process (a server on the same machine) had the CPU.
+pub fn thread_cpu_us() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through the valid pointer;
+    // the calling thread's CPU clock always exists.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     if rc != 0 {
         return 0;
     }

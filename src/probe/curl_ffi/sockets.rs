@@ -17,6 +17,14 @@ pub struct KernelTcp {
     /// Segments retransmitted since the connection opened, less those the
     /// receiver reported as duplicates (D-SACK): the losses actually recovered.
     pub total_retrans: u32,
+    /// The peer's segments that arrived out of order (a hole before them:
+    /// one of its segments was lost; 0 where the kernel does not say, 5.4+).
+    pub rcv_ooopack: u32,
+    /// The segment size this end sends with (from the peer's advertised
+    /// one and the path), and the largest it received so far (0: unknown):
+    /// on a path alike both ways, the larger is the peer's segment size.
+    pub snd_mss: u32,
+    pub rcv_mss: u32,
 }
 
 /// A socket for libcurl, opened the way the `curl` crate's default does
@@ -85,6 +93,7 @@ pub(super) fn read_tcp_info(sock: c_int) -> Option<KernelTcp> {
     let min_rtt_end = std::mem::offset_of!(libc::tcp_info, tcpi_min_rtt) + 4;
     let retrans_end = std::mem::offset_of!(libc::tcp_info, tcpi_total_retrans) + 4;
     let dsack_end = std::mem::offset_of!(libc::tcp_info, tcpi_dsack_dups) + 4;
+    let ooo_end = std::mem::offset_of!(libc::tcp_info, tcpi_rcv_ooopack) + 4;
     // A retransmission the receiver reports as a duplicate (D-SACK) was not a
     // loss: typically a tail-loss probe sent while a busy peer was slow to
     // acknowledge. Those are taken out where the kernel reports them (5.2+).
@@ -104,7 +113,22 @@ pub(super) fn read_tcp_info(sock: c_int) -> Option<KernelTcp> {
         } else {
             0
         },
+        rcv_ooopack: if reaches(ooo_end) {
+            info.tcpi_rcv_ooopack
+        } else {
+            0
+        },
+        snd_mss: info.tcpi_snd_mss,
+        rcv_mss: info.tcpi_rcv_mss,
     })
+}
+
+/// `TCP_INFO` of the socket the transfer running on this thread opened
+/// last (`open_socket`), while it is open: what a callback inside the
+/// transfer can read of the connection.
+pub fn tcp_now() -> Option<KernelTcp> {
+    let sock = OPENED_SOCKET.with(|c| c.get());
+    (sock >= 0).then(|| read_tcp_info(sock)).flatten()
 }
 
 /// The sockets of a cold runner's connections that libcurl has opened and

@@ -127,6 +127,9 @@ pub enum EndReason {
     AnsweredOver(Option<Proto>),
     /// A variant that asks for a TLS version (its ceiling) got another.
     Negotiated(TlsFacts),
+    /// A variant that sends early data got a server that takes none
+    /// (`TlsFacts::refuses_early_data`).
+    NoEarlyData(TlsFacts),
     /// `--compare addr` without a list: the host has one address.
     OneAddress { host: String, addr: IpAddr },
     /// `--compare addr` without a list: the host's addresses could not be
@@ -161,6 +164,7 @@ impl EndReason {
             | EndReason::HttpVersionRefused { .. }
             | EndReason::AnsweredOver(_)
             | EndReason::Negotiated(_)
+            | EndReason::NoEarlyData(_)
             | EndReason::OneAddress { .. }
             | EndReason::NoVariantCanRun { first: None, .. }
             | EndReason::CalibrationServer(_) => ErrorKind::Error,

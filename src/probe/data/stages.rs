@@ -6,6 +6,24 @@
 
 use std::time::Duration;
 
+/// A wait in the middle of a flight shorter than this is never a round
+/// trip nor the server's pause (the rule's floor): it is only summed.
+pub(crate) const GAP_MIN_US: u64 = 1_000;
+
+/// The longest our kernel delays an ACK (Linux: 40 ms at first, up to 200).
+pub(crate) const DELAYED_ACK_US: u64 = 200_000;
+/// ... and the shortest.
+pub(crate) const DELAYED_ACK_MIN_US: u64 = 30_000;
+
+/// A wait for data our ACK set free: a round trip (0.9R to 1¼R + ½ ms),
+/// or a round trip and an ACK our kernel delayed (R + 30 ms to 1½R + 200
+/// ms); never under 1 ms (on loopback, the server's own).
+pub(crate) fn held_for_our_ack(span_us: u64, r: u64) -> bool {
+    span_us >= GAP_MIN_US
+        && ((10 * span_us >= 9 * r && 4 * span_us <= 5 * r + 2_000)
+            || (span_us >= r + DELAYED_ACK_MIN_US && 2 * span_us <= 3 * r + 2 * DELAYED_ACK_US))
+}
+
 /// One stage of a probe, as every output names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Stage {
@@ -57,6 +75,37 @@ pub struct Stages {
     /// The kernel's smoothed and minimum round trip of the connection.
     pub rtt: Option<u32>,
     pub min_rtt: Option<u32>,
+    /// The server's time after the request, from the TLS records: the
+    /// request's last record written to the response's first come in, less
+    /// the min RTT (`Sample::reply_wait`); inside `srv`, which libcurl
+    /// stamps later, after its own work on what came with the response.
+    /// Where the server's TCP held the response for our ACK (`held`), to
+    /// the server's first data after the request instead.
+    pub server: Option<u32>,
+    /// Where the server's TCP held its response for our ACK of what it had
+    /// sent first after the request: what that cost beyond the round trip
+    /// (an ACK our kernel delayed). `srv` has one round trip more.
+    pub held: Option<u32>,
+}
+
+/// The server's time after the request and what its TCP held the response
+/// for, from the wait for the response's first record (`wait`), for the
+/// server's first data after the request where the response came in a
+/// later read behind a session ticket (`first`), and the min RTT (all µs).
+/// A ticket is written at the handshake's end, never late: one that came a
+/// round trip (and an ACK our kernel delayed) after the server's first data,
+/// with the response, was held back with it for our ACK of that data
+/// (Nagle's algorithm). Then the server's time is to its first data, and
+/// the wait beyond it less the round trip is the ACK's delay; otherwise
+/// the server's time is the wait less the round trip.
+pub fn reply_parts(wait: u32, first: Option<u32>, r: u32) -> (Option<u32>, Option<u32>) {
+    if let Some(first) = first.filter(|&f| f <= wait) {
+        let span = wait - first;
+        if held_for_our_ack(u64::from(span), u64::from(r)) {
+            return (Some(first.saturating_sub(r)), Some(span.saturating_sub(r)));
+        }
+    }
+    (Some(wait.saturating_sub(r)), None)
 }
 
 /// Whole microseconds, to the nearest, saturating just below `u32::MAX`
@@ -104,32 +153,42 @@ impl Stages {
         Some(self.tls_after_setup()?.saturating_sub(self.tls_finish?))
     }
 
-    /// The server's own time, signed: `srv` less one round trip of the path
-    /// that the server's think time cannot inflate. That is the kernel's
-    /// minimum RTT of the connection when it reports one; else, for a cold
-    /// probe, its own TCP handshake (SYN to SYN-ACK, answered by the server's
-    /// kernel, not its application). Never the smoothed RTT: a server that
-    /// answers slowly delays the ACKs the kernel smooths over, so srtt grows
-    /// with the very time this figure is meant to isolate. `None` when
-    /// neither round trip was measured. Jitter can make it negative.
-    pub fn server_time(&self) -> Option<i64> {
-        let path = self.min_rtt.or(self.tcp)?;
-        Some(i64::from(self.srv?) - i64::from(path))
-    }
-
-    /// The server's own handshake work (`server_handshake_ms`): the path
-    /// and the server inside `tls` (`tls_network_server`) less
-    /// `round_trips` × the kernel's min RTT, floored at 0. `None` when a
-    /// part was not measured. The one formula for a sample and a record.
-    pub fn server_handshake(&self, round_trips: u8) -> Option<u32> {
-        let path = u32::from(round_trips).saturating_mul(self.min_rtt?);
-        Some(self.tls_network_server()?.saturating_sub(path))
+    /// The part of `srv` that is neither the round trip nor the server's time
+    /// after the request (`server`): libcurl's own work before it stamped
+    /// the first byte (a session ticket, its filters, HTTP/2's frames),
+    /// and what it stamped late after the request left. `None` without
+    /// `server`.
+    pub fn srv_client(&self) -> Option<u32> {
+        Some(
+            self.srv?
+                .saturating_sub(self.min_rtt?)
+                .saturating_sub(self.server?),
+        )
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_response_behind_a_ticket_a_round_trip_late_was_held_else_it_is_the_servers() {
+        let r = 40_000;
+        // The ticket alone 40.5 ms after the request, the response with the
+        // second one a round trip and a 41 ms delayed ACK later.
+        assert_eq!(
+            reply_parts(121_500, Some(40_500), r),
+            (Some(500), Some(41_000))
+        );
+        // ... or a round trip later (our ACK went at once).
+        assert_eq!(reply_parts(80_900, Some(40_500), r), (Some(500), Some(400)));
+        // 60 ms later: neither; the server's own time, the whole wait's.
+        assert_eq!(reply_parts(100_500, Some(40_500), r), (Some(60_500), None));
+        // Nothing came before the response.
+        assert_eq!(reply_parts(40_700, None, r), (Some(700), None));
+        // On loopback a gap under a millisecond is never a round trip.
+        assert_eq!(reply_parts(900, Some(300), 15), (Some(900 - 15), None));
+    }
 
     #[test]
     fn stages_round_to_the_nearest_microsecond() {
@@ -157,9 +216,12 @@ mod tests {
         assert_eq!(s.get(Stage::Other), Some(60));
         assert_eq!(s.tls_after_setup(), Some(2100));
         assert_eq!(s.tls_network_server(), Some(1600));
-        assert_eq!(s.server_time(), Some(700), "srv − min rtt");
-        let no_min = Stages { min_rtt: None, ..s };
-        assert_eq!(no_min.server_time(), Some(900), "srv − the probe's own tcp");
+        assert_eq!(s.srv_client(), None, "no server time after the request");
+        let read = Stages {
+            server: Some(450),
+            ..s
+        };
+        assert_eq!(read.srv_client(), Some(250), "srv − min rtt − server");
         let warm = Stages {
             wait: Some(50),
             srv: Some(1000),
@@ -167,7 +229,6 @@ mod tests {
             rtt: Some(400),
             ..Stages::default()
         };
-        assert_eq!(warm.server_time(), None, "no round trip it cannot inflate");
         assert_eq!(warm.other(), Some(50));
     }
 }

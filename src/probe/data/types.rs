@@ -209,12 +209,22 @@ pub struct TlsFacts {
     /// What the server stapled (OCSP); `None` on a resumed handshake, which
     /// carries no certificate and so no staple.
     pub ocsp: Option<OcspStaple>,
+    /// The TLS 1.3 session tickets the transfer read: the most early data
+    /// one of them allows (0: none allows any); `None` when none was read.
+    pub ticket_early_data: Option<u32>,
 }
 
 impl TlsFacts {
     /// `TLSv1.3` → `TLS1.3`, the spelling of the Go tlsping (the tool this one follows).
     pub fn version_label(&self) -> String {
         tls_version_label(self.version)
+    }
+
+    /// Whether a server that answered with this allows no early data: it
+    /// negotiated below TLS 1.3, or its session tickets allow none (`false`
+    /// where it may, or no ticket was read to tell).
+    pub fn refuses_early_data(&self) -> bool {
+        self.version != "TLSv1.3" || self.ticket_early_data == Some(0)
     }
 }
 
@@ -247,6 +257,13 @@ pub enum TlsExtra {
     /// The server's flight of `flight_bytes` came in two bursts, the second
     /// after the congestion window opened.
     InitialWindow { flight_bytes: u32 },
+    /// The server wrote the first `first_bytes` of a flight (less than a
+    /// segment) on their own, and its TCP held the rest until our ACK of
+    /// them came back (Nagle's algorithm).
+    SplitFlight { first_bytes: u32 },
+    /// A segment was lost and sent again: the wait that ended with it took
+    /// `recovery` (a round trip of it counted, the rest is transmission).
+    Loss { recovery: Duration },
 }
 
 impl TlsExtra {
@@ -256,8 +273,30 @@ impl TlsExtra {
             TlsExtra::HelloRetry { .. } => "hello_retry",
             TlsExtra::Tls12 => "tls12",
             TlsExtra::InitialWindow { .. } => "initial_window",
+            TlsExtra::SplitFlight { .. } => "split_flight",
+            TlsExtra::Loss { .. } => "loss",
         }
     }
+
+    /// Every kind, in the order the summaries count them.
+    pub const KINDS: [&'static str; 5] = [
+        "hello_retry",
+        "tls12",
+        "initial_window",
+        "split_flight",
+        "loss",
+    ];
+}
+
+/// One certificate the server sent, as the chain advice names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CertSize {
+    /// Its place in the chain (0: the leaf).
+    pub index: u8,
+    /// Its DER size.
+    pub bytes: u32,
+    /// Its key (`RSA-4096`, `EC P-256`...), where it is one we name.
+    pub key: Option<String>,
 }
 
 /// Why a handshake cost what it did, for a probe that made one: its round
@@ -269,9 +308,16 @@ pub struct HandshakeAnatomy {
     pub round_trips: Option<u8>,
     /// Every round trip beyond the first, named; `None` with `round_trips`.
     pub extra: Option<Vec<TlsExtra>>,
-    /// `tls` less the client's set-up and finish less `round_trips` × the
-    /// kernel's min RTT, floored at 0.
+    /// The server's own time in the handshake: its replies to our flights
+    /// and its pauses inside its own (`tls` less the client's set-up and
+    /// finish, the round trips at the kernel's min RTT and the
+    /// transmission). With `transmission` and the rest, it adds up to `tls`.
     pub server_handshake: Option<Duration>,
+    /// The time the server's flights took to arrive after their first
+    /// bytes, less the round trips counted inside them and the server's own
+    /// pauses: pacing, a slow link, the part of a loss's recovery beyond its
+    /// round trip, an ACK our kernel delayed.
+    pub transmission: Option<Duration>,
     /// The server's signature scheme (a TLS code point).
     pub sig_alg: Option<u16>,
     /// The leaf certificate's key, e.g. `RSA-4096`, `EC P-256`, `Ed25519`.
@@ -280,6 +326,9 @@ pub struct HandshakeAnatomy {
     pub cert_bytes: Option<u32>,
     /// Every server record up to and including its Finished.
     pub server_flight_bytes: Option<u32>,
+    /// The certificates the server sent, their sizes and keys: only where
+    /// a flight crossed the initial window (for the advice that names them).
+    pub certs: Vec<CertSize>,
     /// A handshake message did not add up (a length past its bytes): the
     /// facts it would have given are `None`. No output field shows it: the
     /// run's warnings say in how many cold probes it happened.
@@ -331,6 +380,15 @@ pub struct Sample {
     /// flight starting to arrive to the handshake done (libcurl's appconnect
     /// timer), i.e. our own reading of the server's reply.
     pub tls_finish: Option<Duration>,
+    /// From the request's last record written to the first record of its
+    /// response come in, on our own stamps (TLS records, not libcurl's
+    /// timers): a round trip and the server's time after the request.
+    pub reply_wait: Option<Duration>,
+    /// From the request's last record written to the server's first data
+    /// after it come in, where the response came in a later read behind a
+    /// session ticket (one the server wrote with that first data, which its
+    /// TCP may have held back with the response for our ACK: `Stages::held`).
+    pub reply_first: Option<Duration>,
     /// The kernel's view of the connection, when one was open.
     pub tcp_info: Option<TcpFacts>,
     /// When libcurl opened the connection's (first) socket, on libcurl's
@@ -379,6 +437,8 @@ impl Sample {
             error: None,
             tls_setup: None,
             tls_finish: None,
+            reply_wait: None,
+            reply_first: None,
             tcp_info: None,
             socket_open: None,
             server_timing: Box::default(),
@@ -431,6 +491,8 @@ impl Sample {
     /// - `total`: our own wall clock around the probe.
     /// - `tls_setup`, `tls_finish`: our own stamps (see the fields), never
     ///   more than `tls` leaves for them.
+    /// - `server`: the server's time after the request, `reply_wait` less
+    ///   the kernel's min RTT, never below 0.
     pub fn stages(&self) -> Stages {
         let t = &self.timers;
         let cold = self.mode == Mode::Cold;
@@ -450,6 +512,16 @@ impl Sample {
             };
             t.starttransfer_us.saturating_sub(sent)
         });
+        let min_rtt = self
+            .tcp_info
+            .and_then(|k| k.min_rtt_us)
+            .map(|v| v.min(u32::MAX - 1));
+        let (server, held) = match (srv.and(self.reply_wait), min_rtt) {
+            (Some(wait), Some(r)) => {
+                super::stages::reply_parts(whole_us(wait), self.reply_first.map(whole_us), r)
+            }
+            _ => (None, None),
+        };
         Stages {
             dns: cold
                 .then(|| self.own_dns.map(whole_us).or((from > 0).then_some(from)))
@@ -462,10 +534,9 @@ impl Sample {
             tls_setup,
             tls_finish,
             rtt: self.tcp_info.map(|k| k.rtt_us.min(u32::MAX - 1)),
-            min_rtt: self
-                .tcp_info
-                .and_then(|k| k.min_rtt_us)
-                .map(|v| v.min(u32::MAX - 1)),
+            min_rtt,
+            server,
+            held,
         }
     }
 
@@ -546,11 +617,6 @@ impl Sample {
     /// See `Stages::tls_network_server`.
     pub fn tls_network_server(&self) -> Option<Duration> {
         self.stages().tls_network_server().map(micros)
-    }
-
-    /// The server's own time in signed microseconds (`Stages::server_time`).
-    pub fn server_time_us(&self) -> Option<i64> {
-        self.stages().server_time()
     }
 
     /// The connection lost segments and recovered them during this probe,

@@ -79,7 +79,7 @@ fn our_own_lookup_never_overlaps() {
 }
 
 #[test]
-fn server_time_takes_the_minimum_rtt_or_the_cold_handshake() {
+fn the_servers_time_is_the_records_wait_less_the_minimum_rtt() {
     let mut s = unpinned(2_000, 2_000);
     // srv is 40 ms; the kernel smoothed the RTT up to 44.7 ms.
     s.tcp_info = Some(TcpFacts {
@@ -88,19 +88,20 @@ fn server_time_takes_the_minimum_rtt_or_the_cold_handshake() {
         retrans: 0,
     });
     assert_eq!(s.srv(), Some(MS(40)));
-    assert_eq!(s.server_time_us(), Some(1_000), "srv − min rtt");
+    assert_eq!(s.stages().server, None, "no records seen");
+    s.reply_wait = Some(Duration::from_micros(39_700));
+    assert_eq!(s.stages().server, Some(700), "the records' wait − min rtt");
+    assert_eq!(
+        s.stages().srv_client(),
+        Some(300),
+        "libcurl's own, inside srv"
+    );
     s.tcp_info = Some(TcpFacts {
         rtt_us: 44_700,
         min_rtt_us: None,
         retrans: 0,
     });
-    assert_eq!(s.server_time_us(), Some(0), "srv − the probe's own tcp");
-    s.mode = Mode::Warm;
-    assert_eq!(
-        s.server_time_us(),
-        None,
-        "a warm probe has no handshake to use"
-    );
+    assert_eq!(s.stages().server, None, "no round trip to take out");
 }
 
 #[test]

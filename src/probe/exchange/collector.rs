@@ -51,6 +51,9 @@ pub struct Collector {
     /// When `perform` was called, on CLOCK_MONOTONIC (µs): libcurl starts
     /// this transfer's time line a few microseconds later.
     pub(super) perform_started_us: Option<u64>,
+    /// When the response's first header line reached us (CLOCK_MONOTONIC
+    /// µs): the records taken up before it hold the response's first.
+    pub(super) first_header_us: Option<u64>,
     /// The first socket libcurl opened for this transfer: when (CLOCK_MONOTONIC
     /// µs) and libcurl's name-lookup timer at that moment (0 while its lookup
     /// was still going on; see `socket_opened_at`).
@@ -89,6 +92,7 @@ impl Collector {
             retry_after: None,
             header_lines: 0,
             perform_started_us: None,
+            first_header_us: None,
             socket_opened: None,
             close_watch: None,
             tcp: None,
@@ -158,6 +162,7 @@ impl Collector {
         self.retry_after = None;
         self.header_lines = 0;
         self.perform_started_us = None;
+        self.first_header_us = None;
         self.socket_opened = None;
         self.tcp = None;
         self.server_timing_raw.clear();
@@ -217,6 +222,8 @@ impl Collector {
     fn on_header(&mut self, data: &[u8]) -> bool {
         self.last_byte = Some(Instant::now());
         if self.header_lines == 0 {
+            self.first_header_us
+                .get_or_insert_with(curl_ffi::monotonic_us);
             self.take_tls();
         }
         self.header_lines += 1;

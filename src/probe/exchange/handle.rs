@@ -89,9 +89,10 @@ impl ProbeHandle {
         // as the handle does.
         easy.get_mut().live = LiveHandle::of(&easy);
         let counter = easy.get_ref().requests_counter();
-        if cfg.capture.certs {
-            easy.get_mut().keep_chain(MAX_CERTS);
-        }
+        // The certificates are kept for curl's certificate info when the
+        // output asks, and always for the handshake's account (which names
+        // the large ones of a flight past the initial window).
+        easy.get_mut().keep_chain(MAX_CERTS);
         // SAFETY: the counter is a heap value of its own that this handle
         // keeps a reference to in `_counter`, dropped after `easy`; so it
         // stays put and alive until libcurl's handle is cleaned up.

@@ -50,6 +50,7 @@ pub(super) fn build(
         .map(|raw| raw.read(std::time::SystemTime::now()));
     let timeline_start = timeline_start_us(easy.get_ref());
     let (tls_setup, tls_finish) = client_work(timeline_start, &timers);
+    let (reply_wait, reply_first) = reply_wait(easy.get_ref().first_header_us);
     let socket_open = match (timeline_start, easy.get_ref().socket_opened) {
         (Some(start), Some((opened, _))) => opened.checked_sub(start).map(Duration::from_micros),
         _ => None,
@@ -65,9 +66,9 @@ pub(super) fn build(
     };
     // TLS facts belong only to probes that made a handshake.
     let tls = (timers.num_connects > 0)
-        .then(|| tls_facts_of(collector))
+        .then(|| tls_of(collector))
         .flatten();
-    let mut sample = Sample {
+    let sample = Sample {
         own_dns: done.own_dns,
         wall_total: Some(wall_total),
         timers,
@@ -88,13 +89,35 @@ pub(super) fn build(
         error,
         tls_setup,
         tls_finish,
+        reply_wait,
+        reply_first,
         tcp_info,
         socket_open,
         server_timing: server_timing.into_boxed_slice(),
         early_data: early_data_asked.then(|| answers::early_data(easy)),
         ..Sample::new(round, mode, https)
     };
-    sample.anatomy = anatomy(&sample, collector.leaf.as_deref());
+    with_anatomy(sample, collector)
+}
+
+/// The handshake's TLS facts, with the tickets the server sent after it.
+fn tls_of(c: &Collector) -> Option<super::types::TlsFacts> {
+    let mut t = tls_facts_of(c)?;
+    let (tickets, early) = super::handshake_stamps::tickets();
+    t.ticket_early_data = (tickets > 0).then_some(early);
+    Some(t)
+}
+
+/// The sample with why its handshake cost what it did, and its finish
+/// less the work a round trip inside a flight covered (that cost no time:
+/// the finish is what the handshake waited for).
+fn with_anatomy(mut sample: Sample, c: &Collector) -> Sample {
+    if let Some((anatomy, hidden)) = anatomy(&sample, &c.chain, c.leaf.as_ref()) {
+        sample.tls_finish = sample
+            .tls_finish
+            .map(|f| f.saturating_sub(Duration::from_micros(hidden)));
+        sample.anatomy = Some(anatomy);
+    }
     sample
 }
 
@@ -103,18 +126,22 @@ pub(super) fn build(
 /// none (a warm probe on a kept connection).
 fn anatomy(
     s: &Sample,
-    leaf: Option<&openssl::x509::X509Ref>,
-) -> Option<Box<super::types::HandshakeAnatomy>> {
+    chain: &[openssl::x509::X509],
+    leaf: Option<&openssl::x509::X509>,
+) -> Option<(Box<super::types::HandshakeAnatomy>, u64)> {
     let tls = s.tls.as_ref()?;
     let shape = super::handshake_stamps::shape()?;
     let stages = s.stages();
-    Some(Box::new(super::anatomy::derive(
-        &shape,
-        tls,
-        &stages,
-        stages.min_rtt,
-        leaf,
-    )))
+    // The leaf first, as the server sent it (the chain's own first entry).
+    let only_leaf;
+    let certs = if chain.is_empty() {
+        only_leaf = leaf.cloned().into_iter().collect::<Vec<_>>();
+        &only_leaf[..]
+    } else {
+        chain
+    };
+    let (anatomy, hidden) = super::anatomy::derive(&shape, tls, &stages, stages.min_rtt, certs);
+    Some((Box::new(anatomy), hidden))
 }
 
 /// When the response ended: at its last byte as delivered to our
@@ -185,8 +212,8 @@ pub(super) fn timeline_start_us(c: &Collector) -> Option<u64> {
 
 /// Our own work at both ends of the handshake, for a transfer that made
 /// exactly one new connection with one: from TCP connected to the ClientHello
-/// leaving (set-up), and our work on the server's replies until libcurl's
-/// handshake-done timer (finish). libcurl's timers are placed on
+/// leaving (set-up), and our work from then until libcurl's handshake-done
+/// timer (finish: this thread's CPU time, see `handshake_stamps`). libcurl's timers are placed on
 /// CLOCK_MONOTONIC from `start` (`timeline_start_us`), against our stamps
 /// from OpenSSL's callbacks. `None` where a piece is missing or the stamps
 /// are out of order (connected ≤ ClientHello ≤ done must hold): a wrong
@@ -209,6 +236,26 @@ fn client_work(start: Option<u64>, timers: &CurlTimers) -> (Option<Duration>, Op
         .filter(|&us| us <= done - hello)
         .map(Duration::from_micros);
     (Some(setup), finish)
+}
+
+/// From the request's (last) record written to the first record of its
+/// response come in (`handshake_stamps::reply`), for a response whose
+/// first header line reached our callback at `first_header_us`; and to the
+/// server's first data after the request, where the response came in a
+/// later read behind a session ticket. `None` where a piece is missing or
+/// the stamps are out of order.
+fn reply_wait(first_header_us: Option<u64>) -> (Option<Duration>, Option<Duration>) {
+    let Some(r) = first_header_us.and_then(super::handshake_stamps::reply) else {
+        return (None, None);
+    };
+    if r.request_us > r.response_us {
+        return (None, None);
+    }
+    let since = |t: u64| Duration::from_micros(t - r.request_us);
+    (
+        Some(since(r.response_us)),
+        r.held_after_us.filter(|&t| t >= r.request_us).map(since),
+    )
 }
 
 /// The kernel's view for this probe: read when the headers ended, else when

@@ -32,7 +32,9 @@ const CERTIFICATE: u8 = 11;
 const SERVER_KEY_EXCHANGE: u8 = 12;
 const CERTIFICATE_VERIFY: u8 = 15;
 const FINISHED: u8 = 20;
+const NEW_SESSION_TICKET: u8 = 4;
 const KEY_SHARE: u16 = 0x0033;
+const EARLY_DATA: u16 = 0x002a;
 
 /// The key-exchange groups of our ClientHello's key shares, in order.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -183,8 +185,33 @@ impl MessageFacts {
     }
 }
 
+/// A TLS 1.3 NewSessionTicket (RFC 8446 4.6.1), read after the handshake:
+/// how much early data a resumption with it may send (its `early_data`
+/// extension's `max_early_data_size`; 0 without one). `None` for any other
+/// message, or one that does not add up.
+pub fn ticket_early_data(data: &[u8]) -> Option<u32> {
+    let (kind, body) = message(data)?;
+    if kind != NEW_SESSION_TICKET {
+        return None;
+    }
+    let mut r = Reader::new(body);
+    r.take(4 + 4)?; // ticket_lifetime, ticket_age_add
+    r.vec8()?; // ticket_nonce
+    r.vec16()?; // ticket
+    let mut exts = Reader::new(r.vec16()?);
+    let mut max = 0;
+    while !exts.is_empty() {
+        let kind = exts.u16()?;
+        let data = exts.vec16()?;
+        if kind == EARLY_DATA {
+            max = Reader::new(data).u32()?;
+        }
+    }
+    r.is_empty().then_some(max)
+}
+
 /// A record header's announced size, the 5-byte header included.
-fn record_len(header: &[u8]) -> Option<u32> {
+pub fn record_len(header: &[u8]) -> Option<u32> {
     let mut r = Reader::new(header);
     r.take(3)?; // content type, legacy version
     let len = r.u16()?;
@@ -283,6 +310,11 @@ impl<'a> Reader<'a> {
 
     fn u16(&mut self) -> Option<u16> {
         self.take(2).map(|b| u16::from_be_bytes([b[0], b[1]]))
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        self.take(4)
+            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     }
 
     fn u24(&mut self) -> Option<u32> {

@@ -229,3 +229,29 @@ fn random_and_mutated_input_is_survived() {
         }
     }
 }
+
+/// A TLS 1.3 NewSessionTicket, with an early_data extension of `max` when given.
+fn ticket(max: Option<u32>) -> Vec<u8> {
+    let mut body = 7200u32.to_be_bytes().to_vec();
+    body.extend(9u32.to_be_bytes());
+    body.extend([1, 0]); // nonce
+    body.extend(vec16(&[5u8; 40]));
+    let exts = max.map_or(Vec::new(), |m| ext(EARLY_DATA, &m.to_be_bytes()));
+    body.extend(vec16(&exts));
+    handshake(NEW_SESSION_TICKET, &body)
+}
+
+#[test]
+fn a_ticket_says_how_much_early_data_it_allows() {
+    assert_eq!(ticket_early_data(&ticket(Some(16_384))), Some(16_384));
+    assert_eq!(ticket_early_data(&ticket(None)), Some(0));
+    // Not a ticket, cut short, or a length past its bytes: nothing.
+    assert_eq!(ticket_early_data(&handshake(FINISHED, &[0; 32])), None);
+    let t = ticket(Some(1));
+    for cut in 0..t.len() {
+        assert_eq!(ticket_early_data(&t[..cut]), None, "cut at {cut}");
+    }
+    let mut long = t.clone();
+    long[3] += 1;
+    assert_eq!(ticket_early_data(&long), None);
+}

@@ -77,6 +77,7 @@ pub(crate) fn read(ssl: &SslRef, chain: &mut Vec<X509>, staple: &mut TakenStaple
         cert_expired: false,
         cert_not_after: None,
         ocsp: None,
+        ticket_early_data: None,
     };
     if !facts.resumed {
         staple.take_from(ssl);

@@ -224,6 +224,12 @@ pub fn extras_cell(extra: &[TlsExtra]) -> String {
             TlsExtra::InitialWindow { flight_bytes } => {
                 cell.push_str(&format!("({flight_bytes})"));
             }
+            TlsExtra::SplitFlight { first_bytes } => {
+                cell.push_str(&format!("({first_bytes})"));
+            }
+            TlsExtra::Loss { recovery } => {
+                cell.push_str(&format!("({:.3})", crate::text::millis(*recovery)));
+            }
             TlsExtra::Tls12 => {}
         }
     }
@@ -247,6 +253,12 @@ impl serde::Serialize for ExtraJson<'_> {
             TlsExtra::InitialWindow { flight_bytes } => {
                 map.serialize_entry("flight_bytes", flight_bytes)?;
             }
+            TlsExtra::SplitFlight { first_bytes } => {
+                map.serialize_entry("first_bytes", first_bytes)?;
+            }
+            TlsExtra::Loss { recovery } => {
+                map.serialize_entry("recovery_ms", &super::json_numbers::json_ms(*recovery))?;
+            }
             TlsExtra::Tls12 => {}
         }
         map.end()
@@ -262,7 +274,7 @@ use WriteOutVar::{Curl, Ours};
 /// docs/output.md prints), then ours in the order they were added; `variant`
 /// is always last. Never rename or reorder what is published; a new field
 /// gets the next CSV place (and `variant` moves one on).
-pub static FIELDS: [Field; 55] = [
+pub static FIELDS: [Field; 58] = [
     Field::new(
         Top("round"),
         Count,
@@ -622,7 +634,7 @@ pub static FIELDS: [Field; 55] = [
     Field::new(
         Top("tls_extra"),
         Extras,
-        "each round trip beyond the first, named (hello_retry, initial_window, tls12)",
+        "each round trip beyond the first, named (hello_retry, tls12, initial_window, split_flight, loss)",
         |s, _| {
             anatomy(s)
                 .and_then(|a| a.extra.as_deref())
@@ -634,11 +646,19 @@ pub static FIELDS: [Field; 55] = [
     Field::new(
         Top("server_handshake_ms"),
         Ms,
-        "the server's own time in the handshake: tls_ms less our work and the round trips",
+        "the server's own time in the handshake: tls_ms less our work, the round trips and the transmission",
         |s, _| time(anatomy(s).and_then(|a| a.server_handshake)),
     )
     .csv("server_handshake_ms", 46)
     .write_out(Ours("time_server_handshake")),
+    Field::new(
+        Top("tls_transmission_ms"),
+        Ms,
+        "the time the server's flights took to arrive beyond their round trips (pacing, loss recovery)",
+        |s, _| time(anatomy(s).and_then(|a| a.transmission)),
+    )
+    .csv("tls_transmission_ms", 51)
+    .write_out(Ours("time_tls_transmission")),
     Field::new(
         Top("sig_alg"),
         Text,
@@ -678,12 +698,28 @@ pub static FIELDS: [Field; 55] = [
     .csv("server_flight_bytes", 50)
     .write_out(Ours("server_flight_bytes")),
     Field::new(
+        Top("server_time_ms"),
+        Ms,
+        "the server's time after the request: its request record out to the response's first record in, less the min RTT",
+        |s, _| time(s.stages().server.map(micros)),
+    )
+    .csv("server_time_ms", 52)
+    .write_out(Ours("time_server")),
+    Field::new(
+        Top("response_held_ms"),
+        Ms,
+        "where the server's TCP held its response for our ACK of what it sent first after the request: the hold beyond that round trip",
+        |s, _| time(s.stages().held.map(micros)),
+    )
+    .csv("response_held_ms", 53)
+    .write_out(Ours("time_response_held")),
+    Field::new(
         Top("variant"),
         Text,
         "--compare: the label of the variant the probe measured",
         |s, compare| text(compare.map(|c| c.label(s.variant))),
     )
-    .csv("variant", 51)
+    .csv("variant", 54)
     .write_out(Ours("variant"))
     .shown(Shown::Compare),
 ];

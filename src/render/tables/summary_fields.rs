@@ -175,18 +175,14 @@ pub static SUMMARY_FIELDS: &[SummaryField] = &[
         }),
     },
     figure("tcp_rtt_n", "samples with a kernel RTT", |s| v(json!(s.attribution.rtt_n))),
-    SummaryField {
-        name: "server_time_ms",
-        about: "median of srv less the min RTT, signed: the server's own time",
-        value: |s| v(json!(s.attribution.server_time.map(json_ms))),
-        metric: Some(Metric {
-            name: "server_time",
-            help: "Median of srv minus the minimum round trip: the server's own time",
-            seconds: true,
-            value: |s| s.attribution.server_time.map(delta_secs),
-        }),
-    },
-    figure("server_time_n", "samples the server time is over", |s| v(json!(s.attribution.server_time_n))),
+    figure("server_time_ms", "per mode (cold, warm): median of the server's time after the request, from the TLS records", |s| {
+        let [cold, warm] = s.attribution.server_time;
+        v(json!({"cold": cold.map(json_ms), "warm": warm.map(json_ms)}))
+    }),
+    figure("server_time_n", "per mode: samples the server time is over", |s| {
+        let [cold, warm] = s.attribution.server_time_n;
+        v(json!({"cold": cold, "warm": warm}))
+    }),
     // Additions: why the cold handshakes cost what they did (`stats::HandshakeWhy`).
     SummaryField {
         name: "tls_round_trips",
@@ -200,30 +196,57 @@ pub static SUMMARY_FIELDS: &[SummaryField] = &[
         }),
     },
     figure("tls_round_trips_n", "handshakes with that count", |s| v(json!(s.why.round_trips_n))),
-    figure("tls_extra", "handshakes with each kind of extra round trip: hello_retry, tls12, initial_window", |s| {
+    figure("tls_extra", "handshakes with each kind of extra round trip: hello_retry, tls12, initial_window, split_flight, loss", |s| {
         v(json!({
             "hello_retry": s.why.hello_retry,
             "tls12": s.why.tls12,
             "initial_window": s.why.initial_window,
+            "split_flight": s.why.split_flight,
+            "loss": s.why.loss,
         }))
     }),
     SummaryField {
         name: "server_handshake_ms",
-        about: "median of the server's own handshake time",
+        about: "median of the server's own time in the handshake",
         value: |s| ms(s.why.server),
         metric: Some(Metric {
             name: "server_handshake",
-            help: "Median of the server's own handshake time: tls on the wire less its round trips",
+            help: "Median of the server's own time in the handshake: tls less our work, its round trips and the transmission",
             seconds: true,
             value: |s| s.why.server.map(|d| d.as_secs_f64()),
         }),
     },
+    figure("tls_transmission_ms", "median of the handshakes' transmission: their flights beyond the round trips", |s| ms(s.why.transmission)),
     figure("tls_client_ms", "median of the client's set-up plus finish over the same handshakes", |s| ms(s.why.client)),
     figure("tls_anatomy_n", "cold handshakes that told their round trips", |s| v(json!(s.why.n))),
     figure("connection_round_trips", "a new connection's round trips to its first byte: tcp + tls + srv", |s| {
         v(json!(s.why.connection_round_trips().map(
             |(tcp, tls, srv)| u32::from(tcp) + u32::from(tls) + u32::from(srv)
         )))
+    }),
+    figure("tls_parts", "tls in parts that add up: means over the middle half by tls of the handshakes with the most common count (n, tls_ms, rtt_ms, round_trips_ms, server_ms, transmission_ms, client_ms)", |s| {
+        v(json!(s.why.parts.map(|p| json!({
+            "n": p.n,
+            "tls_ms": json_ms(p.tls),
+            "rtt_ms": json_ms(p.rtt),
+            "round_trips_ms": json_ms(p.path),
+            "server_ms": json_ms(p.server),
+            "transmission_ms": json_ms(p.transmission),
+            "client_ms": json_ms(p.client),
+        }))))
+    }),
+    figure("connection_parts", "a new connection's total in parts that add up: means over the middle half by total (n, total_ms, rtt_ms, round_trips_ms, server_ms, transmission_ms, client_ms, rest_ms, held_ms)", |s| {
+        v(json!(s.why.connection.map(|c| json!({
+            "n": c.n,
+            "total_ms": json_ms(c.total),
+            "rtt_ms": json_ms(c.rtt),
+            "round_trips_ms": json_ms(c.path),
+            "server_ms": json_ms(c.server),
+            "transmission_ms": json_ms(c.transmission),
+            "client_ms": json_ms(c.client),
+            "rest_ms": json_ms(c.rest),
+            "held_ms": json_ms(c.held),
+        }))))
     }),
     figure("early_data_saved_ms", "median srv of resumed probes without early data less that of those with it", |s| {
         let w = &s.why;

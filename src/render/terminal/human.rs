@@ -365,7 +365,8 @@ mod tests {
 
     #[test]
     fn a_long_explanation_wraps_at_its_words_and_keeps_its_indent() {
-        let line = "  why: tls 84.9ms = 2 round trips of 40.1ms (one for a HelloRetryRequest: \
+        let line =
+            "  why: tls 84.9ms = 2 round trips × 40.1ms min RTT (one for a HelloRetryRequest: \
                     the server wants P-384) + server 2.13ms  (medians, n = 3)";
         let folded = fold(line, 60);
         assert!(

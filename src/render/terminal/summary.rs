@@ -125,7 +125,8 @@ pub fn titled_statistics(
         out.extend(tls_split(summary));
         out.extend(super::why::lines(info, &summary.why));
     }
-    out.extend(path_and_server(summary));
+    let told = info.settings.mode != ModeChoice::Warm && summary.why.round_trips.is_some();
+    out.extend(path_and_server(info, summary, told));
     if info.settings.mode == ModeChoice::Both {
         out.push(format!(
             "keep-alive gain    = {}  median cold - median warm [reference]",
@@ -169,9 +170,11 @@ fn tls_split(summary: &Summary) -> Vec<String> {
     out
 }
 
-/// The kernel's round trip, the server's own time, what the server reports
-/// about itself, and connections that had to retransmit.
-fn path_and_server(summary: &Summary) -> Vec<String> {
+/// The kernel's round trip (and which one the round trips above are
+/// counted at, when they were), the server's time after the request per
+/// mode, what the server reports about itself, and connections that had to
+/// retransmit.
+fn path_and_server(info: &RunInfo, summary: &Summary, told: bool) -> Vec<String> {
     let a = &summary.attribution;
     let mut out = Vec::new();
     if let Some(rtt) = a.rtt {
@@ -179,17 +182,36 @@ fn path_and_server(summary: &Summary) -> Vec<String> {
             .min_rtt
             .map(|m| format!(", min {}ms", ms(m)))
             .unwrap_or_default();
+        let used = if told {
+            "; the round trips above are counted at the min"
+        } else {
+            ""
+        };
         out.push(format!(
-            "kernel rtt         = {}ms  median smoothed TCP RTT{min} (n = {})",
+            "kernel rtt         = {}ms  median smoothed TCP RTT{min} (n = {}){used}",
             ms(rtt),
             a.rtt_n
         ));
     }
-    if let Some(server) = a.server_time {
+    let modes: Vec<(Mode, usize)> = shown_modes(info.settings.mode)
+        .into_iter()
+        .map(|m| (m, m as usize))
+        .filter(|&(_, i)| a.server_time[i].is_some())
+        .collect();
+    if !modes.is_empty() {
+        let figures: Vec<String> = modes
+            .iter()
+            .map(|&(m, i)| format!("{} {}", m.as_str(), with_unit(a.server_time[i])))
+            .collect();
+        let counts: Vec<String> = modes
+            .iter()
+            .map(|&(_, i)| a.server_time_n[i].to_string())
+            .collect();
         out.push(format!(
-            "server time       ~= {}ms  median of srv - min rtt per sample (n = {})",
-            signed_ms(server, Sign::Minus),
-            a.server_time_n
+            "server time       ~= {}  after the request, from the TLS records, less min rtt \
+             (medians, n = {})",
+            figures.join(" · "),
+            counts.join(" · ")
         ));
     }
     if !a.server_timing.is_empty() {

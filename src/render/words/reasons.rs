@@ -28,6 +28,7 @@ pub fn reason(r: &EndReason) -> String {
             proto.map_or("no HTTP", |p| p.as_str())
         ),
         EndReason::Negotiated(tls) => negotiated(tls),
+        EndReason::NoEarlyData(tls) => no_early_data(tls),
         EndReason::OneAddress { host, addr } => format!(
             "--compare addr: {host} resolves to one address ({addr}); nothing to compare"
         ),
@@ -311,6 +312,18 @@ fn http_version_refused(asked: HttpVersion, got: Proto) -> String {
 /// Why a variant cannot run: the server settled on another TLS version.
 fn negotiated(tls: &TlsFacts) -> String {
     format!("the server negotiated {}", tls.version_label())
+}
+
+/// Why a variant that sends early data cannot run: the server negotiated
+/// TLS 1.2, or its session tickets allow no early data.
+fn no_early_data(tls: &TlsFacts) -> String {
+    if tls.version != "TLSv1.3" {
+        return format!(
+            "early data needs TLS 1.3 and the server negotiated {}",
+            tls.version_label()
+        );
+    }
+    "the server's session tickets allow no early data".into()
 }
 
 /// Why the addresses of `--compare addr` could not be found.

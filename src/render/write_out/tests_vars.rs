@@ -115,6 +115,7 @@ fn certificates_are_the_chains_text_and_their_count_the_chains_length() {
         cert_expired: false,
         cert_not_after: None,
         ocsp: None,
+        ticket_early_data: None,
     });
     assert_eq!(
         render("%{num_certs}|%{certs}", &s),
@@ -130,7 +131,7 @@ fn certificates_are_the_chains_text_and_their_count_the_chains_length() {
 }
 
 /// Every key of curl 8.22's `%{json}`, in its order.
-const CURL_KEYS: [&str; 80] = [
+const CURL_KEYS: [&str; 83] = [
     "certs",
     "conn_id",
     "content_type",
@@ -206,7 +207,10 @@ const CURL_KEYS: [&str; 80] = [
     "server_flight_bytes",
     "server_key",
     "sig_alg",
+    "time_response_held",
+    "time_server",
     "time_server_handshake",
+    "time_tls_transmission",
     "tls_extra",
     "tls_round_trips",
     "variant",

@@ -6,10 +6,9 @@ use std::time::Duration;
 
 use crate::probe::{Mode, Stages};
 
-use super::delta::{median_delta, Delta};
 use super::descriptive::median_us;
 use super::history::History;
-use super::record::{collect_exact, median_of};
+use super::record::median_of;
 
 /// One `Server-Timing` metric over the run: the median of its `dur`.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,10 +37,12 @@ pub struct Attribution {
     pub rtt: Option<Duration>,
     pub min_rtt: Option<Duration>,
     pub rtt_n: usize,
-    /// Median of per-sample `srv − min rtt` (`Stages::server_time`), signed:
-    /// the server's own processing with the path taken out.
-    pub server_time: Option<Delta>,
-    pub server_time_n: usize,
+    /// Per mode (cold, warm): the median of the server's time after the
+    /// request (`Stages::server`, read from the TLS records), and how many
+    /// samples had it. Per mode, since a cold request and a warm one are
+    /// not the same work for every server.
+    pub server_time: [Option<Duration>; 2],
+    pub server_time_n: [usize; 2],
     /// Probes (not warmup) whose connection retransmitted during the probe.
     pub retransmitted: usize,
     /// `Server-Timing` metrics in the order they first appeared.
@@ -64,15 +65,12 @@ pub fn attribute(history: &History, variant: Option<u8>) -> Attribution {
         cold.filter(|r| r.stages().tls_finish.is_some() && r.stages().tls_after_setup().is_some());
     let (tls, tls_setup_n) = median_of(with_setup.clone(), |st| st.tls);
     let (rtt, rtt_n) = median_of(timed.clone(), |st| st.rtt);
-    let mut server: Vec<Delta> = collect_exact(
-        timed
-            .clone()
-            .filter_map(|r| r.stages().server_time().map(Delta::from_us)),
-    );
-    server.sort_unstable();
-    let server_time_n = server.len();
-    let server_time = median_delta(&server);
-    drop(server);
+    let server = |mode| {
+        median_of(timed.clone().filter(move |r| r.mode() == mode), |st| {
+            st.server
+        })
+    };
+    let (cold_server, warm_server) = (server(Mode::Cold), server(Mode::Warm));
     Attribution {
         tls,
         tls_setup: median_of(with_setup.clone(), |st| st.tls_setup).0,
@@ -83,8 +81,8 @@ pub fn attribute(history: &History, variant: Option<u8>) -> Attribution {
         rtt,
         min_rtt: median_of(timed, |st| st.min_rtt).0,
         rtt_n,
-        server_time,
-        server_time_n,
+        server_time: [cold_server.0, warm_server.0],
+        server_time_n: [cold_server.1, warm_server.1],
         retransmitted: history
             .of_variant(variant)
             .filter(|r| !r.warmup() && r.retransmitted())
@@ -162,15 +160,15 @@ mod tests {
         assert_eq!(a.tls_network_server, Some(Duration::from_micros(2600)));
         assert_eq!(a.rtt, Some(Duration::from_micros(500)));
         assert_eq!(a.min_rtt, Some(Duration::from_micros(250)));
-        // srv − min rtt, or the cold probe's own tcp where the kernel gave no
-        // minimum: 1000−300, 2000−100, 3000−200 → 0.7, 1.9, 2.8 ms.
-        assert_eq!(a.server_time, Some(Delta::from_us(1_900)));
-        assert_eq!(a.server_time_n, 3);
+        // The records' wait (19/20 of srv) less the min RTT, where the
+        // kernel gave one: 950 − 300, 2850 − 200 → 0.65, 2.65 ms.
+        assert_eq!(a.server_time, [Some(Duration::from_micros(1_650)), None]);
+        assert_eq!(a.server_time_n, [2, 0]);
         assert_eq!(a.retransmitted, 1);
     }
 
     #[test]
-    fn server_time_subtracts_a_round_trip_the_server_cannot_inflate() {
+    fn server_time_is_per_mode_and_subtracts_a_round_trip_the_server_cannot_inflate() {
         // A 100 ms upstream behind a 40.3 ms path: the server's slow answer
         // delays the ACKs, so the kernel smooths its RTT up to 44.7 ms while
         // the connection's minimum stays at the path's 40.1 ms.
@@ -181,21 +179,31 @@ mod tests {
                 min_rtt_us: Some(40_100),
                 retrans: 0,
             });
+            s.reply_wait = Some(Duration::from_micros(141_000));
             s
         };
-        let a = attribute(&History::of(&[warm(1), warm(2), warm(3)]), None);
-        assert_eq!(
-            a.server_time,
-            Some(Delta::from_us(101_800)),
-            "srv − min rtt, not srv − srtt"
+        // One cold probe whose server took 43 ms: never mixed with the warm ones.
+        let mut cold = synthetic::cold(1, 40, 100, 3000, 83_100, 50);
+        cold.reply_wait = Some(Duration::from_micros(83_000));
+        cold.tcp_info = warm(1).tcp_info;
+        let a = attribute(&History::of(&[cold, warm(1), warm(2), warm(3)]), None);
+        // Kept to four significant figures (`Record`).
+        let near = |d: Option<Duration>, us: u64| {
+            d.is_some_and(|d| (d.as_micros() as u64).abs_diff(us) * 4096 <= us)
+        };
+        assert!(
+            near(a.server_time[0], 42_900) && near(a.server_time[1], 100_900),
+            "the records' wait − min rtt, not − srtt, per mode: {:?}",
+            a.server_time
         );
+        assert_eq!(a.server_time_n, [1, 3]);
         // Without a minimum from the kernel a warm probe has no round trip
         // to subtract (its handshake is long gone): no figure, rather than a
         // smoothed RTT biased by the very delay it should isolate.
         let mut no_min = warm(4);
         no_min.tcp_info.as_mut().unwrap().min_rtt_us = None;
         let a = attribute(&History::of(&[no_min]), None);
-        assert_eq!((a.server_time, a.server_time_n), (None, 0));
+        assert_eq!((a.server_time, a.server_time_n), ([None, None], [0, 0]));
     }
 
     #[test]
@@ -232,7 +240,7 @@ mod tests {
         let a = attribute(&History::of(&[warm_up, failed]), None);
         assert_eq!(a.tls_setup, None);
         assert_eq!(a.rtt, None);
-        assert_eq!(a.server_time, None);
+        assert_eq!(a.server_time, [None, None]);
         assert_eq!(a.tls_setup_n, 0);
     }
 }

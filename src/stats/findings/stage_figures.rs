@@ -10,24 +10,49 @@ use super::descriptive::{describe, Description};
 use super::history::History;
 use super::record::collect_exact;
 
+/// A figure a summary reports of a mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reported {
+    Stage(Stage),
+    /// The client's TLS set-up inside `tls`.
+    TlsSetup,
+    /// The server's time after the request, inside `srv` (`Stages::server`).
+    Server,
+}
+
+impl Reported {
+    fn name(self) -> &'static str {
+        match self {
+            Reported::Stage(stage) => stage.as_str(),
+            Reported::TlsSetup => "tls_setup",
+            Reported::Server => "server",
+        }
+    }
+}
+
 /// What a summary reports of a mode: its stages in the table's order
-/// (`probe::Stage::COLD`/`WARM`), and right after `tls` the client's TLS
-/// set-up inside it (`None`).
-fn reported(mode: Mode) -> impl Iterator<Item = Option<Stage>> {
+/// (`probe::Stage::COLD`/`WARM`), right after `tls` the client's TLS
+/// set-up inside it, and right after `srv` the server's time inside it.
+fn reported(mode: Mode) -> impl Iterator<Item = Reported> {
     let stages: &'static [Stage] = match mode {
         Mode::Cold => &Stage::COLD,
         Mode::Warm => &Stage::WARM,
     };
     stages.iter().flat_map(|&stage| {
-        let setup = (stage == Stage::Tls).then_some(None);
-        std::iter::once(Some(stage)).chain(setup)
+        let inside = match stage {
+            Stage::Tls => Some(Reported::TlsSetup),
+            Stage::Srv => Some(Reported::Server),
+            _ => None,
+        };
+        std::iter::once(Reported::Stage(stage)).chain(inside)
     })
 }
 
-fn value(stages: &Stages, reported: Option<Stage>) -> Option<u32> {
+fn value(stages: &Stages, reported: Reported) -> Option<u32> {
     match reported {
-        Some(stage) => stages.get(stage),
-        None => stages.tls_setup,
+        Reported::Stage(stage) => stages.get(stage),
+        Reported::TlsSetup => stages.tls_setup,
+        Reported::Server => stages.server,
     }
 }
 
@@ -58,7 +83,7 @@ pub fn stage_figures(history: &History, variant: Option<u8>) -> Vec<StageFigures
             let sum_us: u64 = values.iter().map(|&v| u64::from(v)).sum();
             figures.push(StageFigures {
                 mode,
-                stage: stage.map_or("tls_setup", Stage::as_str),
+                stage: stage.name(),
                 sum: Duration::from_micros(sum_us),
                 description: describe(values),
             });
@@ -100,9 +125,11 @@ mod tests {
                 (Mode::Cold, "tls"),
                 (Mode::Cold, "tls_setup"),
                 (Mode::Cold, "srv"),
+                (Mode::Cold, "server"),
                 (Mode::Cold, "total"),
                 (Mode::Warm, "wait"),
                 (Mode::Warm, "srv"),
+                (Mode::Warm, "server"),
                 (Mode::Warm, "total"),
             ]
         );

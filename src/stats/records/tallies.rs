@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use crate::probe::{EarlyData, HandshakeAnatomy, Mode, Sample, TlsExtra, MAX_VARIANTS};
+use crate::probe::{CertSize, EarlyData, HandshakeAnatomy, Mode, Sample, TlsExtra, MAX_VARIANTS};
 
 /// What one variant's cold handshakes named, for the statistics' "why"
 /// line and its advice: each the latest one seen (a server says the same
@@ -21,8 +21,14 @@ pub struct HandshakeNames {
     /// key shares for.
     pub retry_group: Option<u16>,
     pub sent_shares: Vec<u16>,
-    /// The largest server flight that crossed its initial window.
+    /// The largest server flight that crossed its initial window, and the
+    /// certificates of the handshake that sent it.
     pub window_flight_bytes: Option<u32>,
+    pub window_certs: Vec<CertSize>,
+    /// What a split flight's first part came to (the largest seen).
+    pub split_first_bytes: Option<u32>,
+    /// The longest wait a lost segment cost.
+    pub loss_recovery: Option<Duration>,
     /// The server's signature scheme and the leaf's key, from a full handshake.
     pub sig_alg: Option<u16>,
     pub server_key: Option<String>,
@@ -37,6 +43,9 @@ impl HandshakeNames {
             retry_group: None,
             sent_shares: Vec::new(),
             window_flight_bytes: None,
+            window_certs: Vec::new(),
+            split_first_bytes: None,
+            loss_recovery: None,
             sig_alg: None,
             server_key: None,
             cert_bytes: None,
@@ -54,7 +63,16 @@ impl HandshakeNames {
                     }
                 }
                 TlsExtra::InitialWindow { flight_bytes } => {
+                    if Some(*flight_bytes) > self.window_flight_bytes && !a.certs.is_empty() {
+                        self.window_certs.clone_from(&a.certs);
+                    }
                     self.window_flight_bytes = self.window_flight_bytes.max(Some(*flight_bytes));
+                }
+                TlsExtra::SplitFlight { first_bytes } => {
+                    self.split_first_bytes = self.split_first_bytes.max(Some(*first_bytes));
+                }
+                TlsExtra::Loss { recovery } => {
+                    self.loss_recovery = self.loss_recovery.max(Some(*recovery));
                 }
                 TlsExtra::Tls12 => {}
             }
@@ -86,6 +104,9 @@ pub struct Tally {
     pub unreadable_handshakes: u64,
     /// What each variant's cold handshakes named.
     pub names: [HandshakeNames; MAX_VARIANTS],
+    /// Per variant, the cold probes that read TLS 1.3 session tickets, and
+    /// of those the ones whose tickets allow early data.
+    pub tickets: [[u64; 2]; MAX_VARIANTS],
 }
 
 impl Tally {
@@ -98,6 +119,7 @@ impl Tally {
             longest_overlap: Duration::ZERO,
             unreadable_handshakes: 0,
             names: [const { HandshakeNames::new() }; MAX_VARIANTS],
+            tickets: [[0; 2]; MAX_VARIANTS],
         }
     }
 
@@ -113,6 +135,14 @@ impl Tally {
                     self.early_data_resumed += 1;
                 }
             }
+        }
+        if let (Mode::Cold, Some(early), Some(t)) = (
+            s.mode,
+            s.tls.and_then(|t| t.ticket_early_data),
+            self.tickets.get_mut(usize::from(s.variant)),
+        ) {
+            t[0] += 1;
+            t[1] += u64::from(early > 0);
         }
         if let Some(d) = s.dns_overlap() {
             self.dns_overlaps += 1;
