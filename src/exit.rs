@@ -262,7 +262,6 @@ pub fn closed_stdout() -> Option<Exit> {
     })
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -318,7 +317,12 @@ mod tests {
             (&some, vec![], None, SOME_FAILED),
             (&none, vec![], None, FAILED),
             (&before, vec![], None, FAILED),
-            (&Ended::BeforeRounds(Some(EndReason::Interrupted)), vec![], None, FAILED),
+            (
+                &Ended::BeforeRounds(Some(EndReason::Interrupted)),
+                vec![],
+                None,
+                FAILED,
+            ),
             (&Ended::Shown("help".into()), vec![], None, OK),
         ];
         for (ended, lost, signal, code) in table {

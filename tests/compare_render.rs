@@ -15,8 +15,8 @@ use std::time::Duration;
 use serde_json::Value;
 use synthetic::{cold, failed, warm};
 use tlsping::probe::{
-    round_modes, variant_order, Axis, CompareInfo, ErrorKind, Mode, ModeChoice, ProbeError,
-    RunInfo, Sample, VariantInfo,
+    round_modes, variant_order, Axis, CompareInfo, ErrorKind, Mode, ModeChoice, RunInfo, Sample,
+    VariantInfo,
 };
 use tlsping::render::csv::CsvStream;
 use tlsping::render::{Finished, Human, Layout, Output, Style};
@@ -253,10 +253,10 @@ fn an_unavailable_variant_is_listed_with_its_reason_and_has_no_rows() {
     cmp.variants.insert(
         1,
         VariantInfo {
-            unavailable: Some(ProbeError {
-                kind: ErrorKind::TlsError,
-                text: "no protocols available".into(),
-            }),
+            unavailable: Some(synthetic::preflight_failed(
+                ErrorKind::TlsError,
+                "no protocols available",
+            )),
             addr: None,
             ..variant("TLS1.1", "1.1")
         },
@@ -574,10 +574,10 @@ fn json_schema_refuses_unknown_keys_in_a_variant_summary() {
 #[test]
 fn json_of_an_unavailable_variant_says_why() {
     let mut info = info();
-    info.compare.as_mut().unwrap().variants[0].unavailable = Some(ProbeError {
-        kind: ErrorKind::ConnRefused,
-        text: "Connection refused".into(),
-    });
+    info.compare.as_mut().unwrap().variants[0].unavailable = Some(synthetic::preflight_failed(
+        ErrorKind::ConnRefused,
+        "Connection refused",
+    ));
     info.compare.as_mut().unwrap().variants[0].addr = None;
     let samples: Vec<Sample> = rounds(3).into_iter().filter(|s| s.variant == 1).collect();
     let (summary, comparison) = compared(&History::of(&samples), Duration::from_secs(3), 2);
@@ -652,10 +652,10 @@ fn csv_gains_a_last_variant_column_only_with_compare() {
 #[test]
 fn csv_preflight_row_keeps_the_variant_column() {
     let mut info = info();
-    info.preflight_error = Some(ProbeError {
-        kind: ErrorKind::ConnRefused,
-        text: "refused".into(),
-    });
+    info.preflight_error = Some(synthetic::preflight_failed(
+        ErrorKind::ConnRefused,
+        "refused",
+    ));
     let mut buf = Vec::new();
     {
         let summary = summarize(&History::new(), Duration::ZERO);

@@ -13,11 +13,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use synthetic::{cold, failed, warm};
 use tlsping::probe::{
-    Axis, CompareInfo, EarlyData, ErrorKind, HandshakeAnatomy, Mode, OcspStaple, ProbeError,
-    RunInfo, Sample, ServerTiming, TlsExtra, TransferFacts, VariantInfo,
+    Axis, CompareInfo, EarlyData, ErrorKind, HandshakeAnatomy, Mode, Notice, OcspStaple,
+    ProbeError, RunInfo, Sample, ServerTiming, TlsExtra, TransferFacts, VariantInfo,
 };
 use tlsping::render::{Finished, Output};
-use tlsping::stats::{compare_variants, summarize, History, Summary};
+use tlsping::stats::{compare_variants, summarize, History, Summary, Warning};
 
 /// The wall clock of the fixtures: 2027-01-15T08:00:00Z.
 fn epoch() -> SystemTime {
@@ -119,8 +119,15 @@ fn samples() -> Vec<Sample> {
     vec![r1c, r1w, r2w, r2c, r3c, r3w]
 }
 
-fn warnings() -> Vec<String> {
-    vec!["a response body is over the 64 KiB cap".to_string()]
+/// A warning the rounds gave (the words are the outputs' own).
+fn warnings() -> Vec<Warning> {
+    vec![Warning::Rounds {
+        notice: Notice::BodyCapped {
+            cap_bytes: 64 * 1024,
+            h2: true,
+        },
+        variant: None,
+    }]
 }
 
 #[test]
@@ -142,7 +149,7 @@ fn json_document() {
 
 /// The end of a run of `info` for the outputs: its summary and warnings
 /// (no full samples: the streaming outputs have written theirs).
-fn finished<'a>(info: &'a RunInfo, summary: &'a Summary, warnings: &'a [String]) -> Finished<'a> {
+fn finished<'a>(info: &'a RunInfo, summary: &'a Summary, warnings: &'a [Warning]) -> Finished<'a> {
     Finished {
         info,
         samples: &[],
@@ -242,10 +249,10 @@ fn csv_and_json_of_a_run_that_ended_at_its_preflight() {
     let mut info = info();
     info.started_at = None;
     info.preflight_status = 0;
-    info.preflight_error = Some(ProbeError {
-        kind: ErrorKind::CertExpired,
-        text: "SSL certificate problem: certificate has expired".into(),
-    });
+    info.preflight_error = Some(synthetic::preflight_failed(
+        ErrorKind::CertExpired,
+        "SSL certificate problem: certificate has expired",
+    ));
     // What the run hands its outputs when it ends before round 1.
     let summary = summarize(&History::new(), Duration::ZERO);
     let run = Finished {

@@ -18,7 +18,7 @@ mod rounds;
 mod settings;
 mod tls;
 
-use data::{ending, stages, types};
+use data::{ending, run_info, stages, types};
 use exchange::{collector, env, push, sample};
 use reply::{retry_after, transfer, valve};
 use rounds::{preflight, scheduler, wakeup};
@@ -44,10 +44,11 @@ pub use ending::{EndReason, Ending, PreflightFailed, StoppedBy};
 pub use env::ProbeEnv;
 pub use preflight::{run as preflight, Preflight};
 pub use push::{
-    probes_proxy, push, Credentials, PushAbandoned, PushError, PushRoute, PushTarget, PUSH_AUTH_VAR,
-    PUSH_TIMEOUT,
+    probes_proxy, push, Credentials, PushAbandoned, PushError, PushRoute, PushTarget,
+    PUSH_AUTH_VAR, PUSH_TIMEOUT,
 };
 pub use retry_after::RetryAfter;
+pub use run_info::{CompareInfo, RunInfo, VariantInfo};
 pub use sample::Outcome;
 pub use scheduler::{
     round_modes, run_variants, EarlyStop, Notice, Observer, Rounds, RunStart, VariantSetup,
@@ -57,9 +58,8 @@ pub use target::{Target, TargetError};
 pub use transfer::{Capture, HeaderCapture, TransferFacts};
 pub use trust::{check_sources as check_trust_sources, TrustStore};
 pub use types::{
-    tls_version_label, CertSize, CompareInfo, CurlTimers, ErrorKind, HandshakeAnatomy, Mode,
-    OcspStaple, ProbeError, Proto, RunInfo, Sample, ServerTiming, TcpFacts, TlsExtra, TlsFacts,
-    VariantInfo,
+    tls_version_label, CertSize, CurlTimers, ErrorKind, HandshakeAnatomy, Mode, OcspStaple,
+    ProbeError, Proto, Sample, ServerTiming, TcpFacts, TlsExtra, TlsFacts,
 };
 pub use valve::Valve;
 pub use wakeup::{WakeupPin, CPU_DMA_LATENCY};

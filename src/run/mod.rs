@@ -6,7 +6,9 @@ use std::io::{self, Write};
 use crate::calibrate::FloorServer;
 use crate::cli::Options;
 use crate::exit::{self, Ended, Exit};
-use crate::probe::{self, Cancel, EarlyStop, EndReason, Ending, Notice, Observer, Sample, StoppedBy};
+use crate::probe::{
+    self, Cancel, EarlyStop, EndReason, Ending, Notice, Observer, Sample, StoppedBy,
+};
 use crate::render::{self, layout, Escape, Finished, Layout, Style, Warnings};
 use crate::stats::{self, Verdict, Warning};
 
@@ -267,7 +269,12 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> Exit {
 }
 
 /// How the rounds ended, for the outputs (`signal`: the first that came).
-fn ending_of(rounds: &probe::Rounds, stdout_closed: bool, asked: u32, signal: Option<i32>) -> Ending {
+fn ending_of(
+    rounds: &probe::Rounds,
+    stdout_closed: bool,
+    asked: u32,
+    signal: Option<i32>,
+) -> Ending {
     let stopped_by = rounds.stop.as_ref().map(|stop| match stop {
         EarlyStop::Interrupted => StoppedBy::signal(signal.unwrap_or(libc::SIGINT)),
         EarlyStop::Output(_) if stdout_closed => StoppedBy::StdoutClosed,
@@ -298,7 +305,12 @@ fn after_rounds(
         warnings.warn(Warning::Valve(*why));
     }
     let asked = info.settings.count;
-    let run_ending = ending_of(&rounds, written.stdout_closed, asked, signals::came().first());
+    let run_ending = ending_of(
+        &rounds,
+        written.stdout_closed,
+        asked,
+        signals::came().first(),
+    );
     if run_ending.stopped_by.is_some_and(StoppedBy::is_signal) {
         // A valve has its warning, a closed stdout is a reader that had
         // enough, and a failed output is told with the exit.

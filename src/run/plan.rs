@@ -220,8 +220,7 @@ fn run_config<'a>(
 /// or the run ends here.
 fn compared_addresses(cfg: &probe::Config, env: &ProbeEnv) -> Result<Vec<IpAddr>, NoRounds> {
     let host = cfg.target.host.clone();
-    let why = match probe::addresses_of(&host, cfg.target.port, cfg.settings.timeout, &env.cancel)
-    {
+    let why = match probe::addresses_of(&host, cfg.target.port, cfg.settings.timeout, &env.cancel) {
         Ok(found) if found.len() >= 2 => return Ok(found),
         Ok(found) => EndReason::OneAddress {
             host,

@@ -203,12 +203,20 @@ mod tests {
         let int = none.and(libc::SIGINT);
         assert_eq!(int.first(), Some(libc::SIGINT));
         assert_eq!(int.deciding(false), None, "Ctrl+C leaves the verdict");
-        assert_eq!(int.deciding(true), Some(libc::SIGINT), "unless it cut the run short");
+        assert_eq!(
+            int.deciding(true),
+            Some(libc::SIGINT),
+            "unless it cut the run short"
+        );
         let then_term = int.and(libc::SIGTERM);
         assert_eq!(then_term.first(), Some(libc::SIGINT));
         assert_eq!(then_term.deciding(false), Some(libc::SIGTERM));
         let hup = none.and(libc::SIGHUP).and(libc::SIGTERM);
-        assert_eq!(hup.deciding(false), Some(libc::SIGHUP), "the first that ends it");
+        assert_eq!(
+            hup.deciding(false),
+            Some(libc::SIGHUP),
+            "the first that ends it"
+        );
         for came in [none, int, then_term, hup] {
             assert_eq!(Came::unpack(came.pack()), came);
         }

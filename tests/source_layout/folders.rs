@@ -32,7 +32,13 @@ const FLOORS: [(&str, &[&str]); 3] = [
     (
         "render",
         &[
-            "", "words", "tables", "machine", "write_out", "terminal", "pictures",
+            "",
+            "words",
+            "tables",
+            "machine",
+            "write_out",
+            "terminal",
+            "pictures",
         ],
     ),
 ];

@@ -16,6 +16,7 @@ pub mod proxy;
 pub mod quickstart;
 mod relay;
 pub mod server;
+mod server_streams;
 pub mod spawned;
 pub mod temp;
 pub mod why;

@@ -9,8 +9,8 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use tlsping::probe::{
-    CurlTimers, ErrorKind, Mode, OcspStaple, ProbeError, Proto, RunInfo, RunSettings, Sample,
-    TcpFacts, TlsFacts,
+    CurlTimers, EndReason, ErrorKind, Method, Mode, OcspStaple, PreflightFailed, ProbeError, Proto,
+    RunInfo, RunSettings, Sample, Target, TcpFacts, TlsFacts,
 };
 
 fn base(round: u32, mode: Mode) -> Sample {
@@ -174,6 +174,30 @@ pub fn run_info() -> RunInfo {
         cpu_wakeup_why_not: None,
         preflight_error: None,
     }
+}
+
+/// A preflight to `https://example.test/` that failed with `kind` and
+/// libcurl's `text` before it learned anything.
+pub fn preflight_failed(kind: ErrorKind, text: &str) -> EndReason {
+    EndReason::PreflightFailed(Box::new(PreflightFailed {
+        error: ProbeError {
+            kind,
+            text: text.into(),
+        },
+        target: Target::parse("https://example.test/").expect("a valid URL"),
+        timeout: Duration::from_secs(5),
+        tls_max: None,
+        client_cert: false,
+        method: Method::Head,
+        addr: None,
+        tls: None,
+        dns: None,
+        tcp: None,
+        handshake: None,
+        unanswered: false,
+        cert_names: None,
+        speaks_tls: false,
+    }))
 }
 
 /// Feeds `samples` to the human output round by round, as the scheduler

@@ -242,7 +242,10 @@ mod tests {
             axis: Axis::Tls,
             first,
         };
-        assert_eq!(none(Some(Box::new(preflight))).kind(), ErrorKind::ConnRefused);
+        assert_eq!(
+            none(Some(Box::new(preflight))).kind(),
+            ErrorKind::ConnRefused
+        );
         assert_eq!(none(None).kind(), ErrorKind::Error);
         assert_eq!(
             EndReason::AnsweredOver(Some(Proto::Http11)).kind(),
@@ -257,7 +260,11 @@ mod tests {
             .into();
         assert_eq!(
             by,
-            [StoppedBy::Interrupt, StoppedBy::Terminate, StoppedBy::HangUp]
+            [
+                StoppedBy::Interrupt,
+                StoppedBy::Terminate,
+                StoppedBy::HangUp
+            ]
         );
         let signals: Vec<StoppedBy> = StoppedBy::ALL
             .into_iter()

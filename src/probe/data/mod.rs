@@ -1,9 +1,12 @@
 //! The shared data types, everything `stats` and `render` read (`Sample`,
-//! `RunInfo`, `ProbeError`, ...), the stages a sample is cut into, and how
-//! a run ended (`ending`). Floor 4 of `probe`: imports `reply` and
+//! `ProbeError`, ... in `types`; the handshake's anatomy; the run's own
+//! facts, `run_info`), the stages a sample is cut into, and how a run
+//! ended (`ending`). Floor 4 of `probe`: imports `reply` and
 //! `settings`, which the types carry.
 
 pub(super) mod ending;
+pub(super) mod handshake;
+pub(super) mod run_info;
 pub(super) mod stages;
 pub(super) mod types;
 

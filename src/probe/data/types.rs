@@ -3,7 +3,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use super::axes::Axis;
+pub use super::handshake::{CertSize, HandshakeAnatomy, TlsExtra};
 pub use super::ocsp::OcspStaple;
 pub use super::server_timing::ServerTiming;
 use super::stages::{whole_us, Stage, Stages};
@@ -243,96 +243,6 @@ pub struct TcpFacts {
     /// Segments retransmitted during this probe (on a reused connection,
     /// only those since the previous probe read it).
     pub retrans: u32,
-}
-
-/// A round trip of a handshake beyond the first, named (`tls_extra`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TlsExtra {
-    /// The server answered our key shares with a HelloRetryRequest for
-    /// `group` (a TLS code point; `None` when unreadable); `sent` are the
-    /// groups we had sent shares for, in order.
-    HelloRetry { group: Option<u16>, sent: Vec<u16> },
-    /// TLS 1.2's own second round trip.
-    Tls12,
-    /// The server's flight of `flight_bytes` came in two bursts, the second
-    /// after the congestion window opened.
-    InitialWindow { flight_bytes: u32 },
-    /// The server wrote the first `first_bytes` of a flight (less than a
-    /// segment) on their own, and its TCP held the rest until our ACK of
-    /// them came back (Nagle's algorithm).
-    SplitFlight { first_bytes: u32 },
-    /// A segment was lost and sent again: the wait that ended with it took
-    /// `recovery` (a round trip of it counted, the rest is transmission).
-    Loss { recovery: Duration },
-}
-
-impl TlsExtra {
-    /// The kind's name in every output.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            TlsExtra::HelloRetry { .. } => "hello_retry",
-            TlsExtra::Tls12 => "tls12",
-            TlsExtra::InitialWindow { .. } => "initial_window",
-            TlsExtra::SplitFlight { .. } => "split_flight",
-            TlsExtra::Loss { .. } => "loss",
-        }
-    }
-
-    /// Every kind, in the order the summaries count them.
-    pub const KINDS: [&'static str; 5] = [
-        "hello_retry",
-        "tls12",
-        "initial_window",
-        "split_flight",
-        "loss",
-    ];
-}
-
-/// One certificate the server sent, as the chain advice names it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CertSize {
-    /// Its place in the chain (0: the leaf).
-    pub index: u8,
-    /// Its DER size.
-    pub bytes: u32,
-    /// Its key (`RSA-4096`, `EC P-256`...), where it is one we name.
-    pub key: Option<String>,
-}
-
-/// Why a handshake cost what it did, for a probe that made one: its round
-/// trips, each one beyond the first named, the server's own time and what
-/// the server sent. `None` in a field where it could not be told.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct HandshakeAnatomy {
-    /// Waits on the server inside `tls` (`tls_round_trips`).
-    pub round_trips: Option<u8>,
-    /// Every round trip beyond the first, named; `None` with `round_trips`.
-    pub extra: Option<Vec<TlsExtra>>,
-    /// The server's own time in the handshake: its replies to our flights
-    /// and its pauses inside its own (`tls` less the client's set-up and
-    /// finish, the round trips at the kernel's min RTT and the
-    /// transmission). With `transmission` and the rest, it adds up to `tls`.
-    pub server_handshake: Option<Duration>,
-    /// The time the server's flights took to arrive after their first
-    /// bytes, less the round trips counted inside them and the server's own
-    /// pauses: pacing, a slow link, the part of a loss's recovery beyond its
-    /// round trip, an ACK our kernel delayed.
-    pub transmission: Option<Duration>,
-    /// The server's signature scheme (a TLS code point).
-    pub sig_alg: Option<u16>,
-    /// The leaf certificate's key, e.g. `RSA-4096`, `EC P-256`, `Ed25519`.
-    pub server_key: Option<String>,
-    /// The Certificate message, its header included.
-    pub cert_bytes: Option<u32>,
-    /// Every server record up to and including its Finished.
-    pub server_flight_bytes: Option<u32>,
-    /// The certificates the server sent, their sizes and keys: only where
-    /// a flight crossed the initial window (for the advice that names them).
-    pub certs: Vec<CertSize>,
-    /// A handshake message did not add up (a length past its bytes): the
-    /// facts it would have given are `None`. No output field shows it: the
-    /// run's warnings say in how many cold probes it happened.
-    pub unreadable: bool,
 }
 
 /// One probe's result. Stages are derived from the raw timers so that the
@@ -623,95 +533,6 @@ impl Sample {
     /// so its stages include a retransmission wait.
     pub fn retransmitted(&self) -> bool {
         self.tcp_info.is_some_and(|t| t.retrans > 0)
-    }
-}
-
-/// Facts settled once per run by the preflight, plus the settings used.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RunInfo {
-    pub url: String,
-    /// The target is `https://` (the same fact as `Sample::https`).
-    pub https: bool,
-    pub host: String,
-    pub method: String,
-    pub addr: Option<SocketAddr>,
-    pub proto: Option<Proto>,
-    pub tls: Option<TlsFacts>,
-    pub ip_pinned: bool,
-    pub dns_first: Option<Duration>,
-    /// The preflight's own connect and TLS handshake, as far as it got
-    /// (`None`: not reached, or not made); in no statistic.
-    pub preflight_tcp: Option<Duration>,
-    pub preflight_tls: Option<Duration>,
-    pub preflight_status: u16,
-    pub preflight_bytes: u32,
-    /// The settings as given (`--calibrate` among them: the server is
-    /// tlsping's own, in this process, on 127.0.0.1).
-    pub settings: super::config::RunSettings,
-    pub libcurl_version: String,
-    pub tls_library: String,
-    /// The CPU's wake-up latency was held at 0 µs for the rounds
-    /// (`WakeupPin`); when it was not, why not.
-    pub cpu_wakeup_pinned: bool,
-    pub cpu_wakeup_why_not: Option<String>,
-    /// When the rounds started, on the wall clock (`run.started_at`); the
-    /// zero point of every sample's `t`. `None` when no round ran.
-    pub started_at: Option<std::time::SystemTime>,
-    /// `--compare`: the axis, every variant and which of them could run.
-    pub compare: Option<CompareInfo>,
-    /// Why the run ended before round 1: the preflight failed, was refused
-    /// by a safety valve, or negotiated another HTTP version than asked.
-    pub preflight_error: Option<super::ending::EndReason>,
-}
-
-/// What the run reports about one variant (`run.compare` in JSON).
-#[derive(Clone, Debug, PartialEq)]
-pub struct VariantInfo {
-    pub label: String,
-    pub value: String,
-    /// Why it could not run at all (its preflight failed, or the server
-    /// answered it in another way than the variant asks); `None` when it ran.
-    pub unavailable: Option<super::ending::EndReason>,
-    /// The address its preflight settled on.
-    pub addr: Option<SocketAddr>,
-    /// The HTTP version its preflight was answered over.
-    pub proto: Option<Proto>,
-    /// The TLS facts of its preflight (its certificate's lifetime, say):
-    /// under `--compare target=` each endpoint has its own.
-    pub tls: Option<TlsFacts>,
-}
-
-impl VariantInfo {
-    /// A variant by its label and axis value, before its preflight says
-    /// whether it runs and where.
-    pub fn new(label: impl Into<String>, value: impl Into<String>) -> VariantInfo {
-        VariantInfo {
-            label: label.into(),
-            value: value.into(),
-            unavailable: None,
-            addr: None,
-            proto: None,
-            tls: None,
-        }
-    }
-}
-
-/// The comparison a run made, for the header and `run.compare`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CompareInfo {
-    pub axis: Axis,
-    /// Every variant asked for, in order; a sample's `variant` indexes this.
-    pub variants: Vec<VariantInfo>,
-    /// Probes per round once the variants that cannot run are left out.
-    pub probes_per_round: usize,
-}
-
-impl CompareInfo {
-    /// The label of variant `index` (a sample's `variant`).
-    pub fn label(&self, index: u8) -> &str {
-        self.variants
-            .get(usize::from(index))
-            .map_or("?", |v| v.label.as_str())
     }
 }
 

@@ -5,11 +5,11 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use super::config::{Config, Method};
+use super::ending::PreflightFailed;
 use super::env::ProbeEnv;
 use super::handle::ProbeHandle;
 use super::resolver::Resolver;
 use super::sample::{self, Outcome};
-use super::ending::PreflightFailed;
 use super::types::{ErrorKind, Mode, ProbeError, Proto, Sample, TlsFacts};
 use super::valve::Valve;
 

@@ -138,11 +138,8 @@ fn ended_at_preflight(info: &crate::probe::RunInfo) -> String {
     exposition(&run, &run_labels(info, &Vec::new()))
 }
 
-fn refused() -> crate::probe::ProbeError {
-    crate::probe::ProbeError {
-        kind: ErrorKind::ConnRefused,
-        text: "connection refused".into(),
-    }
+fn refused() -> crate::probe::EndReason {
+    synthetic::preflight_failed(ErrorKind::ConnRefused, "connection refused")
 }
 
 /// The `tlsping_loss_ratio` series, each one's labels after `target` and
@@ -179,10 +176,7 @@ fn a_run_that_reached_nothing_is_a_total_loss_in_every_mode_it_asked_for() {
 #[test]
 fn a_preflight_cut_short_by_ctrl_c_is_no_loss() {
     let mut info = synthetic::run_info();
-    info.preflight_error = Some(crate::probe::ProbeError {
-        kind: ErrorKind::Canceled,
-        text: "canceled".into(),
-    });
+    info.preflight_error = Some(crate::probe::EndReason::Interrupted);
     let text = ended_at_preflight(&info);
     assert_eq!(losses(&text), Vec::<String>::new(), "{text}");
 }

@@ -5,7 +5,10 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use std::time::{Duration, SystemTime};
+
 use super::*;
+use crate::probe::CompareInfo;
 use crate::stats::synthetic;
 
 const DOCUMENT_SCHEMA: &str = include_str!("../../../schema/tlsping.schema.json");
@@ -274,10 +277,10 @@ fn every_value_has_the_kind_its_unit_says() {
         probes_per_round: 2,
     };
     let mut info = synthetic::run_info();
-    info.preflight_error = Some(crate::probe::ProbeError {
-        kind: crate::probe::ErrorKind::Timeout,
-        text: "late".into(),
-    });
+    info.preflight_error = Some(synthetic::preflight_failed(
+        crate::probe::ErrorKind::Timeout,
+        "late",
+    ));
     for f in &FIELDS {
         let mut values: Vec<FieldValue> =
             samples.iter().map(|s| f.value(s, Some(&compare))).collect();

@@ -3,6 +3,7 @@
 //! writes a number. Floor 2 of `render`: imports `words` (why a run ended
 //! before round 1, in words).
 
+pub(super) mod field_values;
 pub mod fields;
 pub(super) mod json_numbers;
 pub mod run_fields;

@@ -102,13 +102,12 @@ pub fn header_items(cmp: &CompareInfo, tags: &Tags) -> Vec<String> {
                     // on stderr and in JSON. Our own reasons (another HTTP
                     // version came back) are short and say more.
                     let said = super::reasons::reason(e);
-                    let reason = if e.kind() == crate::probe::ErrorKind::Error
-                        && !said.trim().is_empty()
-                    {
-                        printable(&said)
-                    } else {
-                        e.kind().slug().to_string()
-                    };
+                    let reason =
+                        if e.kind() == crate::probe::ErrorKind::Error && !said.trim().is_empty() {
+                            printable(&said)
+                        } else {
+                            e.kind().slug().to_string()
+                        };
                     format!("{label} (unavailable: {reason})")
                 }
                 None if tags.letters() => format!("{label} ({})", letter(i)),
@@ -257,7 +256,7 @@ pub fn differences(cmp: &CompareInfo, comparison: &Comparison) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::{Axis, ErrorKind, Mode, ProbeError, VariantInfo};
+    use crate::probe::{Axis, ErrorKind, Mode, VariantInfo};
 
     fn tls_compare() -> CompareInfo {
         let variant = VariantInfo::new;
@@ -385,10 +384,10 @@ mod tests {
     #[test]
     fn unavailable_variants_say_why() {
         let mut cmp = tls_compare();
-        cmp.variants[0].unavailable = Some(ProbeError {
-            kind: ErrorKind::TlsError,
-            text: "no protocols available".into(),
-        });
+        cmp.variants[0].unavailable = Some(crate::stats::synthetic::preflight_failed(
+            ErrorKind::TlsError,
+            "no protocols available",
+        ));
         cmp.probes_per_round = 2;
         let items = header_items(&cmp, &Tags::new(&cmp, 100));
         assert_eq!(

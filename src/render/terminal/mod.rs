@@ -12,6 +12,7 @@ pub mod paint;
 pub mod rows;
 pub mod summary;
 pub mod why;
+mod why_advice;
 
 // What the files here name as `super::x` from the floors below.
 use super::output;

@@ -29,9 +29,9 @@ pub fn reason(r: &EndReason) -> String {
         ),
         EndReason::Negotiated(tls) => negotiated(tls),
         EndReason::NoEarlyData(tls) => no_early_data(tls),
-        EndReason::OneAddress { host, addr } => format!(
-            "--compare addr: {host} resolves to one address ({addr}); nothing to compare"
-        ),
+        EndReason::OneAddress { host, addr } => {
+            format!("--compare addr: {host} resolves to one address ({addr}); nothing to compare")
+        }
         EndReason::AddressLookupFailed { host, error } => address_lookup_failed(host, error),
         EndReason::NoVariantCanRun { first, .. } => match first {
             Some(first) => reason(first),
@@ -506,6 +506,9 @@ mod tests {
             reason(&EndReason::Interrupted),
             "interrupted before round 1: nothing was measured"
         );
-        assert_eq!(last_words(&EndReason::Interrupted), reason(&EndReason::Interrupted));
+        assert_eq!(
+            last_words(&EndReason::Interrupted),
+            reason(&EndReason::Interrupted)
+        );
     }
 }

@@ -399,7 +399,10 @@ mod tests {
 
     #[test]
     fn untracked_metric_names_are_named_in_the_warning() {
-        let text = text(&Warning::UntrackedMetrics(vec!["cdn".into(), "edge".into()]));
+        let text = text(&Warning::UntrackedMetrics(vec![
+            "cdn".into(),
+            "edge".into(),
+        ]));
         assert!(text.contains("more than 64 metric names"), "{text}");
         assert!(text.ends_with("leave out cdn, edge"), "{text}");
         let many: Vec<String> = (0..64).map(|i| format!("m{i}")).collect();
