@@ -98,7 +98,7 @@ pub enum Ended {
     /// Nothing was measured: the run ended before round 1, its outputs
     /// having said so where they could. `Some`: why, for stderr (`None`
     /// when a warning has said it already).
-    BeforeRounds(Option<EndReason>),
+    BeforeRounds(Option<Box<EndReason>>),
     /// The rounds ran (all of them, or until a safety valve or a signal
     /// stopped them).
     Rounds(Judgement),
@@ -318,7 +318,7 @@ mod tests {
             (&none, vec![], None, FAILED),
             (&before, vec![], None, FAILED),
             (
-                &Ended::BeforeRounds(Some(EndReason::Interrupted)),
+                &Ended::BeforeRounds(Some(Box::new(EndReason::Interrupted))),
                 vec![],
                 None,
                 FAILED,
@@ -413,7 +413,7 @@ mod tests {
                 failed("the picture to p.svg", "Permission denied"),
                 push_refused(),
             ],
-            ..Exit::of(Ended::BeforeRounds(Some(EndReason::Interrupted)))
+            ..Exit::of(Ended::BeforeRounds(Some(Box::new(EndReason::Interrupted))))
         };
         assert_eq!(
             preflight.stderr_text().as_deref(),

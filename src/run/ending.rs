@@ -225,7 +225,12 @@ mod tests {
         assert!(written.failed());
         // Told no more.
         let mut told = 0;
-        written.tell(|_| Ok(told += 1)).unwrap();
+        written
+            .tell(|_| {
+                told += 1;
+                Ok(())
+            })
+            .unwrap();
         assert_eq!(told, 0);
     }
 

@@ -165,7 +165,7 @@ fn ended_before_rounds(opts: &Options, ended: plan::NoRounds, warnings: &Warning
     };
     let mut written = open_outputs(opts, info);
     let tell: ending::Tell = |o, run| o.ended_before_rounds(run);
-    let why = Ended::BeforeRounds(ended.last_words());
+    let why = Ended::BeforeRounds(ended.last_words().map(Box::new));
     ending::end_all(opts, &mut written, &mut run, tell, (why, signal.is_some()))
 }
 
@@ -201,7 +201,9 @@ fn environment(
     if opts.config.settings.calibrate {
         return match calibration(&mut opts.config, cancel) {
             Ok((server, env)) => Ok((Some(server), env)),
-            Err(e) => Err(Ended::BeforeRounds(Some(EndReason::CalibrationServer(e)))),
+            Err(e) => Err(Ended::BeforeRounds(Some(Box::new(
+                EndReason::CalibrationServer(e),
+            )))),
         };
     }
     let https =
