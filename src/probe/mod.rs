@@ -48,7 +48,7 @@ pub use push::{
     PUSH_AUTH_VAR, PUSH_TIMEOUT,
 };
 pub use retry_after::RetryAfter;
-pub use run_info::{CompareInfo, RunInfo, VariantInfo};
+pub use run_info::{CompareInfo, RunInfo, VariantInfo, WakeupNotHeld};
 pub use sample::Outcome;
 pub use scheduler::{
     round_modes, run_variants, EarlyStop, Notice, Observer, Rounds, RunStart, VariantSetup,

@@ -232,7 +232,7 @@ fn run_until_done(mut opts: Options, cancel: Cancel) -> Exit {
     let pin = probe::WakeupPin::hold();
     let note_pin = |info: &mut probe::RunInfo| {
         info.cpu_wakeup_pinned = pin.held();
-        info.cpu_wakeup_why_not = pin.why_not().map(str::to_string);
+        info.cpu_wakeup_why_not = pin.why_not().cloned();
     };
     let plan::Ready { mut info, lanes } = match plan::plan(&opts, &env, &mut warnings) {
         Ok(ready) => ready,

@@ -179,25 +179,18 @@ pub fn run_info() -> RunInfo {
 /// A preflight to `https://example.test/` that failed with `kind` and
 /// libcurl's `text` before it learned anything.
 pub fn preflight_failed(kind: ErrorKind, text: &str) -> EndReason {
-    EndReason::PreflightFailed(Box::new(PreflightFailed {
-        error: ProbeError {
-            kind,
-            text: text.into(),
-        },
-        target: Target::parse("https://example.test/").expect("a valid URL"),
-        timeout: Duration::from_secs(5),
-        tls_max: None,
-        client_cert: false,
-        method: Method::Head,
-        addr: None,
-        tls: None,
-        dns: None,
-        tcp: None,
-        handshake: None,
-        unanswered: false,
-        cert_names: None,
-        speaks_tls: false,
-    }))
+    let error = ProbeError {
+        kind,
+        text: text.into(),
+    };
+    let target = Target::parse("https://example.test/").expect("a valid URL");
+    let timeout = Duration::from_secs(5);
+    EndReason::PreflightFailed(Box::new(PreflightFailed::bare(
+        error,
+        target,
+        Method::Head,
+        timeout,
+    )))
 }
 
 /// Feeds `samples` to the human output round by round, as the scheduler

@@ -204,6 +204,30 @@ pub struct PreflightFailed {
     pub speaks_tls: bool,
 }
 
+impl PreflightFailed {
+    /// A preflight to `target`, asked with `method` and its `timeout`,
+    /// that failed with `error` before it learned anything (no TLS ceiling,
+    /// no client certificate: `..` sets them from the run's settings).
+    pub fn bare(error: ProbeError, target: Target, method: Method, timeout: Duration) -> Self {
+        PreflightFailed {
+            error,
+            target,
+            timeout,
+            tls_max: None,
+            client_cert: false,
+            method,
+            addr: None,
+            tls: None,
+            dns: None,
+            tcp: None,
+            handshake: None,
+            unanswered: false,
+            cert_names: None,
+            speaks_tls: false,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,22 +238,8 @@ mod tests {
             kind: ErrorKind::ConnRefused,
             text: "Failed to connect".into(),
         };
-        let failed = PreflightFailed {
-            error: refused,
-            target: Target::parse("https://example.test/").unwrap(),
-            timeout: Duration::from_secs(5),
-            tls_max: None,
-            client_cert: false,
-            method: Method::Head,
-            addr: None,
-            tls: None,
-            dns: None,
-            tcp: None,
-            handshake: None,
-            unanswered: false,
-            cert_names: None,
-            speaks_tls: false,
-        };
+        let url = Target::parse("https://example.test/").unwrap();
+        let failed = PreflightFailed::bare(refused, url, Method::Head, Duration::from_secs(5));
         let preflight = EndReason::PreflightFailed(Box::new(failed));
         assert_eq!(preflight.kind(), ErrorKind::ConnRefused);
         assert_eq!(EndReason::Interrupted.kind(), ErrorKind::Canceled);

@@ -37,7 +37,7 @@ pub struct RunInfo {
     /// The CPU's wake-up latency was held at 0 µs for the rounds
     /// (`WakeupPin`); when it was not, why not.
     pub cpu_wakeup_pinned: bool,
-    pub cpu_wakeup_why_not: Option<String>,
+    pub cpu_wakeup_why_not: Option<WakeupNotHeld>,
     /// When the rounds started, on the wall clock (`run.started_at`); the
     /// zero point of every sample's `t`. `None` when no round ran.
     pub started_at: Option<std::time::SystemTime>,
@@ -97,4 +97,14 @@ impl CompareInfo {
             .get(usize::from(index))
             .map_or("?", |v| v.label.as_str())
     }
+}
+
+/// Why the CPU's wake-up latency was not held at 0 µs (`WakeupPin`), with
+/// the device's path and the system's error as they came.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WakeupNotHeld {
+    /// The device could not be opened or written.
+    Failed { path: String, error: String },
+    /// What is at the path is not the kernel's PM QoS device.
+    NotTheDevice { path: String },
 }

@@ -14,7 +14,7 @@ mod warm;
 
 // What the files here name as `super::x` from the floors below.
 use super::curl_ffi;
-use super::data::{ending, types};
+use super::data::{ending, run_info, types};
 use super::exchange::{collector, env, handle, sample};
 use super::reply::valve;
 use super::settings::{cancel, compare, config};

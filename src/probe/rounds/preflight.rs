@@ -39,20 +39,9 @@ pub struct Preflight {
 /// was asked, and the error.
 fn bare(cfg: &Config, error: ProbeError, method: Method) -> PreflightFailed {
     PreflightFailed {
-        error,
-        target: cfg.target.clone(),
-        timeout: cfg.settings.timeout,
         tls_max: cfg.settings.tls_max,
         client_cert: cfg.settings.client_cert.is_some(),
-        method,
-        addr: None,
-        tls: None,
-        dns: None,
-        tcp: None,
-        handshake: None,
-        unanswered: false,
-        cert_names: None,
-        speaks_tls: false,
+        ..PreflightFailed::bare(error, cfg.target.clone(), method, cfg.settings.timeout)
     }
 }
 

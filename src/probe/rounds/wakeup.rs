@@ -9,13 +9,15 @@
 use std::fs::File;
 use std::io::Write;
 
+use super::run_info::WakeupNotHeld;
+
 /// The kernel's PM QoS file for the CPU wake-up latency.
 pub const CPU_DMA_LATENCY: &str = "/dev/cpu_dma_latency";
 
 /// A request for a 0 µs wake-up latency, held while this value lives.
 #[derive(Debug)]
 pub struct WakeupPin {
-    held: Result<File, String>,
+    held: Result<File, WakeupNotHeld>,
 }
 
 impl WakeupPin {
@@ -34,27 +36,30 @@ impl WakeupPin {
     }
 
     /// Why it is not, if it is not.
-    pub fn why_not(&self) -> Option<&str> {
-        self.held.as_ref().err().map(String::as_str)
+    pub fn why_not(&self) -> Option<&WakeupNotHeld> {
+        self.held.as_ref().err()
     }
 }
 
 /// Opens `path` (a character device, never waited on) and writes 0.
-fn hold_at(path: &str) -> Result<File, String> {
+fn hold_at(path: &str) -> Result<File, WakeupNotHeld> {
     use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let failed = |e: std::io::Error| WakeupNotHeld::Failed {
+        path: path.into(),
+        error: e.to_string(),
+    };
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)
-        .map_err(|e| format!("{path}: {e}"))?;
+        .map_err(failed)?;
     let is_device = file
         .metadata()
         .is_ok_and(|m| m.file_type().is_char_device());
     if !is_device {
-        return Err(format!("{path} is not the kernel's PM QoS device"));
+        return Err(WakeupNotHeld::NotTheDevice { path: path.into() });
     }
-    file.write_all(&0i32.to_ne_bytes())
-        .map_err(|e| format!("{path}: {e}"))?;
+    file.write_all(&0i32.to_ne_bytes()).map_err(failed)?;
     Ok(file)
 }
 
@@ -67,9 +72,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let plain = dir.path().join("cpu_dma_latency");
         std::fs::write(&plain, "").unwrap();
-        let e = hold_at(plain.to_str().unwrap()).unwrap_err();
-        assert!(e.contains("not the kernel's PM QoS device"), "{e}");
+        let path = plain.to_str().unwrap();
+        let e = hold_at(path).unwrap_err();
+        assert_eq!(e, WakeupNotHeld::NotTheDevice { path: path.into() });
         let e = hold_at("/nonexistent/cpu_dma_latency").unwrap_err();
-        assert!(e.starts_with("/nonexistent/cpu_dma_latency: "), "{e}");
+        assert!(
+            matches!(&e, WakeupNotHeld::Failed { path, .. } if path == "/nonexistent/cpu_dma_latency"),
+            "{e:?}"
+        );
     }
 }

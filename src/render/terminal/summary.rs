@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::probe::{Mode, ModeChoice, OcspStaple, Proto, RunInfo};
+use crate::probe::{Mode, ModeChoice, OcspStaple, Proto, RunInfo, WakeupNotHeld};
 use crate::stats::{share_percent, ModeSummary, Summary, P95_MIN_N};
 
 use super::format::{cell, ms, printable, secs, signed_ms, with_unit, Sign};
@@ -293,6 +293,14 @@ pub fn summary_extras(info: &RunInfo, summary: &Summary) -> Vec<String> {
     out
 }
 
+/// Why the CPU's wake-up latency was not held, in words.
+fn wakeup_not_held(why: &WakeupNotHeld) -> String {
+    match why {
+        WakeupNotHeld::Failed { path, error } => format!("{path}: {error}"),
+        WakeupNotHeld::NotTheDevice { path } => format!("{path} is not the kernel's PM QoS device"),
+    }
+}
+
 /// The preflight's OCSP staple in a few words, its JSON slug first.
 fn ocsp_words(ocsp: OcspStaple) -> &'static str {
     match ocsp {
@@ -337,7 +345,8 @@ fn preflight_extras(info: &RunInfo) -> Vec<String> {
         }
         why => format!(
             "cpu wake-up        = not held ({}): a CPU waking from idle adds to the stage it ends",
-            why.as_deref().unwrap_or("not asked")
+            why.as_ref()
+                .map_or_else(|| "not asked".into(), wakeup_not_held)
         ),
     });
     if info.proto == Some(Proto::H2) && info.settings.mode != ModeChoice::Cold {

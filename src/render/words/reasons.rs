@@ -446,25 +446,17 @@ mod tests {
     }
 
     fn failed(kind: ErrorKind, text: &str, url: &str) -> Box<PreflightFailed> {
-        Box::new(PreflightFailed {
-            error: ProbeError {
-                kind,
-                text: text.into(),
-            },
-            target: Target::parse(url).unwrap(),
-            timeout: Duration::from_secs(5),
-            tls_max: None,
-            client_cert: false,
-            method: Method::Head,
-            addr: None,
-            tls: None,
-            dns: None,
-            tcp: None,
-            handshake: None,
-            unanswered: false,
-            cert_names: None,
-            speaks_tls: false,
-        })
+        let error = ProbeError {
+            kind,
+            text: text.into(),
+        };
+        let target = Target::parse(url).unwrap();
+        Box::new(PreflightFailed::bare(
+            error,
+            target,
+            Method::Head,
+            Duration::from_secs(5),
+        ))
     }
 
     #[test]
