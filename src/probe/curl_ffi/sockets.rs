@@ -95,12 +95,12 @@ pub fn read_tcp_info(sock: c_int) -> Option<KernelTcp> {
 
 /// The sockets of a handle's connections (of a cold runner's handles: of
 /// all of them) that libcurl has opened, and the kernel's last word on the
-/// one opened last. The open-socket callback adds each (`opened`), and
-/// libcurl's close-socket callback of every connection made with it (which
-/// points at this) marks it closed, so a socket is known closed before its
-/// number can be reused, and reads `TCP_INFO` of the one opened last, so a
-/// transfer whose connection closed without a response still has a
-/// reading of it.
+/// one each handle opened last. The open-socket callback adds each
+/// (`opened`), and libcurl's close-socket callback of every connection made
+/// with it (which points at this) marks it closed, so a socket is known
+/// closed before its number can be reused, and reads `TCP_INFO` of a
+/// handle's last, so a transfer whose connection closed without a response
+/// still has a reading of it.
 #[derive(Debug)]
 pub struct CloseWatch {
     slots: std::sync::Mutex<[Watched; 4]>,
@@ -112,8 +112,9 @@ struct Watched {
     /// -1 marks a free slot.
     sock: curl_sys::curl_socket_t,
     open: bool,
-    /// Opened last: only its close is read (the connection's, never a
-    /// happy-eyeballs loser's opened before it, nor an older connection's).
+    /// Opened last by its handle: only its close is read (the
+    /// connection's, never a happy-eyeballs loser's opened before it, nor
+    /// an older connection's of the same handle).
     last: bool,
     /// The `TCP_INFO` reading taken as libcurl closed it.
     at_close: Option<KernelTcp>,
@@ -140,17 +141,25 @@ impl CloseWatch {
         self.slots.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// libcurl opened `sock` for a connection watched here. Happy eyeballs
-    /// has at most two sockets open at once: it takes the slot of an
-    /// earlier socket of the same number, else a free one, else one closed
-    /// (its reading forgotten); a socket that finds none is not followed.
-    pub fn opened(&self, sock: curl_sys::curl_socket_t) {
+    /// libcurl opened `sock` for a connection watched here, after
+    /// `instead_of`, the socket the same handle opened last before it
+    /// (whose close is then no longer read). Happy eyeballs has at most two
+    /// sockets open at once: it takes the slot of an earlier socket of the
+    /// same number, else a free one, else one closed (its reading
+    /// forgotten); a socket that finds none is not followed.
+    pub fn opened(
+        &self,
+        sock: curl_sys::curl_socket_t,
+        instead_of: Option<curl_sys::curl_socket_t>,
+    ) {
         let mut slots = self.slots();
+        for w in slots.iter_mut().filter(|w| Some(w.sock) == instead_of) {
+            w.last = false;
+        }
         let at = (slots.iter().position(|w| w.sock == sock))
             .or_else(|| slots.iter().position(|w| w.sock < 0))
             .or_else(|| slots.iter().position(|w| !w.open));
         if let Some(at) = at {
-            slots.iter_mut().for_each(|w| w.last = false);
             slots[at] = Watched {
                 sock,
                 open: true,
@@ -258,8 +267,8 @@ mod tests {
         peer.read_exact(&mut [0u8]).unwrap();
         let (fa, fb) = (a.as_raw_fd(), b.as_raw_fd());
         let watch = CloseWatch::new();
-        watch.opened(fb);
-        watch.opened(fa);
+        watch.opened(fb, None);
+        watch.opened(fa, Some(fb));
         assert_eq!(watch.open_socket(), Some(fb));
         assert_eq!(watch.at_close(fa), None, "open: no reading yet");
         // libcurl's close-socket callback, as libcurl calls it.
@@ -274,7 +283,7 @@ mod tests {
         assert_eq!(watch.open_socket(), None);
         assert_eq!(watch.at_close(fb), None);
         // A socket opened later under the same number starts afresh.
-        watch.opened(fa);
+        watch.opened(fa, None);
         assert_eq!(watch.at_close(fa), None);
         assert_eq!(watch.open_socket(), Some(fa));
         drop(b);

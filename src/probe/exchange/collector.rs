@@ -69,6 +69,9 @@ pub struct Collector {
     /// reading at close `close_watch` keeps (never that of an older
     /// connection libcurl happens to close meanwhile).
     pub(super) opened_socket: Option<curl_ffi::curl_socket_t>,
+    /// The socket this handle opened last, in this transfer or before (a
+    /// kept connection's): its close is no longer read once another opens.
+    last_socket: Option<curl_ffi::curl_socket_t>,
     /// What OpenSSL's callbacks report of this handle's connections; each
     /// connection's SSL_CTX holds a reference too (see `TransferStamps`).
     pub(super) stamps: Arc<TransferStamps>,
@@ -111,6 +114,7 @@ impl Collector {
             socket_opened: None,
             close_watch: Arc::new(CloseWatch::new()),
             opened_socket: None,
+            last_socket: None,
             stamps: TransferStamps::new(),
             caught: CaughtPanic::default(),
             tcp: None,
@@ -320,7 +324,8 @@ impl Collector {
         // A new connection starts its own retransmission count.
         self.retrans_counted = 0;
         let sock = curl_ffi::open_socket(family, socktype, protocol)?;
-        self.close_watch.opened(sock);
+        self.close_watch.opened(sock, self.last_socket);
+        self.last_socket = Some(sock);
         self.opened_socket = Some(sock);
         self.stamps.socket_opened(sock);
         Some(sock)
