@@ -5,7 +5,8 @@
 //! it holds. A leaf: nothing here imports from the rest of `probe`; what a
 //! probe needs in its own types it builds from the plain values returned
 //! here (`answers`, `live_tls`), and what OpenSSL's callbacks report goes to
-//! a `HandshakeMoments` the probe names. The lowest floor of `probe`;
+//! the `HandshakeMoments` the probe hands over with each SSL_CTX, which the
+//! context keeps. The lowest floor of `probe`;
 //! OpenSSL's own side of the boundary is `ssl/`.
 
 use std::ffi::CStr;
