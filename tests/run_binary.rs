@@ -383,6 +383,44 @@ fn text_asked_for_that_cannot_be_written_exits_2_and_a_closed_reader_0() {
 }
 
 #[test]
+fn every_format_to_a_reader_that_has_had_enough_says_nothing() {
+    // `tlsping ... | head -0`, for each way of writing a run: a closed
+    // reader is no error and no message; the run exits with what its rounds
+    // earned: 2 where the first line found the reader gone before round 1
+    // and nothing was measured (docs/measurement.md), 0 for `--json`, which
+    // writes only once its rounds have run. `--jsonl` once hid the broken pipe
+    // inside a serialisation error and said "could not write the output".
+    let server = start(ServerOpts::default());
+    let url = server.url();
+    let ca = support::cacert();
+    let formats = [
+        (None, 2),
+        (Some("--csv"), 2),
+        (Some("--jsonl"), 2),
+        (Some("--json"), 0),
+    ];
+    for (format, code) in formats {
+        let mut args = vec!["-4", "--cacert", &ca, "-n", "2", "-i", "200ms"];
+        args.extend(format);
+        args.push(&url);
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = support::command(&args).stdout(writer).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{format:?}: {}",
+            stderr(&out)
+        );
+        let err = stderr(&out);
+        assert!(
+            !err.contains("could not write") && !err.contains("Broken pipe"),
+            "{format:?}: {err}"
+        );
+    }
+}
+
+#[test]
 fn a_failed_preflight_is_told_before_the_push_that_followed_it() {
     // The preflight fails, then the push (to a port nothing listens on)
     // fails too: the lines come in that order. Before, the push's came first.

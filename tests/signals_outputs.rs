@@ -383,3 +383,45 @@ fn a_second_ctrl_c_leaves_at_once() {
         sent.elapsed()
     );
 }
+
+#[test]
+fn a_reader_that_leaves_after_round_one_is_no_error_in_any_format() {
+    // `tlsping ... | head -1` for each format that streams: the rounds stop,
+    // nothing is said, and the run exits with what its rounds earned (0
+    // here). `--jsonl` once hid the broken pipe inside a serialisation error
+    // and said "could not write the output: Broken pipe", exit 2.
+    let server = start(ServerOpts::default());
+    let url = server.url();
+    for format in [None, Some("--csv"), Some("--jsonl")] {
+        let mut args = vec!["-n", "5", "-i", "200ms"];
+        args.extend(format);
+        args.push(&url);
+        let mut child = spawn(&args);
+        let mut lines = BufReader::new(child.stdout.take().expect("stdout is piped"));
+        // Up to round 1's first row (the header before it is written at the
+        // start: a reader gone before it left before round 1).
+        let row = |l: &str| {
+            l.starts_with("   1 |") || l.starts_with("1,") || l.contains(r#""type":"sample""#)
+        };
+        let mut seen = false;
+        for _ in 0..20 {
+            let mut line = String::new();
+            if !matches!(lines.read_line(&mut line), Ok(n) if n > 0) {
+                break;
+            }
+            if row(&line) {
+                seen = true;
+                break;
+            }
+        }
+        drop(lines);
+        let out = wait_bounded(child, Duration::from_secs(15));
+        assert!(seen, "{format:?}: no row of round 1");
+        assert_eq!(out.status.code(), Some(0), "{format:?}: {}", show(&out));
+        assert_eq!(
+            stderr(&out),
+            "",
+            "{format:?}: a reader that left is no error"
+        );
+    }
+}

@@ -38,7 +38,7 @@ fn server_timing_cell(metrics: &[crate::probe::ServerTiming]) -> String {
 
 /// A text cell a spreadsheet would evaluate as a formula gets a leading `'`,
 /// which spreadsheets show as text and do not run.
-fn neutralise(text: &str) -> Cow<'_, str> {
+pub fn neutralise(text: &str) -> Cow<'_, str> {
     match text.chars().next() {
         Some('=' | '+' | '-' | '@' | '\t' | '\r') => Cow::Owned(format!("'{text}")),
         _ => Cow::Borrowed(text),

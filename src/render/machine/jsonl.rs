@@ -44,7 +44,9 @@ struct SummaryLine<'a, T: Serialize> {
 
 /// Writes one line and flushes it.
 fn write_line<W: Write, T: Serialize>(out: &mut W, kind: &'static str, body: &T) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, &Line { kind, body }).map_err(io::Error::other)?;
+    // `From` keeps an I/O error's kind (a closed reader's broken pipe among
+    // them), which the run's ending reads; `io::Error::other` would hide it.
+    serde_json::to_writer(&mut *out, &Line { kind, body }).map_err(io::Error::from)?;
     out.write_all(b"\n")?;
     out.flush()
 }

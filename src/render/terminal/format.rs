@@ -193,7 +193,7 @@ pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
 /// The human output's punctuation in ASCII, for a terminal whose locale
 /// is not UTF-8 (where the boxes are ASCII too): ` · ` between facts
 /// becomes ` | `, the `·` between row notes `,`, the `…` of a cut `~`,
-/// `µ` `u`. Each stands for one character, so no line grows.
+/// `µ` `u`, the `×` of `N round trips × R` `x`. Each stands for one character, so no line grows.
 pub fn ascii_punctuation(text: &str) -> String {
     if text.is_ascii() {
         return text.to_string();
@@ -201,7 +201,8 @@ pub fn ascii_punctuation(text: &str) -> String {
     let mut out = text
         .replace(" · ", " | ")
         .replace('…', "~")
-        .replace('µ', "u");
+        .replace('µ', "u")
+        .replace('×', "x");
     // A wrapped line ends with the `·` of the fact before the wrap.
     if out.ends_with(" ·") {
         out.truncate(out.len() - '·'.len_utf8());
