@@ -12,7 +12,10 @@
 //!   table (a body that is one literal list);
 //! - every file of ours a comment cites by its path (`docs/output.md`,
 //!   `probe/mod.rs`) is in the repository;
-//! - no Rust file under `tests/` is longer than 700 lines.
+//! - no Rust file under `tests/` is longer than 700 lines;
+//! - no `thread_local!` in `probe`: what a transfer leaves lives with the
+//!   transfer (its handler, its connection's SSL_CTX), so two transfers on
+//!   one thread never share it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -623,6 +626,42 @@ fn no_test_file_is_longer_than_700_lines() {
     assert!(
         long.is_empty(),
         "test files over {LONGEST_TEST_FILE} lines: {long:#?}"
+    );
+}
+
+/// The files of `files` (paths under `src/`) whose code, tests included,
+/// declares a thread-local.
+fn thread_locals<'a>(files: impl IntoIterator<Item = (&'a String, &'a String)>) -> Vec<String> {
+    files
+        .into_iter()
+        .filter(|(_, text)| {
+            text.lines()
+                .map(|l| l.split("//").next().unwrap_or(""))
+                .any(|l| l.contains("thread_local!"))
+        })
+        .map(|(path, _)| path.clone())
+        .collect()
+}
+
+#[test]
+fn no_probe_state_is_kept_per_thread() {
+    // A transfer's stamps, its sockets' readings and a panic its callbacks
+    // caught were each right only while one transfer ran per thread.
+    let sources = sources();
+    let found = thread_locals(sources.iter().filter(|(p, _)| p.starts_with("probe/")));
+    assert!(
+        found.is_empty(),
+        "thread-locals in probe (keep the state with the transfer): {found:#?}"
+    );
+    // The check finds one, and not in a comment.
+    let one = ("probe/x.rs".to_string(), "thread_local! {\n".to_string());
+    let said = (
+        "probe/y.rs".to_string(),
+        "// no thread_local! here\n".to_string(),
+    );
+    assert_eq!(
+        thread_locals([(&one.0, &one.1), (&said.0, &said.1)]),
+        ["probe/x.rs"]
     );
 }
 

@@ -5,7 +5,8 @@
 //! it holds. A leaf: nothing here imports from the rest of `probe`; what a
 //! probe needs in its own types it builds from the plain values returned
 //! here (`answers`, `live_tls`), and what OpenSSL's callbacks report goes to
-//! a `HandshakeMoments` the probe names. The lowest floor of `probe`;
+//! the `HandshakeMoments` the probe hands over with each SSL_CTX, which the
+//! context keeps. The lowest floor of `probe`;
 //! OpenSSL's own side of the boundary is `ssl/`.
 
 use std::ffi::CStr;
@@ -28,11 +29,10 @@ pub use handshake::{stamp_handshake, HandshakeMoments};
 pub use headers::each_response_header;
 pub use live::{group_name, LiveHandle};
 pub use ocsp_staple::{request_staple, take_first_response};
-pub use perform::{guarded, perform_on, perform_polling, raise_caught};
+pub use perform::{guarded, perform_on, perform_polling, CaughtPanic, KeepsPanic};
 pub use request_counter::count_requests;
 pub use setopt::{allow_early_data, multi_quick_exit, quick_exit, set_curves};
-pub use sockets::tcp_now;
-pub use sockets::{hang_up, read_tcp_info_at_close, tcp_at_close, tcp_at_close_clear};
+pub use sockets::{hang_up, read_tcp_info, read_tcp_info_at_close};
 pub use sockets::{open_socket, CloseWatch, KernelTcp};
 pub use trust_store::{clear_ca_locations, install_trust_store};
 pub use url_parts::{UrlPart, UrlParts};

@@ -2,7 +2,6 @@
 //! `TCP_INFO` (also read as a socket closes), and the watch a cold runner
 //! keeps on the sockets still open.
 
-use std::cell::Cell;
 use std::os::raw::{c_int, c_void};
 
 use curl::easy::Easy2;
@@ -36,41 +35,12 @@ pub fn open_socket(
 ) -> Option<curl_sys::curl_socket_t> {
     // SAFETY: socket(2) takes plain integers and returns a new descriptor or -1.
     let fd = unsafe { libc::socket(family, socktype | libc::SOCK_CLOEXEC, protocol) };
-    if fd >= 0 {
-        OPENED_SOCKET.with(|c| c.set(fd));
-        // A reading from an older connection's close is not this one's.
-        TCP_AT_CLOSE.with(|c| c.set(None));
-    }
     (fd >= 0).then_some(fd)
 }
 
-thread_local! {
-    /// The `TCP_INFO` reading taken as libcurl closed the socket this
-    /// transfer opened: libcurl runs a transfer's callbacks on the thread
-    /// that drives it (`curl_easy_perform`, or `curl_multi_perform` on a
-    /// cold runner's multi handle), and a thread drives one transfer at a
-    /// time (a cold runner puts one easy handle at a time on its multi).
-    static TCP_AT_CLOSE: Cell<Option<KernelTcp>> = const { Cell::new(None) };
-    /// The socket this transfer opened last: only its close is read, never
-    /// that of an older connection libcurl happens to close meanwhile (a
-    /// dead kept connection found on reuse, or the previous cold probe's
-    /// connection, which the multi handle may still be closing).
-    static OPENED_SOCKET: Cell<curl_sys::curl_socket_t> = const { Cell::new(-1) };
-}
-
-/// Forgets a reading taken when an earlier transfer's socket closed.
-pub fn tcp_at_close_clear() {
-    TCP_AT_CLOSE.with(|c| c.set(None));
-    OPENED_SOCKET.with(|c| c.set(-1));
-}
-
-/// The reading taken when the transfer just run on this thread closed its socket.
-pub fn tcp_at_close() -> Option<KernelTcp> {
-    TCP_AT_CLOSE.with(|c| c.get())
-}
-
-/// `TCP_INFO` of an open TCP socket.
-pub(super) fn read_tcp_info(sock: c_int) -> Option<KernelTcp> {
+/// `TCP_INFO` of an open TCP socket (`None` for a descriptor that is not
+/// one, or one the kernel has no round trip for yet).
+pub fn read_tcp_info(sock: c_int) -> Option<KernelTcp> {
     // SAFETY: tcp_info is plain integers; all-zero is a valid value.
     let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
     let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
@@ -123,55 +93,101 @@ pub(super) fn read_tcp_info(sock: c_int) -> Option<KernelTcp> {
     })
 }
 
-/// `TCP_INFO` of the socket the transfer running on this thread opened
-/// last (`open_socket`), while it is open: what a callback inside the
-/// transfer can read of the connection.
-pub fn tcp_now() -> Option<KernelTcp> {
-    let sock = OPENED_SOCKET.with(|c| c.get());
-    (sock >= 0).then(|| read_tcp_info(sock)).flatten()
-}
-
-/// The sockets of a cold runner's connections that libcurl has opened and
-/// not yet closed (see `cold_driver`): the open-socket callback adds each,
-/// and libcurl's close-socket callback of every connection made with it
-/// (which points at this) takes it out again, so a socket is forgotten
-/// before its number can be reused.
+/// The sockets of a handle's connections (of a cold runner's handles: of
+/// all of them) that libcurl has opened, and the kernel's last word on the
+/// one each handle opened last. The open-socket callback adds each
+/// (`opened`), and libcurl's close-socket callback of every connection made
+/// with it (which points at this) marks it closed, so a socket is known
+/// closed before its number can be reused, and reads `TCP_INFO` of a
+/// handle's last, so a transfer whose connection closed without a response
+/// still has a reading of it.
 #[derive(Debug)]
 pub struct CloseWatch {
-    /// -1 marks a free slot. Happy eyeballs has at most two sockets open at
-    /// once; a socket that finds no free slot is simply not followed.
-    open: [std::sync::atomic::AtomicI32; 4],
+    slots: std::sync::Mutex<[Watched; 4]>,
+}
+
+/// One socket a `CloseWatch` follows.
+#[derive(Clone, Copy, Debug)]
+struct Watched {
+    /// -1 marks a free slot.
+    sock: curl_sys::curl_socket_t,
+    open: bool,
+    /// Opened last by its handle: only its close is read (the
+    /// connection's, never a happy-eyeballs loser's opened before it, nor
+    /// an older connection's of the same handle).
+    last: bool,
+    /// The `TCP_INFO` reading taken as libcurl closed it.
+    at_close: Option<KernelTcp>,
+}
+
+impl Watched {
+    const FREE: Watched = Watched {
+        sock: -1,
+        open: false,
+        last: false,
+        at_close: None,
+    };
 }
 
 impl CloseWatch {
     pub fn new() -> CloseWatch {
         CloseWatch {
-            open: std::array::from_fn(|_| std::sync::atomic::AtomicI32::new(-1)),
+            slots: std::sync::Mutex::new([Watched::FREE; 4]),
         }
     }
 
-    pub fn opened(&self, sock: curl_sys::curl_socket_t) {
-        use std::sync::atomic::Ordering::Relaxed;
-        for slot in &self.open {
-            if slot.compare_exchange(-1, sock, Relaxed, Relaxed).is_ok() {
-                return;
-            }
+    fn slots(&self) -> std::sync::MutexGuard<'_, [Watched; 4]> {
+        // A slot is written whole: a panic elsewhere leaves them readable.
+        self.slots.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// libcurl opened `sock` for a connection watched here, after
+    /// `instead_of`, the socket the same handle opened last before it
+    /// (whose close is then no longer read). Happy eyeballs has at most two
+    /// sockets open at once: it takes the slot of an earlier socket of the
+    /// same number, else a free one, else one closed (its reading
+    /// forgotten); a socket that finds none is not followed.
+    pub fn opened(
+        &self,
+        sock: curl_sys::curl_socket_t,
+        instead_of: Option<curl_sys::curl_socket_t>,
+    ) {
+        let mut slots = self.slots();
+        for w in slots.iter_mut().filter(|w| Some(w.sock) == instead_of) {
+            w.last = false;
+        }
+        let at = (slots.iter().position(|w| w.sock == sock))
+            .or_else(|| slots.iter().position(|w| w.sock < 0))
+            .or_else(|| slots.iter().position(|w| !w.open));
+        if let Some(at) = at {
+            slots[at] = Watched {
+                sock,
+                open: true,
+                last: true,
+                at_close: None,
+            };
         }
     }
 
     fn closed(&self, sock: curl_sys::curl_socket_t) {
-        use std::sync::atomic::Ordering::Relaxed;
-        for slot in &self.open {
-            let _ = slot.compare_exchange(sock, -1, Relaxed, Relaxed);
+        let mut slots = self.slots();
+        for slot in slots.iter_mut().filter(|w| w.open && w.sock == sock) {
+            slot.open = false;
+            slot.at_close = if slot.last { read_tcp_info(sock) } else { None };
         }
     }
 
     /// A socket of ours that libcurl has opened and not closed yet.
     pub fn open_socket(&self) -> Option<curl_sys::curl_socket_t> {
-        self.open
-            .iter()
-            .map(|slot| slot.load(std::sync::atomic::Ordering::Relaxed))
-            .find(|&sock| sock >= 0)
+        self.slots().iter().find(|w| w.open).map(|w| w.sock)
+    }
+
+    /// The reading taken as libcurl closed `sock`; `None` while it is open,
+    /// when a socket was opened after it, or when the kernel said nothing.
+    pub fn at_close(&self, sock: curl_sys::curl_socket_t) -> Option<KernelTcp> {
+        let slots = self.slots();
+        let slot = slots.iter().find(|w| w.sock == sock && !w.open)?;
+        slot.at_close
     }
 }
 
@@ -181,15 +197,10 @@ impl Default for CloseWatch {
     }
 }
 
-/// libcurl's close-socket callback: one last `TCP_INFO` reading, a word to
-/// the runner that watches this connection (if any), then the close libcurl
-/// would have made itself.
+/// libcurl's close-socket callback: a word to the watch of the handle that
+/// made the connection (one last `TCP_INFO` reading), then the close
+/// libcurl would have made itself.
 extern "C" fn close_socket(clientp: *mut c_void, sock: curl_sys::curl_socket_t) -> c_int {
-    if OPENED_SOCKET.with(|c| c.get()) == sock {
-        if let Some(tcp) = read_tcp_info(sock) {
-            TCP_AT_CLOSE.with(|c| c.set(Some(tcp)));
-        }
-    }
     if !clientp.is_null() {
         // SAFETY: a non-null `clientp` is the `CloseWatch` registered with
         // `read_tcp_info_at_close`, whose contract keeps it alive for as long
@@ -200,9 +211,9 @@ extern "C" fn close_socket(clientp: *mut c_void, sock: curl_sys::curl_socket_t) 
     unsafe { libc::close(sock) }
 }
 
-/// Has libcurl read the kernel's view of each socket just before closing it,
-/// so a probe whose connection ends without a response still gets one, and
-/// tell `watch` (when given) about every close.
+/// Has libcurl tell `watch` (when given) about every close of a socket,
+/// which it reads the kernel's view of just before (`CloseWatch::at_close`):
+/// so a probe whose connection ends without a response still gets one.
 ///
 /// # Safety
 /// libcurl copies the watch's address into every connection this handle
@@ -236,4 +247,45 @@ pub unsafe fn hang_up(sock: curl_sys::curl_socket_t) {
     // SAFETY: an open socket of libcurl's (the caller's contract); shutdown
     // only changes the connection's state, never the descriptor.
     unsafe { libc::shutdown(sock, libc::SHUT_RDWR) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+    use std::os::fd::AsRawFd;
+
+    #[test]
+    fn a_watch_keeps_each_sockets_reading_at_its_close() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let a = std::net::TcpStream::connect(addr).unwrap();
+        let b = std::net::TcpStream::connect(addr).unwrap();
+        // A byte each way, so the kernel has a round trip for `a`.
+        let (mut peer, _) = listener.accept().unwrap();
+        (&a).write_all(b"x").unwrap();
+        peer.read_exact(&mut [0u8]).unwrap();
+        let (fa, fb) = (a.as_raw_fd(), b.as_raw_fd());
+        let watch = CloseWatch::new();
+        watch.opened(fb, None);
+        watch.opened(fa, Some(fb));
+        assert_eq!(watch.open_socket(), Some(fb));
+        assert_eq!(watch.at_close(fa), None, "open: no reading yet");
+        // libcurl's close-socket callback, as libcurl calls it.
+        let clientp = &watch as *const CloseWatch as *mut c_void;
+        assert_eq!(close_socket(clientp, fa), 0);
+        std::mem::forget(a);
+        assert!(watch.at_close(fa).is_some_and(|k| k.rtt_us > 0));
+        assert_eq!(watch.open_socket(), Some(fb), "the other is still open");
+        assert_eq!(watch.at_close(fb), None);
+        // Opened before the last: its close is noted, not read.
+        watch.closed(fb);
+        assert_eq!(watch.open_socket(), None);
+        assert_eq!(watch.at_close(fb), None);
+        // A socket opened later under the same number starts afresh.
+        watch.opened(fa, None);
+        assert_eq!(watch.at_close(fa), None);
+        assert_eq!(watch.open_socket(), Some(fa));
+        drop(b);
+    }
 }

@@ -1,6 +1,9 @@
 //! The libcurl handler that watches one transfer at a time: response
 //! headers and body as they arrive, the TLS facts while the connection is
-//! live, the kernel's TCP view, and the SSL_CTX and socket hooks.
+//! live, the kernel's TCP view, and the SSL_CTX and socket hooks. What a
+//! transfer's callbacks leave (the handshake's stamps, the sockets it
+//! opened and their readings at close, a panic) is kept here, with the
+//! handle that ran it, never per thread.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -9,10 +12,10 @@ use std::time::Instant;
 use curl::easy::{Handler, WriteError};
 
 use super::cancel::Cancel;
-use super::curl_ffi::{self, codes, CloseWatch, KernelTcp, LiveHandle};
-use super::handshake_stamps::ThreadStamps;
+use super::curl_ffi::{self, codes, CaughtPanic, CloseWatch, KeepsPanic, KernelTcp, LiveHandle};
 use super::live_tls;
 use super::ocsp::TakenStaple;
+use super::transfer_stamps::TransferStamps;
 use super::trust::TrustStore;
 use super::types::TlsFacts;
 
@@ -58,8 +61,23 @@ pub struct Collector {
     /// µs) and libcurl's name-lookup timer at that moment (0 while its lookup
     /// was still going on; see `socket_opened_at`).
     pub(super) socket_opened: Option<(u64, u32)>,
-    /// A cold runner's record of its open sockets (see `CloseWatch`).
-    pub(super) close_watch: Option<Arc<CloseWatch>>,
+    /// The record of the sockets this handle's connections opened and of
+    /// their closes (a cold runner's, shared by its handles; else the
+    /// handle's own): libcurl's close-socket callback points at it.
+    pub(super) close_watch: Arc<CloseWatch>,
+    /// The socket this transfer opened last: the connection's, whose
+    /// reading at close `close_watch` keeps (never that of an older
+    /// connection libcurl happens to close meanwhile).
+    pub(super) opened_socket: Option<curl_ffi::curl_socket_t>,
+    /// The socket this handle opened last, in this transfer or before (a
+    /// kept connection's): its close is no longer read once another opens.
+    last_socket: Option<curl_ffi::curl_socket_t>,
+    /// What OpenSSL's callbacks report of this handle's connections; each
+    /// connection's SSL_CTX holds a reference too (see `TransferStamps`).
+    pub(super) stamps: Arc<TransferStamps>,
+    /// A panic one of the callbacks below caught, raised once libcurl has
+    /// returned (`curl_ffi::guarded`).
+    caught: CaughtPanic,
     /// `TCP_INFO` read when the response's headers ended.
     pub(super) tcp: Option<KernelTcp>,
     /// Retransmissions already counted on the open connection (warm reuse).
@@ -94,7 +112,11 @@ impl Collector {
             perform_started_us: None,
             first_header_us: None,
             socket_opened: None,
-            close_watch: None,
+            close_watch: Arc::new(CloseWatch::new()),
+            opened_socket: None,
+            last_socket: None,
+            stamps: TransferStamps::new(),
+            caught: CaughtPanic::default(),
             tcp: None,
             retrans_counted: 0,
             // Room for a few headers, so the header callback need not allocate.
@@ -164,30 +186,49 @@ impl Collector {
         self.perform_started_us = None;
         self.first_header_us = None;
         self.socket_opened = None;
+        self.opened_socket = None;
         self.tcp = None;
         self.server_timing_raw.clear();
-        super::handshake_stamps::clear();
-        curl_ffi::tcp_at_close_clear();
+        self.stamps.reset();
+    }
+
+    /// The kernel's reading as libcurl closed the socket this transfer
+    /// opened last, once it is closed.
+    pub(super) fn tcp_at_close(&self) -> Option<KernelTcp> {
+        self.close_watch.at_close(self.opened_socket?)
+    }
+
+    /// Raises a panic one of this handler's callbacks kept, once libcurl
+    /// has returned.
+    pub(super) fn raise_caught(&mut self) {
+        self.caught.raise();
+    }
+}
+
+impl KeepsPanic for Collector {
+    fn caught_panic(&mut self) -> &mut CaughtPanic {
+        &mut self.caught
     }
 }
 
 /// libcurl's callbacks, each run through `curl_ffi::guarded`: a panic in
 /// one aborts the transfer and is raised again once libcurl has returned
-/// (the multi interface the cold probes run on would otherwise swallow it).
+/// (the multi interface the cold probes run on would otherwise swallow it);
+/// a release build aborts the process instead (see `curl_ffi::perform`).
 impl Handler for Collector {
     fn write(&mut self, data: &[u8]) -> Result<usize, WriteError> {
-        curl_ffi::guarded(Ok(0), || self.on_write(data))
+        curl_ffi::guarded(self, Ok(0), |c| c.on_write(data))
     }
 
     fn header(&mut self, data: &[u8]) -> bool {
-        curl_ffi::guarded(false, || self.on_header(data))
+        curl_ffi::guarded(self, false, |c| c.on_header(data))
     }
 
     // The curl crate's callback signature: only libcurl calls it, with its own SSL_CTX.
     #[allow(clippy::not_unsafe_ptr_arg_deref)]
     fn ssl_ctx(&mut self, ssl_ctx: *mut std::os::raw::c_void) -> Result<(), curl::Error> {
         let aborted = Err(curl::Error::new(codes::CURLE_ABORTED_BY_CALLBACK));
-        curl_ffi::guarded(aborted, || self.on_ssl_ctx(ssl_ctx))
+        curl_ffi::guarded(self, aborted, |c| c.on_ssl_ctx(ssl_ctx))
     }
 
     fn open_socket(
@@ -196,11 +237,11 @@ impl Handler for Collector {
         socktype: std::os::raw::c_int,
         protocol: std::os::raw::c_int,
     ) -> Option<curl_ffi::curl_socket_t> {
-        curl_ffi::guarded(None, || self.on_open_socket(family, socktype, protocol))
+        curl_ffi::guarded(self, None, |c| c.on_open_socket(family, socktype, protocol))
     }
 
     fn progress(&mut self, _dltotal: f64, _dlnow: f64, _ultotal: f64, _ulnow: f64) -> bool {
-        curl_ffi::guarded(false, || self.on_progress())
+        curl_ffi::guarded(self, false, |c| c.on_progress())
     }
 }
 
@@ -259,7 +300,7 @@ impl Collector {
         }
         // SAFETY: as above (for both).
         unsafe {
-            curl_ffi::stamp_handshake::<ThreadStamps>(ssl_ctx);
+            curl_ffi::stamp_handshake(ssl_ctx, self.stamps.clone());
             curl_ffi::request_staple(ssl_ctx);
         }
         Ok(())
@@ -283,9 +324,10 @@ impl Collector {
         // A new connection starts its own retransmission count.
         self.retrans_counted = 0;
         let sock = curl_ffi::open_socket(family, socktype, protocol)?;
-        if let Some(watch) = &self.close_watch {
-            watch.opened(sock);
-        }
+        self.close_watch.opened(sock, self.last_socket);
+        self.last_socket = Some(sock);
+        self.opened_socket = Some(sock);
+        self.stamps.socket_opened(sock);
         Some(sock)
     }
 
@@ -296,3 +338,7 @@ impl Collector {
         !self.cancel.is_canceled()
     }
 }
+
+#[cfg(test)]
+#[path = "transfer_state_tests.rs"]
+mod transfer_state_tests;

@@ -32,10 +32,11 @@ pub struct ProbeHandle {
     capture: Capture,
     /// The URL of the next request, as handed to libcurl.
     url: String,
-    /// The cold runner's watch on its connections' sockets, which libcurl
-    /// points at (see `read_tcp_info_at_close`): held here too, so it is
-    /// alive whenever this handle's transfers can close a socket.
-    _close_watch: Option<Arc<CloseWatch>>,
+    /// The watch on this handle's connections' sockets (a cold runner's,
+    /// or the handle's own), which libcurl points at (see
+    /// `read_tcp_info_at_close`): held here too, dropped after `easy`, so
+    /// it is alive whenever this handle's transfers can close a socket.
+    _close_watch: Arc<CloseWatch>,
 }
 
 impl ProbeHandle {
@@ -83,7 +84,10 @@ impl ProbeHandle {
         close_watch: Option<Arc<CloseWatch>>,
     ) -> Result<ProbeHandle, curl::Error> {
         let mut easy = Easy2::new(Collector::new(env.cancel.clone(), env.trust.clone()));
-        easy.get_mut().close_watch = close_watch.clone();
+        if let Some(watch) = close_watch {
+            easy.get_mut().close_watch = watch;
+        }
+        let close_watch = Arc::clone(&easy.get_ref().close_watch);
         // Registered before anything can fail, and never replaced: the
         // handler lives inside `easy` (boxed by the curl crate) for as long
         // as the handle does.
@@ -100,12 +104,12 @@ impl ProbeHandle {
         if env.trust.is_some() {
             curl_ffi::clear_ca_locations(&mut easy)?;
         }
-        let watch = close_watch.as_ref().map_or(std::ptr::null(), Arc::as_ptr);
-        // SAFETY: a watch is held by this handle and by the cold runner that
-        // made it, which keeps it until its multi handle, and with it every
-        // connection these transfers made, is gone (`ColdDriver` drops the
-        // multi first). Null otherwise.
-        unsafe { curl_ffi::read_tcp_info_at_close(&mut easy, watch)? };
+        // SAFETY: the watch is held by this handle (`_close_watch`, dropped
+        // after `easy`, whose clean-up closes the connections libcurl keeps
+        // for it) and, a cold runner's, by the runner, which keeps it until
+        // its multi handle, and with it every connection these transfers
+        // made, is gone (`ColdDriver` drops the multi first).
+        unsafe { curl_ffi::read_tcp_info_at_close(&mut easy, Arc::as_ptr(&close_watch))? };
         easy.url(url)?;
         easy.useragent(&format!("tlsping/{}", env!("CARGO_PKG_VERSION")))?;
         easy.follow_location(false)?;
@@ -156,7 +160,7 @@ impl ProbeHandle {
         let result = self.easy.perform();
         let returned = Instant::now();
         // A panic our callbacks kept (`curl_ffi::guarded`) is raised here.
-        curl_ffi::raise_caught();
+        self.easy.get_mut().raise_caught();
         (result, returned)
     }
 
@@ -169,7 +173,7 @@ impl ProbeHandle {
     ) -> (Result<(), curl::Error>, Instant) {
         self.stamp_perform();
         let cancel = self.easy.get_ref().cancel().clone();
-        let result = curl_ffi::perform_on(multi, &self.easy, &|| cancel.is_canceled());
+        let result = curl_ffi::perform_on(multi, &mut self.easy, &|| cancel.is_canceled());
         (result, Instant::now())
     }
 

@@ -16,4 +16,4 @@ use super::curl_ffi;
 use super::data::types;
 use super::reply::{ocsp, retry_after, server_timing, transfer};
 use super::settings::{cancel, config};
-use super::tls::{anatomy, cert_text, handshake_stamps, live_tls, trust};
+use super::tls::{anatomy, cert_text, handshake_shape, live_tls, transfer_stamps, trust};

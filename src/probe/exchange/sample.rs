@@ -9,9 +9,9 @@ use curl::easy::Easy2;
 
 use super::answers;
 use super::collector::Collector;
-use super::curl_ffi;
 use super::errors::{kind_of, Evidence};
 use super::transfer::{Capture, TransferFacts, MAX_CERTS};
+use super::transfer_stamps::TransferStamps;
 use super::types::{CurlTimers, ErrorKind, Mode, ProbeError, Sample, TcpFacts};
 
 /// How one transfer went, as the probe timed it.
@@ -49,8 +49,9 @@ pub(super) fn build(
         .retry_after
         .map(|raw| raw.read(std::time::SystemTime::now()));
     let timeline_start = timeline_start_us(easy.get_ref());
-    let (tls_setup, tls_finish) = client_work(timeline_start, &timers);
-    let (reply_wait, reply_first) = reply_wait(easy.get_ref().first_header_us);
+    let stamps = &easy.get_ref().stamps;
+    let (tls_setup, tls_finish) = client_work(stamps, timeline_start, &timers);
+    let (reply_wait, reply_first) = reply_wait(stamps, easy.get_ref().first_header_us);
     let socket_open = match (timeline_start, easy.get_ref().socket_opened) {
         (Some(start), Some((opened, _))) => opened.checked_sub(start).map(Duration::from_micros),
         _ => None,
@@ -103,7 +104,7 @@ pub(super) fn build(
 /// The handshake's TLS facts, with the tickets the server sent after it.
 fn tls_of(c: &Collector) -> Option<super::types::TlsFacts> {
     let mut t = tls_facts_of(c)?;
-    let (tickets, early) = super::handshake_stamps::tickets();
+    let (tickets, early) = c.stamps.tickets();
     t.ticket_early_data = (tickets > 0).then_some(early);
     Some(t)
 }
@@ -112,7 +113,8 @@ fn tls_of(c: &Collector) -> Option<super::types::TlsFacts> {
 /// less the work a round trip inside a flight covered (that cost no time:
 /// the finish is what the handshake waited for).
 fn with_anatomy(mut sample: Sample, c: &Collector) -> Sample {
-    if let Some((anatomy, hidden)) = anatomy(&sample, &c.chain, c.leaf.as_ref()) {
+    let shape = c.stamps.shape();
+    if let Some((anatomy, hidden)) = anatomy(&sample, shape, &c.chain, c.leaf.as_ref()) {
         sample.tls_finish = sample
             .tls_finish
             .map(|f| f.saturating_sub(Duration::from_micros(hidden)));
@@ -122,15 +124,16 @@ fn with_anatomy(mut sample: Sample, c: &Collector) -> Sample {
 }
 
 /// Why the handshake this probe made cost what it did, read from the
-/// stamps the handshake left on this thread; `None` for a probe that made
-/// none (a warm probe on a kept connection).
+/// shape its stamps give; `None` for a probe that made none (a warm probe
+/// on a kept connection).
 fn anatomy(
     s: &Sample,
+    shape: Option<super::handshake_shape::Shape>,
     chain: &[openssl::x509::X509],
     leaf: Option<&openssl::x509::X509>,
 ) -> Option<(Box<super::types::HandshakeAnatomy>, u64)> {
     let tls = s.tls.as_ref()?;
-    let shape = super::handshake_stamps::shape()?;
+    let shape = shape?;
     let stages = s.stages();
     // The leaf first, as the server sent it (the chain's own first entry).
     let only_leaf;
@@ -213,17 +216,21 @@ pub(super) fn timeline_start_us(c: &Collector) -> Option<u64> {
 /// Our own work at both ends of the handshake, for a transfer that made
 /// exactly one new connection with one: from TCP connected to the ClientHello
 /// leaving (set-up), and our work from then until libcurl's handshake-done
-/// timer (finish: this thread's CPU time, see `handshake_stamps`). libcurl's timers are placed on
+/// timer (finish: the CPU time of the thread that ran the transfer, see
+/// `handshake_stamps`), from the transfer's `stamps`. libcurl's timers are placed on
 /// CLOCK_MONOTONIC from `start` (`timeline_start_us`), against our stamps
 /// from OpenSSL's callbacks. `None` where a piece is missing or the stamps
 /// are out of order (connected ≤ ClientHello ≤ done must hold): a wrong
 /// figure is never shown.
-fn client_work(start: Option<u64>, timers: &CurlTimers) -> (Option<Duration>, Option<Duration>) {
+fn client_work(
+    stamps: &TransferStamps,
+    start: Option<u64>,
+    timers: &CurlTimers,
+) -> (Option<Duration>, Option<Duration>) {
     if timers.num_connects != 1 || timers.connect_us == 0 || timers.appconnect_us == 0 {
         return (None, None);
     }
-    let (Some(start), Some(hello)) = (start, super::handshake_stamps::client_hello_sent_us())
-    else {
+    let (Some(start), Some(hello)) = (start, stamps.client_hello_sent_us()) else {
         return (None, None);
     };
     let connected = start + u64::from(timers.connect_us);
@@ -232,20 +239,24 @@ fn client_work(start: Option<u64>, timers: &CurlTimers) -> (Option<Duration>, Op
         return (None, None);
     }
     let setup = Duration::from_micros(hello - connected);
-    let finish = super::handshake_stamps::client_finish_us(done)
+    let finish = stamps
+        .client_finish_us(done)
         .filter(|&us| us <= done - hello)
         .map(Duration::from_micros);
     (Some(setup), finish)
 }
 
 /// From the request's (last) record written to the first record of its
-/// response come in (`handshake_stamps::reply`), for a response whose
+/// response come in (`TransferStamps::reply`), for a response whose
 /// first header line reached our callback at `first_header_us`; and to the
 /// server's first data after the request, where the response came in a
 /// later read behind a session ticket. `None` where a piece is missing or
 /// the stamps are out of order.
-fn reply_wait(first_header_us: Option<u64>) -> (Option<Duration>, Option<Duration>) {
-    let Some(r) = first_header_us.and_then(super::handshake_stamps::reply) else {
+fn reply_wait(
+    stamps: &TransferStamps,
+    first_header_us: Option<u64>,
+) -> (Option<Duration>, Option<Duration>) {
+    let Some(r) = first_header_us.and_then(|t| stamps.reply(t)) else {
         return (None, None);
     };
     if r.request_us > r.response_us {
@@ -261,7 +272,7 @@ fn reply_wait(first_header_us: Option<u64>) -> (Option<Duration>, Option<Duratio
 /// The kernel's view for this probe: read when the headers ended, else when
 /// libcurl closed the socket; retransmissions counted once per connection.
 pub(super) fn tcp_facts(c: &mut Collector) -> Option<TcpFacts> {
-    let reading = c.tcp.or_else(curl_ffi::tcp_at_close)?;
+    let reading = c.tcp.or_else(|| c.tcp_at_close())?;
     let retrans = reading.total_retrans.saturating_sub(c.retrans_counted);
     c.retrans_counted = reading.total_retrans;
     Some(TcpFacts {

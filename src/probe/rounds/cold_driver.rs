@@ -81,9 +81,9 @@ impl ColdDriver {
     /// interval: the scheduler calls this while it waits between probes.
     pub fn settle(&self, until: Instant, cancel: &Cancel) {
         while self.closing() && !cancel.is_canceled() {
+            // Only libcurl's close and OpenSSL's callbacks run here, none
+            // that keeps a panic (those are a handle's, `curl_ffi::guarded`).
             let performed = self.multi.perform();
-            // As in `curl_ffi::perform_on`: a panic in a callback is raised.
-            curl_ffi::raise_caught();
             if performed.is_err() {
                 return;
             }

@@ -10,22 +10,76 @@ use super::curl_ffi;
 use super::ocsp::TakenStaple;
 use super::types::{Proto, TlsFacts};
 
-/// Names of key-exchange groups, kept for the whole run: there are only a
-/// handful, and a `&'static str` keeps `TlsFacts` small and `Copy`.
-fn intern(name: &str) -> &'static str {
-    use std::collections::HashSet;
-    use std::sync::{Mutex, OnceLock};
-    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
-    let mut names = NAMES
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    if let Some(&known) = names.get(name) {
-        return known;
-    }
-    let leaked: &'static str = Box::leak(name.to_string().into_boxed_str());
-    names.insert(leaked);
-    leaked
+/// Every key-exchange group the OpenSSL built in can negotiate, as
+/// `group_spelling` spells it: the TLS groups of its default provider
+/// (`providers/common/capabilities.c`), aliases included. A fixed table,
+/// so a negotiated group is named by a `&'static str` of its own and
+/// `TlsFacts` stays small and `Copy` without keeping a copy of any name.
+const OPENSSL_GROUPS: &[&str] = &[
+    "X25519MLKEM768",
+    "SecP256r1MLKEM768",
+    "SecP384r1MLKEM1024",
+    "MLKEM512",
+    "MLKEM768",
+    "MLKEM1024",
+    "X25519",
+    "X448",
+    "P-256",
+    "P-384",
+    "P-521",
+    "ffdhe2048",
+    "ffdhe3072",
+    "ffdhe4096",
+    "ffdhe6144",
+    "ffdhe8192",
+    "brainpoolP256r1",
+    "brainpoolP384r1",
+    "brainpoolP512r1",
+    "brainpoolP256r1tls13",
+    "brainpoolP384r1tls13",
+    "brainpoolP512r1tls13",
+    "sect163k1",
+    "K-163",
+    "sect163r1",
+    "sect163r2",
+    "B-163",
+    "sect193r1",
+    "sect193r2",
+    "sect233k1",
+    "K-233",
+    "sect233r1",
+    "B-233",
+    "sect239k1",
+    "sect283k1",
+    "K-283",
+    "sect283r1",
+    "B-283",
+    "sect409k1",
+    "K-409",
+    "sect409r1",
+    "B-409",
+    "sect571k1",
+    "K-571",
+    "sect571r1",
+    "B-571",
+    "secp160k1",
+    "secp160r1",
+    "secp160r2",
+    "secp192k1",
+    "secp192r1",
+    "P-192",
+    "secp224k1",
+    "secp224r1",
+    "P-224",
+    "secp256k1",
+];
+
+/// The negotiated group OpenSSL calls `name`, as the table spells it;
+/// `None` for a group outside it (only a provider loaded from outside the
+/// binary, through an OpenSSL configuration file, could add one).
+fn known_group(name: &str) -> Option<&'static str> {
+    let spelled = group_spelling(name);
+    OPENSSL_GROUPS.iter().copied().find(|&g| g == spelled)
 }
 
 /// A negotiated group's name as `--curves` documents it (and the help,
@@ -58,9 +112,8 @@ pub(crate) struct LiveTls {
 /// to the certificates the server sent, as many as fit in the room it
 /// already has (none without room), so nothing is allocated here.
 pub(crate) fn read(ssl: &SslRef, chain: &mut Vec<X509>, staple: &mut TakenStaple) -> LiveTls {
-    // Copied (interned) at once: the name is the connection's.
-    let group =
-        curl_ffi::group_name(ssl).map(|name| intern(group_spelling(&name.to_string_lossy())));
+    // Looked up at once: the name is the connection's.
+    let group = curl_ffi::group_name(ssl).and_then(|name| known_group(&name.to_string_lossy()));
     let facts = TlsFacts {
         version: ssl.version_str(),
         alpn: ssl.selected_alpn_protocol().and_then(Proto::from_alpn),
@@ -117,5 +170,23 @@ mod spelling_tests {
             assert_eq!(Some(group_spelling(name)), group_name(code), "{name}");
         }
         assert_eq!(group_spelling("secp256r1"), "P-256");
+    }
+
+    #[test]
+    fn every_group_openssl_names_is_in_the_table() {
+        use super::{known_group, OPENSSL_GROUPS};
+        // Each TLS group this build's OpenSSL knows (as `--curves` checks a
+        // name, by setting it on a context) is in the table, under the name
+        // OpenSSL gives it, or under its spelling.
+        let mut ctx =
+            openssl::ssl::SslContextBuilder::new(openssl::ssl::SslMethod::tls_client()).unwrap();
+        for name in OPENSSL_GROUPS {
+            assert!(ctx.set_groups_list(name).is_ok(), "{name} is no group");
+            assert_eq!(known_group(name), Some(*name));
+        }
+        for (openssl, spelled) in [("x25519", "X25519"), ("secp384r1", "P-384")] {
+            assert_eq!(known_group(openssl), Some(spelled));
+        }
+        assert_eq!(known_group("no-such-group"), None);
     }
 }

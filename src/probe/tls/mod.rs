@@ -6,8 +6,10 @@
 pub(super) mod anatomy;
 pub(super) mod cert_text;
 pub mod handshake_messages;
+pub(super) mod handshake_shape;
 pub(super) mod handshake_stamps;
 pub(super) mod live_tls;
+pub(super) mod transfer_stamps;
 pub(super) mod trust;
 
 // What the files here name as `super::x` from the floors below.
