@@ -94,6 +94,27 @@ pub enum FlightCut {
     /// With TCP_NODELAY, the rest after the server pauses this long (work
     /// of its own between two writes).
     Pause(Duration),
+    /// With Nagle's algorithm on, as a Java server with a large key does:
+    /// every record but the last two (ServerHello to Certificate, more than
+    /// a segment), then CertificateVerify and Finished, held until the
+    /// client's ACK of the short segment the first write ended in.
+    Tail,
+    /// With Nagle's algorithm on, as a Java TLS 1.2 server does: any write
+    /// with a ChangeCipherSpec and records after it (TLS 1.2's second
+    /// flight) in two, through the ChangeCipherSpec, then the rest.
+    CcsAlone,
+    /// With Nagle's algorithm on, as a Java server does: the first flight
+    /// at once, the session tickets held until the request has come in and
+    /// written then, alone, just before the response (which its TCP holds
+    /// for the client's ACK of them).
+    TicketAlone,
+}
+
+impl FlightCut {
+    /// A cut that leaves Nagle's algorithm on.
+    fn nagle(self) -> bool {
+        !matches!(self, FlightCut::Pause(_))
+    }
 }
 
 impl Default for ServerOpts {
@@ -358,7 +379,7 @@ async fn serve_conn(
 ) {
     // Whole responses in one write: no Nagle stall that is the server's
     // artefact, unless the test asks for one.
-    let _ = stream.set_nodelay(opts.flight_cut != Some(FlightCut::Split));
+    let _ = stream.set_nodelay(!opts.flight_cut.is_some_and(FlightCut::nagle));
     if let Some(cut) = opts.flight_cut {
         let cut = CutStream {
             inner: stream,
@@ -366,6 +387,7 @@ async fn serve_conn(
             state: CutState::First,
             counters: counters.clone(),
             first: 0,
+            held: Vec::new(),
         };
         return serve_tls(cut, acceptor, opts, counters).await;
     }
@@ -564,6 +586,20 @@ struct CutStream {
     state: CutState,
     counters: Arc<Counters>,
     first: usize,
+    /// `TicketAlone`: the tickets written, not yet sent.
+    held: Vec<u8>,
+}
+
+/// The ends of the TLS records in `buf` (those whose header is there).
+fn record_ends(buf: &[u8]) -> Vec<(u8, usize)> {
+    let mut ends = Vec::new();
+    let mut at = 0;
+    while buf.len() >= at + 5 {
+        let kind = buf[at];
+        at += 5 + usize::from(u16::from_be_bytes([buf[at + 3], buf[at + 4]]));
+        ends.push((kind, at.min(buf.len())));
+    }
+    ends
 }
 
 /// The end of the first two TLS records in `buf` (or of what is there).
@@ -584,7 +620,25 @@ impl AsyncRead for CutStream {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_read(cx, buf)
+        let me = self.get_mut();
+        let before = buf.filled().len();
+        let read = Pin::new(&mut me.inner).poll_read(cx, buf);
+        if matches!(read, Poll::Ready(Ok(()))) && buf.filled().len() > before && !me.held.is_empty()
+        {
+            // The request is in: the tickets go now, alone (a few hundred
+            // bytes into an empty send buffer: one non-blocking write).
+            let held = std::mem::take(&mut me.held);
+            me.state = CutState::Done;
+            if me.inner.try_write(&held).ok() != Some(held.len()) {
+                return Poll::Ready(Err(std::io::Error::other("tickets not sent whole")));
+            }
+            me.counters
+                .flight_cuts
+                .lock()
+                .unwrap()
+                .push((held.len(), Duration::ZERO));
+        }
+        read
     }
 }
 
@@ -595,6 +649,52 @@ impl AsyncWrite for CutStream {
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
         let me = self.get_mut();
+        match (me.cut, me.state) {
+            (FlightCut::Tail, CutState::First) if buf.first() == Some(&22) => {
+                // All but the last two records (or, with fewer, the first).
+                let ends = record_ends(buf);
+                let part = ends[..ends.len().saturating_sub(2).max(1)]
+                    .last()
+                    .map_or(buf.len(), |e| e.1);
+                me.state = CutState::Done;
+                me.counters
+                    .flight_cuts
+                    .lock()
+                    .unwrap()
+                    .push((part, Duration::ZERO));
+                return Pin::new(&mut me.inner).poll_write(cx, &buf[..part]);
+            }
+            (FlightCut::CcsAlone, _) => {
+                let ends = record_ends(buf);
+                if let Some(&(_, end)) = ends.iter().find(|e| e.0 == 20) {
+                    if end < buf.len() {
+                        me.counters
+                            .flight_cuts
+                            .lock()
+                            .unwrap()
+                            .push((end, Duration::ZERO));
+                        return Pin::new(&mut me.inner).poll_write(cx, &buf[..end]);
+                    }
+                }
+                return Pin::new(&mut me.inner).poll_write(cx, buf);
+            }
+            (FlightCut::TicketAlone, CutState::First) => {
+                if buf.first() == Some(&22) {
+                    me.state = CutState::Rest;
+                }
+                return Pin::new(&mut me.inner).poll_write(cx, buf);
+            }
+            (FlightCut::TicketAlone, CutState::Rest) => {
+                // What the server writes after its first flight and before
+                // the request (its tickets) waits for the request.
+                me.held.extend_from_slice(buf);
+                return Poll::Ready(Ok(buf.len()));
+            }
+            (FlightCut::Tail | FlightCut::TicketAlone, _) => {
+                return Pin::new(&mut me.inner).poll_write(cx, buf);
+            }
+            _ => {}
+        }
         match me.state {
             CutState::First if buf.first() == Some(&22) => {
                 let part = two_records(buf);
@@ -615,7 +715,7 @@ impl AsyncWrite for CutStream {
                         std::thread::sleep(d);
                         d
                     }
-                    FlightCut::Split => Duration::ZERO,
+                    _ => Duration::ZERO,
                 };
                 me.counters
                     .flight_cuts

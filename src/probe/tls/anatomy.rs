@@ -258,7 +258,7 @@ impl Walk<'_> {
                 split_until = None;
             } else if let Some(end) = self.split_end(i) {
                 extra.push(TlsExtra::SplitFlight {
-                    first_bytes: gap.bytes_done,
+                    first_bytes: u32::try_from(read_before(gap)).unwrap_or(u32::MAX),
                 });
                 self.counted += 1;
                 if end > i {
@@ -301,7 +301,7 @@ impl Walk<'_> {
         // segments and records not being full.
         let k = self.stalls[flight];
         let window = INITIAL_WINDOW_SEGMENTS * self.mss * ((1u64 << (k + 1).min(16)) - 1) * 7 / 10;
-        if 2 * g >= r && 2 * g <= 3 * r && u64::from(gap.bytes_before) >= window {
+        if 2 * g >= r && 2 * g <= 3 * r && read_before(gap) >= window {
             self.stalls[flight] += 1;
             Some(TlsExtra::InitialWindow {
                 flight_bytes: self.shape.flight_bytes[flight],
@@ -324,7 +324,7 @@ impl Walk<'_> {
     fn split_end(&self, i: usize) -> Option<usize> {
         let (gaps, r) = (self.shape.gaps(), self.r);
         let start = &gaps[i];
-        if start.mid_record || !start.first || u64::from(start.bytes_done) >= self.mss {
+        if start.mid_record || !start.first || !self.ended_short(start) {
             return None;
         }
         // A round trip (our ACK's, and the rest's way back: little slack,
@@ -333,7 +333,9 @@ impl Walk<'_> {
         // may be ours, reading the first part late, and counts); or for the
         // first wait alone, a round trip and an ACK our kernel delayed.
         let flight = usize::from(start.flight).min(MAX_FLIGHTS - 1);
-        let late = u64::from(self.shape.flight_wait_us[flight]).saturating_sub(r);
+        let late = u64::from(self.shape.flight_wait_us[flight])
+            .saturating_sub(r)
+            .min(r / 10);
         let fits = |span: u64, alone: bool| {
             (10 * (span + late) >= 9 * r && 4 * span <= 5 * r + 2_000)
                 || (alone
@@ -343,7 +345,7 @@ impl Walk<'_> {
         let mut span = 0u64;
         let mut best: Option<(u64, usize)> = None;
         for (j, g) in gaps.iter().enumerate().skip(i) {
-            if g.flight != start.flight {
+            if g.flight != start.flight || (j > i && read_before(g) >= self.first_window()) {
                 break;
             }
             span += u64::from(if j == i { 0 } else { g.since_us }) + u64::from(g.us);
@@ -353,6 +355,33 @@ impl Walk<'_> {
         }
         best.map(|(_, j)| j)
     }
+}
+
+impl Walk<'_> {
+    /// The bytes a server's first window holds, less 30 % for segments
+    /// and records not being full.
+    fn first_window(&self) -> u64 {
+        INITIAL_WINDOW_SEGMENTS * self.mss * 7 / 10
+    }
+
+    /// What the server sent before `gap` ended in a short segment (Nagle's
+    /// algorithm holds what it writes next until our ACK of that one), and
+    /// was less than its first window (else the window held it first): the
+    /// bytes read before it are not whole segments.
+    fn ended_short(&self, gap: &Gap) -> bool {
+        let read = read_before(gap);
+        read > 0 && read % self.mss != 0 && read < self.first_window()
+    }
+}
+
+/// The flight's bytes read from the socket before `gap` (what had come in;
+/// where not known, as its record headers announced them).
+fn read_before(gap: &Gap) -> u64 {
+    u64::from(if gap.bytes_read > 0 {
+        gap.bytes_read
+    } else {
+        gap.bytes_before
+    })
 }
 
 /// The server's own time and the transmission: what `tls` leaves after the
@@ -480,6 +509,7 @@ mod tests {
             since_us: 100,
             short_us: 0,
             pause_us: 0,
+            bytes_read: bytes_before,
         }
     }
 
@@ -555,13 +585,76 @@ mod tests {
         let pause = gap(30_000, 133, false);
         let r = read_waits(&with_gaps(911, &[pause], None), &tls("TLSv1.3"), R).unwrap();
         assert_eq!((r.round_trips, r.transmission_us), (1, 0));
-        // After a whole segment or more, or far longer: the server's own.
-        let big = gap(40_050, 5_000, false);
+        // After whole segments only (nothing short for Nagle to wait on),
+        // or far longer: the server's own.
+        let big = gap(40_050, 3 * 1_448, false);
         let r = read_waits(&with_gaps(7_800, &[big], None), &tls("TLSv1.3"), R).unwrap();
         assert_eq!(kinds(&r), Vec::<&str>::new());
         let long = gap(400_000, 133, false);
         let r = read_waits(&with_gaps(911, &[long], None), &tls("TLSv1.3"), R).unwrap();
         assert_eq!((r.round_trips, r.transmission_us), (1, 0));
+    }
+
+    #[test]
+    fn a_tail_held_after_a_full_segment_and_a_short_one_is_a_split_flight() {
+        // Java, RSA-4096: ServerHello to Certificate in one write of 1,575
+        // bytes (a full segment and 127), the rest held for our ACK.
+        let tail = gap(40_100, 1_575, false);
+        let mut kernel = HandshakeKernel::default();
+        kernel.mss = 1448;
+        let s = with_gaps(2_120, &[tail], Some(kernel));
+        let r = read_waits(&s, &tls("TLSv1.3"), R).unwrap();
+        assert_eq!(r.extra, vec![TlsExtra::SplitFlight { first_bytes: 1_575 }]);
+        assert_eq!(r.round_trips, 2);
+        // TLS 1.2's second flight: the ChangeCipherSpec alone, Finished a
+        // round trip and our delayed ACK later.
+        let mut s = with_gaps(
+            51,
+            &[Gap {
+                flight: 1,
+                ..gap(81_200, 6, false)
+            }],
+            Some(kernel),
+        );
+        s.answered_waits = 2;
+        let r = read_waits(&s, &tls("TLSv1.2"), R).unwrap();
+        assert_eq!(
+            (r.round_trips, kinds(&r)),
+            (3, vec!["tls12", "split_flight"])
+        );
+    }
+
+    #[test]
+    fn the_window_is_named_by_the_bytes_read_never_a_split_before_it() {
+        // Java, a 24 KB chain: 127 bytes alone, 9 full segments 1.3 ms
+        // later (the Certificate record begun, 13 KB of it read), then the
+        // window's round trip: one round trip, the window's.
+        let pause = gap(1_300, 127, false);
+        let window = Gap {
+            first: false,
+            bytes_before: 22_000,
+            bytes_done: 127,
+            bytes_read: 127 + 9 * 1_448,
+            ..gap(38_700, 0, true)
+        };
+        let s = with_gaps(22_080, &[pause, window], None);
+        let r = read_waits(&s, &tls("TLSv1.3"), R).unwrap();
+        assert_eq!((r.round_trips, kinds(&r)), (2, vec!["initial_window"]));
+        // The same record announced whole but only 5 KB of it read before
+        // a wait of a round trip: no window yet.
+        let early = Gap {
+            bytes_read: 5_000,
+            ..window
+        };
+        let s = with_gaps(22_080, &[early], None);
+        let r = read_waits(&s, &tls("TLSv1.3"), R).unwrap();
+        assert_eq!(kinds(&r), Vec::<&str>::new());
+        // A 26.8 ms pause after the 127 bytes, with a ServerHello 12 ms
+        // late: the server's own, however late its first part was.
+        let mut s = with_gaps(22_080, &[gap(26_800, 127, false), window], None);
+        s.flight_wait_us[0] = 52_000;
+        let r = read_waits(&s, &tls("TLSv1.3"), R).unwrap();
+        assert_eq!((r.round_trips, kinds(&r)), (2, vec!["initial_window"]));
     }
 
     #[test]
@@ -610,6 +703,7 @@ mod tests {
             retrans: 0,
             ooo: 3,
             mss: 1448,
+            min_rtt_us: 40_000,
         };
         // A wait of a round trip early in the flight (no window yet).
         let s = with_gaps(24_000, &[gap(41_000, 6_000, true)], Some(lost));

@@ -29,7 +29,7 @@ use std::cell::RefCell;
 
 use super::curl_ffi::{self, HandshakeMoments};
 use super::handshake_messages::{self, MessageFacts, RT_HANDSHAKE, RT_HEADER};
-use super::stages::GAP_MIN_US;
+use super::stages::{held_behind_ticket, GAP_MIN_US};
 
 /// Server flights whose bytes are kept (TLS 1.2 and a HelloRetryRequest
 /// have two; later ones add to the last).
@@ -59,6 +59,8 @@ pub(crate) struct Gap {
     pub bytes_done: u32,
     /// It began inside a record: the server had already written the rest
     /// of that record, so the wait is the network's, never the server's.
+    /// (A record whose bytes had all come is whole, though OpenSSL reports
+    /// some, TLS 1.2's ChangeCipherSpec, only once it reads on.)
     pub mid_record: bool,
     /// No longer wait came before it in its flight.
     pub first: bool,
@@ -69,6 +71,9 @@ pub(crate) struct Gap {
     pub since_us: u32,
     pub short_us: u32,
     pub pause_us: u32,
+    /// The flight's bytes read from the socket before it (what had come
+    /// in, a record begun counting only as far as it had).
+    pub bytes_read: u32,
 }
 
 /// What the kernel said of the connection as the handshake ended.
@@ -83,6 +88,8 @@ pub(crate) struct HandshakeKernel {
     /// The server's segment size as we see it: the larger of ours and of
     /// the largest of its segments so far (0: unknown).
     pub mss: u32,
+    /// The connection's min RTT so far (µs; 0: unknown).
+    pub min_rtt_us: u32,
 }
 
 /// What the handshake callbacks saw of the handshake's shape.
@@ -132,6 +139,7 @@ impl Shape {
             since_us: 0,
             short_us: 0,
             pause_us: 0,
+            bytes_read: 0,
         }; MAX_GAPS],
         gap_count: 0,
         longest_dropped_us: 0,
@@ -271,6 +279,10 @@ struct Stamps {
     /// TLS 1.3 session tickets read, and the most early data one allows.
     tickets: u8,
     ticket_early_data: u32,
+    /// Bytes read from the socket in the current flight.
+    flight_read: u32,
+    /// The server's first data after the request brought a session ticket.
+    first_after_ticket: bool,
 }
 
 impl Stamps {
@@ -304,6 +316,8 @@ impl Stamps {
         ticket_read_us: 0,
         tickets: 0,
         ticket_early_data: 0,
+        flight_read: 0,
+        first_after_ticket: false,
     };
 
     /// Our handshake is under way: a ClientHello went and it is not done.
@@ -329,6 +343,7 @@ impl Stamps {
             // What came before this record is not after the request.
             self.first_after_us = 0;
             self.ticket_read_us = 0;
+            self.first_after_ticket = false;
         }
     }
 
@@ -387,11 +402,23 @@ impl Stamps {
         }
     }
 
-    /// A read from the socket brought data in: a wait on the server ends.
-    fn data_read(&mut self, now: u64) {
+    /// A read from the socket brought `bytes` in: a wait on the server ends.
+    fn data_read(&mut self, now: u64, bytes: usize) {
         self.last_read_us = now;
         if self.in_handshake() && self.wait_from_us > 0 {
             self.wait_ended(now);
+        } else if self.in_handshake() && self.sent && !self.shape.messages.hello_retry {
+            // The answer to a send of ours, in before we waited for it (we
+            // were late to read, off the CPU on a loaded machine): a wait of
+            // nothing; the flight begins here. (After a HelloRetryRequest
+            // it may be the rest of the flight before, the ChangeCipherSpec
+            // the server wrote with the retry.)
+            self.wait_from_us = now;
+            self.wait_ended(now);
+        }
+        if self.in_handshake() {
+            let n = u32::try_from(bytes).unwrap_or(u32::MAX);
+            self.flight_read = self.flight_read.saturating_add(n);
         }
     }
 
@@ -407,6 +434,7 @@ impl Stamps {
             s.longest_answered_us = s.longest_answered_us.max(clip(us));
             let flight = s.flight();
             s.flight_wait_us[flight] = clip(us);
+            self.flight_read = 0;
             self.flight_done = 0;
             self.flight_longest = 0;
             self.flight_of_longest = self.shape.flight() as u8;
@@ -432,11 +460,12 @@ impl Stamps {
             flight: flight as u8,
             bytes_before: self.shape.flight_bytes[flight],
             bytes_done: self.flight_done,
-            mid_record: self.open_record,
+            mid_record: self.open_record && self.flight_read < self.shape.flight_bytes[flight],
             first,
             since_us: clip(from.saturating_sub(self.boundary_us)),
             short_us: clip(self.short_since_us),
             pause_us: clip(self.pause_since_us),
+            bytes_read: self.flight_read,
         };
         match self.shape.keep(gap) {
             // Left out: its time stays in the span of the next one.
@@ -489,6 +518,7 @@ impl Stamps {
                 if let Some(max) = handshake_messages::ticket_early_data(data) {
                     if self.request_us > 0 && self.last_read_us > self.request_us {
                         self.ticket_read_us = self.last_read_us;
+                        self.first_after_ticket |= self.first_after_us == self.last_read_us;
                     }
                     self.tickets = self.tickets.saturating_add(1);
                     self.ticket_early_data = self.ticket_early_data.max(max);
@@ -605,7 +635,7 @@ impl Stamps {
         // read of its own and the response in a later one behind a session
         // ticket (which a server writes at the handshake's end, never
         // late): the server's TCP held the ticket and the response back.
-        let held_after_us = (response.behind_ticket
+        let held_after_us = ((response.behind_ticket || self.held_behind_lone_ticket(&response))
             && self.first_after_us > 0
             && self.first_after_us < response.arrived_us)
             .then_some(self.first_after_us);
@@ -614,6 +644,21 @@ impl Stamps {
             response_us: response.arrived_us,
             held_after_us,
         })
+    }
+
+    /// A response that came in a later read than a session ticket that was
+    /// the server's first data after the request (Java's servers write it
+    /// only then), an ACK our kernel delayed and a round trip after it (or
+    /// a round trip): the server's TCP held the response for our ACK of
+    /// the ticket (Nagle's algorithm). Tighter than a ticket that came with
+    /// the response, as a server slow to answer after writing its tickets
+    /// at the handshake's end looks the same from here.
+    fn held_behind_lone_ticket(&self, response: &ReplyRecord) -> bool {
+        let r = self.shape.kernel.map_or(0, |k| u64::from(k.min_rtt_us));
+        self.first_after_ticket
+            && r > 0
+            && response.arrived_us > self.first_after_us
+            && held_behind_ticket(response.arrived_us - self.first_after_us, r)
     }
 
     /// The session tickets this transfer read: how many, and the most early
@@ -665,13 +710,14 @@ impl HandshakeMoments for ThreadStamps {
                     retrans: k.total_retrans,
                     ooo: k.rcv_ooopack,
                     mss: k.snd_mss.max(k.rcv_mss),
+                    min_rtt_us: k.min_rtt_us.unwrap_or(0),
                 })
             })
         });
     }
 
-    fn data_read(now_us: u64) {
-        record(|s| s.data_read(now_us));
+    fn data_read(now_us: u64, bytes: usize) {
+        record(|s| s.data_read(now_us, bytes));
     }
 }
 
@@ -741,20 +787,21 @@ mod tests {
     /// A server record of `n` bytes (header included) at `t`: its header,
     /// then its inner type (TLS 1.3), read in at `t`.
     fn record_at(s: &mut Stamps, t: u64, n: u16) {
-        s.data_read(t);
+        s.data_read(t, usize::from(n));
         let len = (n - 5).to_be_bytes();
         s.server_data(t, RT_HEADER, &[23, 3, 3, len[0], len[1]]);
         s.server_data(t, RT_INNER, &[22]);
     }
 
-    /// A server record of `n` bytes whose header comes in at `t` and whose
-    /// body completes at `end` (after a wait of its own in between).
+    /// A server record of `n` bytes whose header and first half come in at
+    /// `t` and whose body completes at `end` (after a wait of its own in
+    /// between).
     fn split_record(s: &mut Stamps, t: u64, wait: u64, end: u64, n: u16) {
-        s.data_read(t);
+        s.data_read(t, usize::from(n / 2));
         let len = (n - 5).to_be_bytes();
         s.server_data(t, RT_HEADER, &[23, 3, 3, len[0], len[1]]);
         s.waiting_for_socket(wait);
-        s.data_read(end);
+        s.data_read(end, usize::from(n - n / 2));
         s.server_data(end, RT_INNER, &[22]);
     }
 
@@ -783,7 +830,7 @@ mod tests {
         );
         // A ticket read after the handshake changes nothing of it.
         let before = s.shape();
-        s.data_read(80_000);
+        s.data_read(80_000, 100);
         s.server_data(80_000, RT_HEADER, &[23, 3, 3, 0, 250]);
         s.server_data(80_000, RT_INNER, &[22]);
         s.waiting_for_socket(80_010);
@@ -798,6 +845,40 @@ mod tests {
         s.server_data(50, RT_HEADER, &[22, 3, 3, 0, 90]); // before our ClientHello
         hello(&mut s, 100, 1);
         assert_eq!(s.client_finish_us(500), None);
+    }
+
+    #[test]
+    fn an_answer_in_before_we_waited_begins_its_flight_all_the_same() {
+        // TLS 1.2: our Finished flight, then (we were off the CPU) the
+        // server's ChangeCipherSpec read 40 ms later without a wait, and
+        // its Finished our delayed ACK and a round trip after that.
+        let mut s = Stamps::default();
+        hello(&mut s, 100, 0);
+        record_at(&mut s, 40_000, 2_000);
+        s.header_written(40_100, 20, CPU);
+        record_at(&mut s, 80_200, 6);
+        s.waiting_for_socket(80_210);
+        record_at(&mut s, 161_000, 45);
+        let shape = s.shape().unwrap();
+        assert_eq!(shape.answered_waits, 2);
+        assert_eq!(shape.flight_bytes[..2], [2_000, 51]);
+        assert_eq!(shape.gaps().len(), 1);
+        assert_eq!((shape.gaps()[0].flight, shape.gaps()[0].bytes_read), (1, 6));
+        // After a HelloRetryRequest, the ChangeCipherSpec read without a
+        // wait after our second ClientHello came with the retry: the
+        // flight before.
+        let mut s = Stamps::default();
+        hello(&mut s, 100, 0);
+        record_at(&mut s, 40_000, 100);
+        s.shape.messages.hello_retry = true;
+        s.header_written(40_900, 22, CPU);
+        record_at(&mut s, 40_920, 6);
+        s.waiting_for_socket(40_930);
+        record_at(&mut s, 81_000, 900);
+        let shape = s.shape().unwrap();
+        assert_eq!(shape.answered_waits, 2);
+        assert_eq!(shape.flight_bytes[..2], [106, 900]);
+        assert!(shape.gaps().is_empty());
     }
 
     #[test]
@@ -843,6 +924,7 @@ mod tests {
                     since_us: 50,
                     short_us: 0,
                     pause_us: 0,
+                    bytes_read: 133,
                 },
                 Gap {
                     us: 1_490,
@@ -854,6 +936,8 @@ mod tests {
                     since_us: 60,
                     short_us: 0,
                     pause_us: 0,
+                    // Of the 9 000-byte record, the half that had come.
+                    bytes_read: 133 + 700 + 4_500,
                 }
             ]
         );
@@ -903,14 +987,14 @@ mod tests {
         s.message_written(RT_INNER, &[23]);
         // Two tickets and the server's SETTINGS come in one read, the
         // response in the next; our SETTINGS ack in between is no request.
-        s.data_read(80_400);
+        s.data_read(80_400, 100);
         for inner in [22, 22, 23] {
             s.server_data(80_410, RT_HEADER, &[23, 3, 3, 0, 200]);
             s.server_data(80_410, RT_INNER, &[inner]);
         }
         s.header_written(80_700, 23, CPU);
         s.message_written(RT_INNER, &[23]);
-        s.data_read(80_900);
+        s.data_read(80_900, 100);
         s.server_data(81_200, RT_HEADER, &[23, 3, 3, 1, 44]);
         s.server_data(81_200, RT_INNER, &[23]);
         // libcurl saw the response at 81 300: its record came in at 80 900
@@ -946,7 +1030,7 @@ mod tests {
         // TLS 1.2: no inner types; the next moment settles each record.
         let mut s = Stamps::default();
         s.header_written(1_000, 23, CPU);
-        s.data_read(41_000);
+        s.data_read(41_000, 100);
         s.server_data(41_050, RT_HEADER, &[23, 3, 3, 0, 100]);
         assert_eq!(
             s.reply(41_100),
@@ -995,9 +1079,9 @@ mod tests {
         // The first ticket alone, the second with the response a round
         // trip and a delayed ACK later: held.
         let mut s = requested();
-        s.data_read(80_300);
+        s.data_read(80_300, 100);
         theirs(&mut s, 80_310, 22);
-        s.data_read(161_000);
+        s.data_read(161_000, 100);
         theirs(&mut s, 161_010, 22);
         theirs(&mut s, 161_020, 23);
         let held = Reply {
@@ -1010,10 +1094,10 @@ mod tests {
         // Both tickets first, the response alone later: the server's own
         // time, nothing held.
         let mut s = requested();
-        s.data_read(80_300);
+        s.data_read(80_300, 100);
         theirs(&mut s, 80_310, 22);
         theirs(&mut s, 80_320, 22);
-        s.data_read(161_000);
+        s.data_read(161_000, 100);
         theirs(&mut s, 161_010, 23);
         assert_eq!(
             s.reply(161_100),
@@ -1024,19 +1108,19 @@ mod tests {
         );
         // A ticket after the response in its read holds nothing back.
         let mut s = requested();
-        s.data_read(80_300);
+        s.data_read(80_300, 100);
         theirs(&mut s, 80_310, 22);
-        s.data_read(161_000);
+        s.data_read(161_000, 100);
         theirs(&mut s, 161_010, 23);
         theirs(&mut s, 161_020, 22);
         assert_eq!(s.reply(161_100).unwrap().held_after_us, None);
         // What came before the request's record left is not after it.
         let mut s = requested();
-        s.data_read(40_090);
+        s.data_read(40_090, 100);
         theirs(&mut s, 40_095, 22);
         s.header_written(40_200, 23, CPU);
         s.message_written(RT_INNER, &[23]);
-        s.data_read(121_000);
+        s.data_read(121_000, 100);
         theirs(&mut s, 121_010, 22);
         theirs(&mut s, 121_020, 23);
         assert_eq!(
@@ -1047,6 +1131,34 @@ mod tests {
                 held_after_us: None,
             })
         );
+    }
+
+    #[test]
+    fn a_response_a_delayed_ack_behind_a_lone_ticket_was_held() {
+        // Java: the ticket alone 40.3 ms after the request, the response
+        // in a later read our delayed ACK and a round trip after it.
+        let lone = |response_at: u64, min_rtt_us: u32| {
+            let mut s = Stamps::default();
+            hello(&mut s, 100, 0);
+            record_at(&mut s, 40_000, 900);
+            let kernel = HandshakeKernel {
+                min_rtt_us,
+                ..Default::default()
+            };
+            s.handshake_done(40_050, CPU, || Some(kernel));
+            s.header_written(40_100, 23, CPU);
+            s.message_written(RT_INNER, &[23]);
+            s.data_read(80_400, 1_196);
+            theirs(&mut s, 80_410, 22);
+            s.data_read(response_at, 120);
+            theirs(&mut s, response_at + 10, 23);
+            s.reply(response_at + 100).unwrap().held_after_us
+        };
+        assert_eq!(lone(161_400, 40_000), Some(80_400));
+        // 100 ms after the ticket: the server's own time, not held.
+        assert_eq!(lone(180_400, 40_000), None);
+        // No min RTT to judge by: not held.
+        assert_eq!(lone(161_400, 0), None);
     }
 
     #[test]
@@ -1092,7 +1204,7 @@ mod tests {
                     let keep = bytes || *ct == RT_HEADER || *ct == RT_INNER;
                     ThreadStamps::server_data(t, *ct, if keep { data } else { &[] })
                 }
-                Step::Read => ThreadStamps::data_read(t),
+                Step::Read => ThreadStamps::data_read(t, 1_000),
                 Step::Wait => ThreadStamps::waiting_for_socket(t),
                 Step::Done => ThreadStamps::handshake_done(t),
             }

@@ -28,8 +28,8 @@ pub trait HandshakeMoments {
     /// The handshake is done (OpenSSL's `SSL_CB_HANDSHAKE_DONE`; a TLS 1.3
     /// session ticket read later does not report it again).
     fn handshake_done(now_us: u64);
-    /// A read from libcurl's socket brought data in.
-    fn data_read(now_us: u64);
+    /// A read from libcurl's socket brought `bytes` of data in.
+    fn data_read(now_us: u64, bytes: usize);
 }
 
 extern "C" {
@@ -148,7 +148,7 @@ unsafe fn watch_reads<M: HandshakeMoments>(ssl: *mut openssl_sys::SSL) {
 }
 
 /// The BIO callback: after a read (`BIO_CB_READ | BIO_CB_RETURN`) that
-/// brought data in, tells `M` when. Every call returns what OpenSSL passed
+/// brought data in, tells `M` when and how much. Every call returns what OpenSSL passed
 /// as the result, so the BIO works as it did.
 ///
 /// # Safety
@@ -166,8 +166,9 @@ unsafe extern "C" fn on_bio<M: HandshakeMoments>(
 ) -> std::os::raw::c_long {
     if oper == BIO_CB_READ | BIO_CB_RETURN && ret > 0 && !processed.is_null() {
         // SAFETY: non-null, so it points at the count of bytes read (the contract).
-        if unsafe { *processed } > 0 {
-            M::data_read(super::monotonic_us());
+        let bytes = unsafe { *processed };
+        if bytes > 0 {
+            M::data_read(super::monotonic_us(), bytes);
         }
     }
     std::os::raw::c_long::from(ret)
