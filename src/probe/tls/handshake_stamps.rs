@@ -17,9 +17,11 @@
 //! Every wait is one of two kinds. A wait that began after a send of ours
 //! (a ClientHello, a second one after a HelloRetryRequest, TLS 1.2's
 //! Finished flight) is an answered wait: a round trip and the server's
-//! reply. A wait in the middle of a server flight (a `Gap` when it lasted
+//! reply (an answer read without a wait begins its flight all the same).
+//! A wait in the middle of a server flight (a `Gap` when it lasted
 //! at least `GAP_MIN_US`) is kept with what the flight had brought before
-//! it and whether it fell inside a record, for `anatomy` to name: a split
+//! it (the bytes read from the socket among them) and whether it fell
+//! inside a record, for `anatomy` to name: a split
 //! flight, the congestion window, a lost segment, the server's own pause,
 //! or transmission. At the handshake's end the kernel says whether
 //! segments were lost (`HandshakeKernel`). Fixed-size facts only: nothing

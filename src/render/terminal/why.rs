@@ -269,6 +269,7 @@ fn chain_words(certs: &[CertSize]) -> String {
 fn advice(info: &RunInfo, why: &HandshakeWhy) -> Vec<String> {
     let mut out: Vec<Advice> = Vec::new();
     let rtt = why.parts.map(|p| p.rtt).or(why.min_rtt);
+    let mut split = split_round_trip(why, rtt);
     if let Some(rtt) = rtt.filter(|&r| worth(r, why)) {
         let round_trip = |line: String| Advice {
             saving: rtt,
@@ -280,9 +281,7 @@ fn advice(info: &RunInfo, why: &HandshakeWhy) -> Vec<String> {
         if why.tls12 > 0 {
             out.push(round_trip(tls12_advice(info).into()));
         }
-        if why.split_flight > 0 {
-            out.push(round_trip(split_advice(why)));
-        }
+        out.extend(split.take());
         if why.initial_window > 0 {
             out.push(round_trip(window_advice(why)));
         }
@@ -296,6 +295,8 @@ fn advice(info: &RunInfo, why: &HandshakeWhy) -> Vec<String> {
             });
         }
     }
+    // Worth a line where the round trip alone is not: our delayed ACK.
+    out.extend(split);
     out.extend(held_advice(why));
     out.extend(rsa_advice(why));
     out.extend(resume_advice(info, why));
@@ -357,6 +358,32 @@ fn split_advice(why: &HandshakeWhy) -> String {
         "the server wrote {bytes} of its flight on their own and its TCP held the rest for \
          our ACK; a server that writes its flight at once (or sets TCP_NODELAY) sends it in one"
     )
+}
+
+/// A flight the server split (in any handshake): a round trip, and the
+/// ACK our kernel delayed where it did (on loopback nearly all of it).
+fn split_round_trip(why: &HandshakeWhy, rtt: Option<Duration>) -> Option<Advice> {
+    if why.split_flight == 0 {
+        return None;
+    }
+    let rtt = rtt?;
+    let delay = why.names.split_ack_delay.unwrap_or_default();
+    let saving = rtt + delay;
+    if !worth(saving, why) {
+        return None;
+    }
+    let what = if delay >= Duration::from_millis(1) {
+        format!(
+            "to save a round trip and our delayed ACK (about {})",
+            with_unit(Some(saving))
+        )
+    } else {
+        a_round_trip(rtt)
+    };
+    Some(Advice {
+        saving,
+        line: format!("  {what}: {}", split_advice(why)),
+    })
 }
 
 /// How to save the round trip of a flight over the initial window.
@@ -773,6 +800,37 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("--curves"), "{text}");
+    }
+
+    #[test]
+    fn a_split_saves_the_delayed_ack_too_even_where_the_round_trip_is_nothing() {
+        let mut w = why();
+        w.split_flight = 4;
+        w.names.split_first_bytes = Some(6);
+        w.names.split_ack_delay = Some(MS(41));
+        let info = synthetic::run_info();
+        let text = lines(&info, &w).join("\n");
+        assert!(
+            text.contains(
+                "to save a round trip and our delayed ACK (about 81.0ms): the server wrote 6 bytes"
+            ),
+            "{text}"
+        );
+        // On loopback: the 20 µs round trip alone is not worth a line, the
+        // 41 ms our ACK waited is.
+        for p in w.parts.iter_mut() {
+            p.rtt = US(20);
+        }
+        w.min_rtt = Some(US(20));
+        let text = lines(&info, &w).join("\n");
+        assert!(
+            text.contains("to save a round trip and our delayed ACK (about 41.0ms)"),
+            "{text}"
+        );
+        // Without a delayed ACK: nothing worth a line.
+        w.names.split_ack_delay = Some(Duration::ZERO);
+        let text = lines(&info, &w).join("\n");
+        assert!(!text.contains("the server wrote 6 bytes"), "{text}");
     }
 
     #[test]
