@@ -96,8 +96,9 @@ pub enum FlightCut {
     Pause(Duration),
     /// With Nagle's algorithm on, as a Java server with a large key does:
     /// every record but the last two (ServerHello to Certificate, more than
-    /// a segment), then CertificateVerify and Finished, held until the
-    /// client's ACK of the short segment the first write ended in.
+    /// a segment) and the start of the next (Java's first write ends inside
+    /// a record), then the rest, held until the client's ACK of the short
+    /// segment the first write ended in.
     Tail,
     /// With Nagle's algorithm on, as a Java TLS 1.2 server does: any write
     /// with a ChangeCipherSpec and records after it (TLS 1.2's second
@@ -651,11 +652,13 @@ impl AsyncWrite for CutStream {
         let me = self.get_mut();
         match (me.cut, me.state) {
             (FlightCut::Tail, CutState::First) if buf.first() == Some(&22) => {
-                // All but the last two records (or, with fewer, the first).
+                // All but the last two records (or, with fewer, the first),
+                // and as Java's one record of EncryptedExtensions to
+                // Finished is cut, 15 bytes into the next.
                 let ends = record_ends(buf);
                 let part = ends[..ends.len().saturating_sub(2).max(1)]
                     .last()
-                    .map_or(buf.len(), |e| e.1);
+                    .map_or(buf.len(), |e| (e.1 + 15).min(buf.len()));
                 me.state = CutState::Done;
                 me.counters
                     .flight_cuts

@@ -327,7 +327,10 @@ impl Walk<'_> {
     fn split_end(&self, i: usize) -> Option<usize> {
         let (gaps, r) = (self.shape.gaps(), self.r);
         let start = &gaps[i];
-        if start.mid_record || !start.first || !self.ended_short(start) {
+        // Inside a record too (Java writes one record in two): a server
+        // writes its records whole, so the rest was its TCP's to hold; but
+        // where the kernel saw a loss, that is the hole's wait.
+        if (start.mid_record && self.lost) || !start.first || !self.ended_short(start) {
             return None;
         }
         // A round trip (our ACK's, and the rest's way back: little slack,
@@ -634,6 +637,36 @@ mod tests {
         let r = read_waits(&s, &tls("TLSv1.3"), R).unwrap();
         assert_eq!(r.extra, vec![split_flight(1_575, 0)]);
         assert_eq!(r.round_trips, 2);
+        // As Java sends it: EncryptedExtensions to Finished in one record,
+        // its first 1,442 bytes in the first write, the wait inside it.
+        let inside = Gap {
+            bytes_before: 2_120,
+            bytes_done: 133,
+            mid_record: true,
+            ..tail
+        };
+        let s = with_gaps(
+            2_120,
+            &[Gap {
+                bytes_read: 1_575,
+                ..inside
+            }],
+            Some(kernel),
+        );
+        let r = read_waits(&s, &tls("TLSv1.3"), R).unwrap();
+        assert_eq!(r.extra, vec![split_flight(1_575, 0)]);
+        // The same wait where the kernel saw a segment lost: the loss's.
+        let lost = HandshakeKernel { ooo: 2, ..kernel };
+        let s = with_gaps(
+            2_120,
+            &[Gap {
+                bytes_read: 1_575,
+                ..inside
+            }],
+            Some(lost),
+        );
+        let r = read_waits(&s, &tls("TLSv1.3"), R).unwrap();
+        assert_eq!(kinds(&r), vec!["loss"]);
         // TLS 1.2's second flight: the ChangeCipherSpec alone, Finished a
         // round trip and our delayed ACK later.
         let mut s = with_gaps(
