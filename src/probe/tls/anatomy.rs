@@ -12,7 +12,8 @@
 //!
 //! - a split flight (`split_flight`) when what the server had sent before
 //!   it ended in a short segment (the bytes read are not whole segments),
-//!   at a record's end and short of the first window, and it (with the
+//!   short of the first window (inside a record too, where the kernel saw
+//!   no loss: Java writes one record in two), and it (with the
 //!   waits after it, up to the data our ACK set free, never past the
 //!   window's) took a round trip (0.9R to 1¼R + ½ ms), or R and an ACK our
 //!   kernel delayed (30 to 200 ms more): the server's TCP held the rest for
