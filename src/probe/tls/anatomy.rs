@@ -337,12 +337,13 @@ impl Walk<'_> {
         // A round trip (our ACK's, and the rest's way back: little slack,
         // so a server that pauses for three quarters of one is not taken
         // for it; what the flight's answered wait took beyond a round trip
-        // may be ours, reading the first part late, and counts); or for the
+        // may be ours, reading the first part late, and counts up to R/5:
+        // more is the server's, slow to send its ServerHello); or for the
         // first wait alone, a round trip and an ACK our kernel delayed.
         let flight = usize::from(start.flight).min(MAX_FLIGHTS - 1);
         let late = u64::from(self.shape.flight_wait_us[flight])
             .saturating_sub(r)
-            .min(r / 10);
+            .min(r / 5);
         let fits = |span: u64, alone: bool| {
             (10 * (span + late) >= 9 * r && 4 * span <= 5 * r + 2_000)
                 || (alone
