@@ -89,7 +89,10 @@ fn samples() -> Vec<Sample> {
     r2c.early_data = Some(EarlyData::Accepted);
     r2c.anatomy = Some(Box::new(HandshakeAnatomy {
         round_trips: Some(2),
-        extra: Some(vec![TlsExtra::SplitFlight { first_bytes: 133 }]),
+        extra: Some(vec![TlsExtra::SplitFlight {
+            first_bytes: 133,
+            ack_delay: Duration::ZERO,
+        }]),
         server_handshake: Some(Duration::from_micros(310)),
         transmission: Some(Duration::ZERO),
         server_flight_bytes: Some(1_344),

@@ -3,6 +3,7 @@
 
 pub mod capture;
 pub mod curl_cli;
+mod cut;
 pub mod delay;
 pub mod docs;
 pub mod faults;

@@ -25,10 +25,12 @@ use openssl::x509::store::X509StoreBuilder;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio_openssl::SslStream;
 
+pub use super::cut::FlightCut;
+use super::cut::{CutState, CutStream};
 use super::delay::DelayedStream;
 use super::ocsp::Staple;
 use super::pki::{client_ca, leaf, CertKind};
-use super::server_streams::{CutState, CutStream, EarlyFirst};
+use super::server_streams::EarlyFirst;
 
 #[derive(Clone, Debug)]
 pub struct ServerOpts {
@@ -82,19 +84,6 @@ pub struct ServerOpts {
     pub hello_wait: Option<Duration>,
     /// Write the first flight in two parts (see [`FlightCut`]).
     pub flight_cut: Option<FlightCut>,
-}
-
-/// How a server writes its first flight in two parts: its first two
-/// records (ServerHello, ChangeCipherSpec), then the rest.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FlightCut {
-    /// With Nagle's algorithm on, as GnuTLS and Java servers do: the rest,
-    /// less than a segment, waits in the server's TCP for the client's ACK
-    /// of the first part.
-    Split,
-    /// With TCP_NODELAY, the rest after the server pauses this long (work
-    /// of its own between two writes).
-    Pause(Duration),
 }
 
 impl Default for ServerOpts {
@@ -359,7 +348,7 @@ async fn serve_conn(
 ) {
     // Whole responses in one write: no Nagle stall that is the server's
     // artefact, unless the test asks for one.
-    let _ = stream.set_nodelay(opts.flight_cut != Some(FlightCut::Split));
+    let _ = stream.set_nodelay(!opts.flight_cut.is_some_and(FlightCut::nagle));
     if let Some(cut) = opts.flight_cut {
         let cut = CutStream {
             inner: stream,
@@ -367,6 +356,7 @@ async fn serve_conn(
             state: CutState::First,
             counters: counters.clone(),
             first: 0,
+            held: Vec::new(),
         };
         return serve_tls(cut, acceptor, opts, counters).await;
     }

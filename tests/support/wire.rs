@@ -376,3 +376,51 @@ pub fn ms(s: &Value, key: &str) -> f64 {
 pub fn server_ip() -> IpAddr {
     IpAddr::V4(SERVER_V4)
 }
+
+/// Each cold probe's `server_time_ms` and `response_held_ms` against the
+/// server-side capture (`capture::replies`): the response held for our ACK
+/// where and only where the capture shows it, the hold within 1.5 ms and
+/// the server's time to its first data within 1 ms (medians: a busy
+/// machine can run one probe late), and `new connection` counting srv's
+/// second round trip where most were held. How many were held.
+#[allow(dead_code)]
+pub fn replies_against_capture(case: &str, r: &Run, lines: &[String]) -> Result<usize, String> {
+    let wire = capture::replies(&r.frames);
+    let samples = cold(&r.doc);
+    assert_eq!(wire.len(), samples.len() + 1, "{wire:?}");
+    let (mut held, mut server_off, mut held_off) = (0, Vec::new(), Vec::new());
+    for (s, w) in samples.iter().zip(&wire[1..]) {
+        println!(
+            "{case} | capture: request in to first data out {:.2} ms, response held {} | tlsping: server_time_ms {}, response_held_ms {}",
+            w.first_ms,
+            w.held_ms.map_or("no".into(), |h| format!("{h:.2} ms beyond the round trip")),
+            s["server_time_ms"],
+            s["response_held_ms"]
+        );
+        match (w.held_ms, s["response_held_ms"].as_f64()) {
+            (Some(truth), Some(ours)) => {
+                held += 1;
+                held_off.push((truth - ours).abs());
+            }
+            (None, None) => {}
+            _ => return Err(format!("held or not, against the capture: {s} {w:?}")),
+        }
+        server_off.push((ms(s, "server_time_ms") - w.first_ms).abs());
+    }
+    let conn = lines
+        .iter()
+        .find(|l| l.starts_with("new connection"))
+        .ok_or("no new connection line")?;
+    let named = conn.contains("srv 2, one for a response the server's TCP held for our ACK");
+    if named != (held * 2 > samples.len()) {
+        return Err(format!("{held} of {} held: {conn}", samples.len()));
+    }
+    if super::median(server_off.clone()) > 1.0
+        || (!held_off.is_empty() && super::median(held_off.clone()) > 1.5)
+    {
+        return Err(format!(
+            "off the capture (ms): server {server_off:?}, held {held_off:?}"
+        ));
+    }
+    Ok(held)
+}

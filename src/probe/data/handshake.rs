@@ -18,8 +18,13 @@ pub enum TlsExtra {
     InitialWindow { flight_bytes: u32 },
     /// The server wrote the first `first_bytes` of a flight (less than a
     /// segment) on their own, and its TCP held the rest until our ACK of
-    /// them came back (Nagle's algorithm).
-    SplitFlight { first_bytes: u32 },
+    /// them came back (Nagle's algorithm); `ack_delay`, what our kernel
+    /// delayed that ACK by, where the wait shows it (the round trip's
+    /// span less one; in the advice, not in the outputs' fields).
+    SplitFlight {
+        first_bytes: u32,
+        ack_delay: Duration,
+    },
     /// A segment was lost and sent again: the wait that ended with it took
     /// `recovery` (a round trip of it counted, the rest is transmission).
     Loss { recovery: Duration },

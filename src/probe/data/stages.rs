@@ -24,6 +24,18 @@ pub(crate) fn held_for_our_ack(span_us: u64, r: u64) -> bool {
             || (span_us >= r + DELAYED_ACK_MIN_US && 2 * span_us <= 3 * r + 2 * DELAYED_ACK_US))
 }
 
+/// A response that came after a lone session ticket, held for our ACK of
+/// it: a round trip (as `held_for_our_ack`), or a round trip and the ACK our
+/// kernel delays first (Linux: 40 ms, never more than the smoothed RTT
+/// when that is longer): R + 36 ms to R + the larger of 48 ms and ¼R +
+/// 8 ms. Narrower than `held_for_our_ack`: a server that answers slowly
+/// after writing its tickets at the handshake's end looks the same.
+pub(crate) fn held_behind_ticket(span_us: u64, r: u64) -> bool {
+    let first_delay = span_us >= r + 36_000 && span_us <= r + (r / 4 + 8_000).max(48_000);
+    span_us >= GAP_MIN_US
+        && ((10 * span_us >= 9 * r && 4 * span_us <= 5 * r + 2_000) || first_delay)
+}
+
 /// One stage of a probe, as every output names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Stage {
@@ -170,6 +182,22 @@ impl Stages {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_response_behind_a_lone_ticket_was_held_only_for_a_first_delayed_ack() {
+        let r = 40_000;
+        // Java: our ACK of the ticket delayed 41 ms, the response a round
+        // trip after it; or a round trip (our ACK at once).
+        assert!(held_behind_ticket(81_000, r));
+        assert!(held_behind_ticket(40_300, r));
+        // 60 ms or 150 ms after the ticket: a slow server's own, though
+        // `held_for_our_ack` would take 150 ms for a longer delayed ACK.
+        assert!(!held_behind_ticket(60_000, r));
+        assert!(!held_behind_ticket(150_000, r) && held_for_our_ack(150_000, r));
+        // Loopback: the first delayed ACK alone, 36 to 48 ms.
+        assert!(held_behind_ticket(41_000, 30));
+        assert!(!held_behind_ticket(30_000, 30) && !held_behind_ticket(100_000, 30));
+    }
 
     #[test]
     fn a_response_behind_a_ticket_a_round_trip_late_was_held_else_it_is_the_servers() {

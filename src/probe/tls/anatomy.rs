@@ -10,15 +10,18 @@
 //! wait in the middle of a server flight that was one. With R the kernel's
 //! min RTT, a wait of at least 1 ms inside a flight is:
 //!
-//! - a split flight (`split_flight`) when it came after the server had
-//!   written less than a segment of the flight, at a record's end, and it
-//!   (with the waits after it, up to the data our ACK set free) took a round
-//!   trip (0.9R to 1¼R + ½ ms), or R and an ACK our kernel delayed (30 to
-//!   200 ms more): the server's TCP held the rest for our ACK;
+//! - a split flight (`split_flight`) when what the server had sent before
+//!   it ended in a short segment (the bytes read are not whole segments),
+//!   short of the first window (inside a record too, where the kernel saw
+//!   no loss: Java writes one record in two), and it (with the
+//!   waits after it, up to the data our ACK set free, never past the
+//!   window's) took a round trip (0.9R to 1¼R + ½ ms), or R and an ACK our
+//!   kernel delayed (30 to 200 ms more): the server's TCP held the rest for
+//!   our ACK (Nagle's algorithm);
 //! - the congestion window (`initial_window`) when it lasted about R and
-//!   the flight had reached about the server's window by then (70 % of 10
-//!   segments for the first wait, of 30 for a second, of 70 for a third:
-//!   slow start);
+//!   the flight's bytes read by then had reached about the server's window
+//!   (70 % of 10 segments for the first wait, of 30 for a second, of 70 for
+//!   a third: slow start);
 //! - a lost segment (`loss`) when the kernel saw one (segments of ours sent
 //!   again, or the server's out of order) and it lasted at least ½R;
 //! - transmission when it fell inside a record (which the server wrote
@@ -258,7 +261,8 @@ impl Walk<'_> {
                 split_until = None;
             } else if let Some(end) = self.split_end(i) {
                 extra.push(TlsExtra::SplitFlight {
-                    first_bytes: gap.bytes_done,
+                    first_bytes: u32::try_from(read_before(gap)).unwrap_or(u32::MAX),
+                    ack_delay: self.ack_delay(i, end),
                 });
                 self.counted += 1;
                 if end > i {
@@ -301,7 +305,7 @@ impl Walk<'_> {
         // segments and records not being full.
         let k = self.stalls[flight];
         let window = INITIAL_WINDOW_SEGMENTS * self.mss * ((1u64 << (k + 1).min(16)) - 1) * 7 / 10;
-        if 2 * g >= r && 2 * g <= 3 * r && u64::from(gap.bytes_before) >= window {
+        if 2 * g >= r && 2 * g <= 3 * r && read_before(gap) >= window {
             self.stalls[flight] += 1;
             Some(TlsExtra::InitialWindow {
                 flight_bytes: self.shape.flight_bytes[flight],
@@ -324,16 +328,22 @@ impl Walk<'_> {
     fn split_end(&self, i: usize) -> Option<usize> {
         let (gaps, r) = (self.shape.gaps(), self.r);
         let start = &gaps[i];
-        if start.mid_record || !start.first || u64::from(start.bytes_done) >= self.mss {
+        // Inside a record too (Java writes one record in two): a server
+        // writes its records whole, so the rest was its TCP's to hold; but
+        // where the kernel saw a loss, that is the hole's wait.
+        if (start.mid_record && self.lost) || !start.first || !self.ended_short(start) {
             return None;
         }
         // A round trip (our ACK's, and the rest's way back: little slack,
         // so a server that pauses for three quarters of one is not taken
         // for it; what the flight's answered wait took beyond a round trip
-        // may be ours, reading the first part late, and counts); or for the
+        // may be ours, reading the first part late, and counts up to R/5:
+        // more is the server's, slow to send its ServerHello); or for the
         // first wait alone, a round trip and an ACK our kernel delayed.
         let flight = usize::from(start.flight).min(MAX_FLIGHTS - 1);
-        let late = u64::from(self.shape.flight_wait_us[flight]).saturating_sub(r);
+        let late = u64::from(self.shape.flight_wait_us[flight])
+            .saturating_sub(r)
+            .min(r / 5);
         let fits = |span: u64, alone: bool| {
             (10 * (span + late) >= 9 * r && 4 * span <= 5 * r + 2_000)
                 || (alone
@@ -343,7 +353,7 @@ impl Walk<'_> {
         let mut span = 0u64;
         let mut best: Option<(u64, usize)> = None;
         for (j, g) in gaps.iter().enumerate().skip(i) {
-            if g.flight != start.flight {
+            if g.flight != start.flight || (j > i && read_before(g) >= self.first_window()) {
                 break;
             }
             span += u64::from(if j == i { 0 } else { g.since_us }) + u64::from(g.us);
@@ -353,6 +363,49 @@ impl Walk<'_> {
         }
         best.map(|(_, j)| j)
     }
+}
+
+impl Walk<'_> {
+    /// What our kernel delayed the ACK of a split flight's first part by:
+    /// the span of its round trip (gaps `i` to `end`) less one, where that
+    /// is an ACK's delay (30 ms or more), else nothing.
+    fn ack_delay(&self, i: usize, end: usize) -> std::time::Duration {
+        let gaps = &self.shape.gaps()[i..=end];
+        let span = gaps.iter().enumerate().fold(0u64, |sum, (k, g)| {
+            sum + u64::from(if k == 0 { 0 } else { g.since_us }) + u64::from(g.us)
+        });
+        let beyond = span.saturating_sub(self.r);
+        std::time::Duration::from_micros(if beyond >= DELAYED_ACK_MIN_US {
+            beyond
+        } else {
+            0
+        })
+    }
+
+    /// The bytes a server's first window holds, less 30 % for segments
+    /// and records not being full.
+    fn first_window(&self) -> u64 {
+        INITIAL_WINDOW_SEGMENTS * self.mss * 7 / 10
+    }
+
+    /// What the server sent before `gap` ended in a short segment (Nagle's
+    /// algorithm holds what it writes next until our ACK of that one), and
+    /// was less than its first window (else the window held it first): the
+    /// bytes read before it are not whole segments.
+    fn ended_short(&self, gap: &Gap) -> bool {
+        let read = read_before(gap);
+        read > 0 && !read.is_multiple_of(self.mss) && read < self.first_window()
+    }
+}
+
+/// The flight's bytes read from the socket before `gap` (what had come in;
+/// where not known, as its record headers announced them).
+fn read_before(gap: &Gap) -> u64 {
+    u64::from(if gap.bytes_read > 0 {
+        gap.bytes_read
+    } else {
+        gap.bytes_before
+    })
 }
 
 /// The server's own time and the transmission: what `tls` leaves after the

@@ -51,6 +51,7 @@ fn gap(us: u32, bytes_before: u32, mid_record: bool) -> Gap {
         since_us: 100,
         short_us: 0,
         pause_us: 0,
+        bytes_read: bytes_before,
     }
 }
 
@@ -59,6 +60,13 @@ fn kinds(r: &Reading) -> Vec<&'static str> {
 }
 
 const R: Option<u32> = Some(40_000);
+
+fn split_flight(first_bytes: u32, ack_delay_us: u64) -> TlsExtra {
+    TlsExtra::SplitFlight {
+        first_bytes,
+        ack_delay: std::time::Duration::from_micros(ack_delay_us),
+    }
+}
 
 #[test]
 fn a_hello_retry_is_two_round_trips_even_when_one_wait_went_unseen() {
@@ -110,7 +118,7 @@ fn slow_start_takes_a_second_window_only_past_three_windows_of_bytes() {
 fn a_small_first_part_held_for_our_ack_is_a_split_flight() {
     let split = gap(40_050, 133, false);
     let r = read_waits(&with_gaps(911, &[split], None), &tls("TLSv1.3"), R).unwrap();
-    assert_eq!(r.extra, vec![TlsExtra::SplitFlight { first_bytes: 133 }]);
+    assert_eq!(r.extra, vec![split_flight(133, 0)]);
     assert_eq!(r.round_trips, 2);
     // Held for an ACK our kernel delayed: a round trip and 40 ms more.
     let late = gap(81_000, 6, false);
@@ -126,13 +134,107 @@ fn a_small_first_part_held_for_our_ack_is_a_split_flight() {
     let pause = gap(30_000, 133, false);
     let r = read_waits(&with_gaps(911, &[pause], None), &tls("TLSv1.3"), R).unwrap();
     assert_eq!((r.round_trips, r.transmission_us), (1, 0));
-    // After a whole segment or more, or far longer: the server's own.
-    let big = gap(40_050, 5_000, false);
+    // After whole segments only (nothing short for Nagle to wait on),
+    // or far longer: the server's own.
+    let big = gap(40_050, 3 * 1_448, false);
     let r = read_waits(&with_gaps(7_800, &[big], None), &tls("TLSv1.3"), R).unwrap();
     assert_eq!(kinds(&r), Vec::<&str>::new());
     let long = gap(400_000, 133, false);
     let r = read_waits(&with_gaps(911, &[long], None), &tls("TLSv1.3"), R).unwrap();
     assert_eq!((r.round_trips, r.transmission_us), (1, 0));
+}
+
+#[test]
+fn a_tail_held_after_a_full_segment_and_a_short_one_is_a_split_flight() {
+    // Java, RSA-4096: ServerHello to Certificate in one write of 1,575
+    // bytes (a full segment and 127), the rest held for our ACK.
+    let tail = gap(40_100, 1_575, false);
+    let kernel = HandshakeKernel {
+        mss: 1448,
+        ..Default::default()
+    };
+    let s = with_gaps(2_120, &[tail], Some(kernel));
+    let r = read_waits(&s, &tls("TLSv1.3"), R).unwrap();
+    assert_eq!(r.extra, vec![split_flight(1_575, 0)]);
+    assert_eq!(r.round_trips, 2);
+    // As Java sends it: EncryptedExtensions to Finished in one record,
+    // its first 1,442 bytes in the first write, the wait inside it.
+    let inside = Gap {
+        bytes_before: 2_120,
+        bytes_done: 133,
+        mid_record: true,
+        ..tail
+    };
+    let s = with_gaps(
+        2_120,
+        &[Gap {
+            bytes_read: 1_575,
+            ..inside
+        }],
+        Some(kernel),
+    );
+    let r = read_waits(&s, &tls("TLSv1.3"), R).unwrap();
+    assert_eq!(r.extra, vec![split_flight(1_575, 0)]);
+    // The same wait where the kernel saw a segment lost: the loss's.
+    let lost = HandshakeKernel { ooo: 2, ..kernel };
+    let s = with_gaps(
+        2_120,
+        &[Gap {
+            bytes_read: 1_575,
+            ..inside
+        }],
+        Some(lost),
+    );
+    let r = read_waits(&s, &tls("TLSv1.3"), R).unwrap();
+    assert_eq!(kinds(&r), vec!["loss"]);
+    // TLS 1.2's second flight: the ChangeCipherSpec alone, Finished a
+    // round trip and our delayed ACK later.
+    let mut s = with_gaps(
+        51,
+        &[Gap {
+            flight: 1,
+            ..gap(81_200, 6, false)
+        }],
+        Some(kernel),
+    );
+    s.answered_waits = 2;
+    let r = read_waits(&s, &tls("TLSv1.2"), R).unwrap();
+    assert_eq!(r.round_trips, 3);
+    // Saving it saves the round trip and the 41.2 ms our ACK waited.
+    assert_eq!(r.extra, vec![TlsExtra::Tls12, split_flight(6, 41_200)]);
+}
+
+#[test]
+fn the_window_is_named_by_the_bytes_read_never_a_split_before_it() {
+    // Java, a 24 KB chain: 127 bytes alone, 9 full segments 1.3 ms
+    // later (the Certificate record begun, 13 KB of it read), then the
+    // window's round trip: one round trip, the window's.
+    let pause = gap(1_300, 127, false);
+    let window = Gap {
+        first: false,
+        bytes_before: 22_000,
+        bytes_done: 127,
+        bytes_read: 127 + 9 * 1_448,
+        ..gap(38_700, 0, true)
+    };
+    let s = with_gaps(22_080, &[pause, window], None);
+    let r = read_waits(&s, &tls("TLSv1.3"), R).unwrap();
+    assert_eq!((r.round_trips, kinds(&r)), (2, vec!["initial_window"]));
+    // The same record announced whole but only 5 KB of it read before
+    // a wait of a round trip: no window yet.
+    let early = Gap {
+        bytes_read: 5_000,
+        ..window
+    };
+    let s = with_gaps(22_080, &[early], None);
+    let r = read_waits(&s, &tls("TLSv1.3"), R).unwrap();
+    assert_eq!(kinds(&r), Vec::<&str>::new());
+    // A 26.8 ms pause after the 127 bytes, with a ServerHello 12 ms
+    // late: the server's own, however late its first part was.
+    let mut s = with_gaps(22_080, &[gap(26_800, 127, false), window], None);
+    s.flight_wait_us[0] = 52_000;
+    let r = read_waits(&s, &tls("TLSv1.3"), R).unwrap();
+    assert_eq!((r.round_trips, kinds(&r)), (2, vec!["initial_window"]));
 }
 
 #[test]
@@ -153,7 +255,7 @@ fn a_server_that_signs_inside_its_split_flights_round_trip_loses_no_time() {
     let r = read_waits(&s, &tls("TLSv1.3"), R).unwrap();
     assert_eq!(
         (r.round_trips, r.extra.clone()),
-        (2, vec![TlsExtra::SplitFlight { first_bytes: 133 }])
+        (2, vec![split_flight(133, 0)])
     );
     // No pause of the server's counts: the signing was inside the round
     // trip; the 0.2 ms the span took beyond it is transmission.
@@ -181,6 +283,7 @@ fn a_loss_the_kernel_saw_is_named_never_a_window_or_the_server() {
         retrans: 0,
         ooo: 3,
         mss: 1448,
+        min_rtt_us: 40_000,
     };
     // A wait of a round trip early in the flight (no window yet).
     let s = with_gaps(24_000, &[gap(41_000, 6_000, true)], Some(lost));

@@ -26,6 +26,8 @@ pub(crate) struct Gap {
     pub bytes_done: u32,
     /// It began inside a record: the server had already written the rest
     /// of that record, so the wait is the network's, never the server's.
+    /// (A record whose bytes had all come is whole, though OpenSSL reports
+    /// some, TLS 1.2's ChangeCipherSpec, only once it reads on.)
     pub mid_record: bool,
     /// No longer wait came before it in its flight.
     pub first: bool,
@@ -36,6 +38,9 @@ pub(crate) struct Gap {
     pub since_us: u32,
     pub short_us: u32,
     pub pause_us: u32,
+    /// The flight's bytes read from the socket before it (what had come
+    /// in, a record begun counting only as far as it had).
+    pub bytes_read: u32,
 }
 
 /// What the kernel said of the connection as the handshake ended.
@@ -50,6 +55,8 @@ pub(crate) struct HandshakeKernel {
     /// The server's segment size as we see it: the larger of ours and of
     /// the largest of its segments so far (0: unknown).
     pub mss: u32,
+    /// The connection's min RTT so far (µs; 0: unknown).
+    pub min_rtt_us: u32,
 }
 
 /// What the handshake callbacks saw of the handshake's shape.
@@ -99,6 +106,7 @@ impl Shape {
             since_us: 0,
             short_us: 0,
             pause_us: 0,
+            bytes_read: 0,
         }; MAX_GAPS],
         gap_count: 0,
         longest_dropped_us: 0,

@@ -17,9 +17,11 @@
 //! Every wait is one of two kinds. A wait that began after a send of ours
 //! (a ClientHello, a second one after a HelloRetryRequest, TLS 1.2's
 //! Finished flight) is an answered wait: a round trip and the server's
-//! reply. A wait in the middle of a server flight (a `Gap` when it lasted
+//! reply (an answer read without a wait begins its flight all the same).
+//! A wait in the middle of a server flight (a `Gap` when it lasted
 //! at least `GAP_MIN_US`) is kept with what the flight had brought before
-//! it and whether it fell inside a record, for `anatomy` to name: a split
+//! it (the bytes read from the socket among them) and whether it fell
+//! inside a record, for `anatomy` to name: a split
 //! flight, the congestion window, a lost segment, the server's own pause,
 //! or transmission. At the handshake's end the kernel says whether
 //! segments were lost (`HandshakeKernel`). Fixed-size facts only: nothing
@@ -27,7 +29,7 @@
 
 use super::handshake_messages::{self, RT_HANDSHAKE, RT_HEADER};
 use super::handshake_shape::{Gap, HandshakeKernel, Shape};
-use super::stages::GAP_MIN_US;
+use super::stages::{held_behind_ticket, GAP_MIN_US};
 
 /// Application-data records kept after the request, for finding the
 /// response's first one.
@@ -113,6 +115,10 @@ pub(super) struct Stamps {
     /// TLS 1.3 session tickets read, and the most early data one allows.
     tickets: u8,
     ticket_early_data: u32,
+    /// Bytes read from the socket in the current flight.
+    flight_read: u32,
+    /// The server's first data after the request brought a session ticket.
+    first_after_ticket: bool,
 }
 
 impl Stamps {
@@ -146,6 +152,8 @@ impl Stamps {
         ticket_read_us: 0,
         tickets: 0,
         ticket_early_data: 0,
+        flight_read: 0,
+        first_after_ticket: false,
     };
 
     /// Our handshake is under way: a ClientHello went and it is not done.
@@ -171,6 +179,7 @@ impl Stamps {
             // What came before this record is not after the request.
             self.first_after_us = 0;
             self.ticket_read_us = 0;
+            self.first_after_ticket = false;
         }
     }
 
@@ -230,11 +239,23 @@ impl Stamps {
         }
     }
 
-    /// A read from the socket brought data in: a wait on the server ends.
-    pub(super) fn data_read(&mut self, now: u64) {
+    /// A read from the socket brought `bytes` in: a wait on the server ends.
+    pub(super) fn data_read(&mut self, now: u64, bytes: usize) {
         self.last_read_us = now;
         if self.in_handshake() && self.wait_from_us > 0 {
             self.wait_ended(now);
+        } else if self.in_handshake() && self.sent && !self.shape.messages.hello_retry {
+            // The answer to a send of ours, in before we waited for it (we
+            // were late to read, off the CPU on a loaded machine): a wait of
+            // nothing; the flight begins here. (After a HelloRetryRequest
+            // it may be the rest of the flight before, the ChangeCipherSpec
+            // the server wrote with the retry.)
+            self.wait_from_us = now;
+            self.wait_ended(now);
+        }
+        if self.in_handshake() {
+            let n = u32::try_from(bytes).unwrap_or(u32::MAX);
+            self.flight_read = self.flight_read.saturating_add(n);
         }
     }
 
@@ -250,6 +271,7 @@ impl Stamps {
             s.longest_answered_us = s.longest_answered_us.max(clip(us));
             let flight = s.flight();
             s.flight_wait_us[flight] = clip(us);
+            self.flight_read = 0;
             self.flight_done = 0;
             self.flight_longest = 0;
             self.flight_of_longest = self.shape.flight() as u8;
@@ -275,11 +297,12 @@ impl Stamps {
             flight: flight as u8,
             bytes_before: self.shape.flight_bytes[flight],
             bytes_done: self.flight_done,
-            mid_record: self.open_record,
+            mid_record: self.open_record && self.flight_read < self.shape.flight_bytes[flight],
             first,
             since_us: clip(from.saturating_sub(self.boundary_us)),
             short_us: clip(self.short_since_us),
             pause_us: clip(self.pause_since_us),
+            bytes_read: self.flight_read,
         };
         match self.shape.keep(gap) {
             // Left out: its time stays in the span of the next one.
@@ -332,6 +355,7 @@ impl Stamps {
                 if let Some(max) = handshake_messages::ticket_early_data(data) {
                     if self.request_us > 0 && self.last_read_us > self.request_us {
                         self.ticket_read_us = self.last_read_us;
+                        self.first_after_ticket |= self.first_after_us == self.last_read_us;
                     }
                     self.tickets = self.tickets.saturating_add(1);
                     self.ticket_early_data = self.ticket_early_data.max(max);
@@ -448,7 +472,7 @@ impl Stamps {
         // read of its own and the response in a later one behind a session
         // ticket (which a server writes at the handshake's end, never
         // late): the server's TCP held the ticket and the response back.
-        let held_after_us = (response.behind_ticket
+        let held_after_us = ((response.behind_ticket || self.held_behind_lone_ticket(&response))
             && self.first_after_us > 0
             && self.first_after_us < response.arrived_us)
             .then_some(self.first_after_us);
@@ -457,6 +481,21 @@ impl Stamps {
             response_us: response.arrived_us,
             held_after_us,
         })
+    }
+
+    /// A response that came in a later read than a session ticket that was
+    /// the server's first data after the request (Java's servers write it
+    /// only then), an ACK our kernel delayed and a round trip after it (or
+    /// a round trip): the server's TCP held the response for our ACK of
+    /// the ticket (Nagle's algorithm). Tighter than a ticket that came with
+    /// the response, as a server slow to answer after writing its tickets
+    /// at the handshake's end looks the same from here.
+    fn held_behind_lone_ticket(&self, response: &ReplyRecord) -> bool {
+        let r = self.shape.kernel.map_or(0, |k| u64::from(k.min_rtt_us));
+        self.first_after_ticket
+            && r > 0
+            && response.arrived_us > self.first_after_us
+            && held_behind_ticket(response.arrived_us - self.first_after_us, r)
     }
 
     /// The session tickets this transfer read: how many, and the most early

@@ -6,20 +6,21 @@ const CPU: fn() -> u64 = || 0;
 /// A server record of `n` bytes (header included) at `t`: its header,
 /// then its inner type (TLS 1.3), read in at `t`.
 fn record_at(s: &mut Stamps, t: u64, n: u16) {
-    s.data_read(t);
+    s.data_read(t, usize::from(n));
     let len = (n - 5).to_be_bytes();
     s.server_data(t, RT_HEADER, &[23, 3, 3, len[0], len[1]]);
     s.server_data(t, RT_INNER, &[22]);
 }
 
-/// A server record of `n` bytes whose header comes in at `t` and whose
-/// body completes at `end` (after a wait of its own in between).
+/// A server record of `n` bytes whose header and first half come in at
+/// `t` and whose body completes at `end` (after a wait of its own in
+/// between).
 fn split_record(s: &mut Stamps, t: u64, wait: u64, end: u64, n: u16) {
-    s.data_read(t);
+    s.data_read(t, usize::from(n / 2));
     let len = (n - 5).to_be_bytes();
     s.server_data(t, RT_HEADER, &[23, 3, 3, len[0], len[1]]);
     s.waiting_for_socket(wait);
-    s.data_read(end);
+    s.data_read(end, usize::from(n - n / 2));
     s.server_data(end, RT_INNER, &[22]);
 }
 
@@ -48,7 +49,7 @@ fn the_finish_is_our_cpu_time_from_the_hello_to_the_end() {
     );
     // A ticket read after the handshake changes nothing of it.
     let before = s.shape();
-    s.data_read(80_000);
+    s.data_read(80_000, 100);
     s.server_data(80_000, RT_HEADER, &[23, 3, 3, 0, 250]);
     s.server_data(80_000, RT_INNER, &[22]);
     s.waiting_for_socket(80_010);
@@ -63,6 +64,40 @@ fn no_done_means_no_finish() {
     s.server_data(50, RT_HEADER, &[22, 3, 3, 0, 90]); // before our ClientHello
     hello(&mut s, 100, 1);
     assert_eq!(s.client_finish_us(500), None);
+}
+
+#[test]
+fn an_answer_in_before_we_waited_begins_its_flight_all_the_same() {
+    // TLS 1.2: our Finished flight, then (we were off the CPU) the
+    // server's ChangeCipherSpec read 40 ms later without a wait, and
+    // its Finished our delayed ACK and a round trip after that.
+    let mut s = Stamps::default();
+    hello(&mut s, 100, 0);
+    record_at(&mut s, 40_000, 2_000);
+    s.header_written(40_100, 20, CPU);
+    record_at(&mut s, 80_200, 6);
+    s.waiting_for_socket(80_210);
+    record_at(&mut s, 161_000, 45);
+    let shape = s.shape().unwrap();
+    assert_eq!(shape.answered_waits, 2);
+    assert_eq!(shape.flight_bytes[..2], [2_000, 51]);
+    assert_eq!(shape.gaps().len(), 1);
+    assert_eq!((shape.gaps()[0].flight, shape.gaps()[0].bytes_read), (1, 6));
+    // After a HelloRetryRequest, the ChangeCipherSpec read without a
+    // wait after our second ClientHello came with the retry: the
+    // flight before.
+    let mut s = Stamps::default();
+    hello(&mut s, 100, 0);
+    record_at(&mut s, 40_000, 100);
+    s.shape.messages.hello_retry = true;
+    s.header_written(40_900, 22, CPU);
+    record_at(&mut s, 40_920, 6);
+    s.waiting_for_socket(40_930);
+    record_at(&mut s, 81_000, 900);
+    let shape = s.shape().unwrap();
+    assert_eq!(shape.answered_waits, 2);
+    assert_eq!(shape.flight_bytes[..2], [106, 900]);
+    assert!(shape.gaps().is_empty());
 }
 
 #[test]
@@ -108,6 +143,7 @@ fn a_long_wait_in_a_flight_is_kept_with_what_came_before_it() {
                 since_us: 50,
                 short_us: 0,
                 pause_us: 0,
+                bytes_read: 133,
             },
             Gap {
                 us: 1_490,
@@ -119,6 +155,8 @@ fn a_long_wait_in_a_flight_is_kept_with_what_came_before_it() {
                 since_us: 60,
                 short_us: 0,
                 pause_us: 0,
+                // Of the 9 000-byte record, the half that had come.
+                bytes_read: 133 + 700 + 4_500,
             }
         ]
     );
@@ -168,14 +206,14 @@ fn the_response_is_the_last_record_before_libcurl_saw_its_first_byte() {
     s.message_written(RT_INNER, &[23]);
     // Two tickets and the server's SETTINGS come in one read, the
     // response in the next; our SETTINGS ack in between is no request.
-    s.data_read(80_400);
+    s.data_read(80_400, 100);
     for inner in [22, 22, 23] {
         s.server_data(80_410, RT_HEADER, &[23, 3, 3, 0, 200]);
         s.server_data(80_410, RT_INNER, &[inner]);
     }
     s.header_written(80_700, 23, CPU);
     s.message_written(RT_INNER, &[23]);
-    s.data_read(80_900);
+    s.data_read(80_900, 100);
     s.server_data(81_200, RT_HEADER, &[23, 3, 3, 1, 44]);
     s.server_data(81_200, RT_INNER, &[23]);
     // libcurl saw the response at 81 300: its record came in at 80 900
@@ -211,7 +249,7 @@ fn a_kept_connection_has_a_request_and_a_response_too() {
     // TLS 1.2: no inner types; the next moment settles each record.
     let mut s = Stamps::default();
     s.header_written(1_000, 23, CPU);
-    s.data_read(41_000);
+    s.data_read(41_000, 100);
     s.server_data(41_050, RT_HEADER, &[23, 3, 3, 0, 100]);
     assert_eq!(
         s.reply(41_100),
@@ -260,9 +298,9 @@ fn a_response_behind_a_ticket_a_read_later_was_held() {
     // The first ticket alone, the second with the response a round
     // trip and a delayed ACK later: held.
     let mut s = requested();
-    s.data_read(80_300);
+    s.data_read(80_300, 100);
     theirs(&mut s, 80_310, 22);
-    s.data_read(161_000);
+    s.data_read(161_000, 100);
     theirs(&mut s, 161_010, 22);
     theirs(&mut s, 161_020, 23);
     let held = Reply {
@@ -275,10 +313,10 @@ fn a_response_behind_a_ticket_a_read_later_was_held() {
     // Both tickets first, the response alone later: the server's own
     // time, nothing held.
     let mut s = requested();
-    s.data_read(80_300);
+    s.data_read(80_300, 100);
     theirs(&mut s, 80_310, 22);
     theirs(&mut s, 80_320, 22);
-    s.data_read(161_000);
+    s.data_read(161_000, 100);
     theirs(&mut s, 161_010, 23);
     assert_eq!(
         s.reply(161_100),
@@ -289,19 +327,19 @@ fn a_response_behind_a_ticket_a_read_later_was_held() {
     );
     // A ticket after the response in its read holds nothing back.
     let mut s = requested();
-    s.data_read(80_300);
+    s.data_read(80_300, 100);
     theirs(&mut s, 80_310, 22);
-    s.data_read(161_000);
+    s.data_read(161_000, 100);
     theirs(&mut s, 161_010, 23);
     theirs(&mut s, 161_020, 22);
     assert_eq!(s.reply(161_100).unwrap().held_after_us, None);
     // What came before the request's record left is not after it.
     let mut s = requested();
-    s.data_read(40_090);
+    s.data_read(40_090, 100);
     theirs(&mut s, 40_095, 22);
     s.header_written(40_200, 23, CPU);
     s.message_written(RT_INNER, &[23]);
-    s.data_read(121_000);
+    s.data_read(121_000, 100);
     theirs(&mut s, 121_010, 22);
     theirs(&mut s, 121_020, 23);
     assert_eq!(
@@ -312,4 +350,32 @@ fn a_response_behind_a_ticket_a_read_later_was_held() {
             held_after_us: None,
         })
     );
+}
+
+#[test]
+fn a_response_a_delayed_ack_behind_a_lone_ticket_was_held() {
+    // Java: the ticket alone 40.3 ms after the request, the response
+    // in a later read our delayed ACK and a round trip after it.
+    let lone = |response_at: u64, min_rtt_us: u32| {
+        let mut s = Stamps::default();
+        hello(&mut s, 100, 0);
+        record_at(&mut s, 40_000, 900);
+        let kernel = HandshakeKernel {
+            min_rtt_us,
+            ..Default::default()
+        };
+        s.handshake_done(40_050, CPU, || Some(kernel));
+        s.header_written(40_100, 23, CPU);
+        s.message_written(RT_INNER, &[23]);
+        s.data_read(80_400, 1_196);
+        theirs(&mut s, 80_410, 22);
+        s.data_read(response_at, 120);
+        theirs(&mut s, response_at + 10, 23);
+        s.reply(response_at + 100).unwrap().held_after_us
+    };
+    assert_eq!(lone(161_400, 40_000), Some(80_400));
+    // 100 ms after the ticket: the server's own time, not held.
+    assert_eq!(lone(180_400, 40_000), None);
+    // No min RTT to judge by: not held.
+    assert_eq!(lone(161_400, 0), None);
 }

@@ -115,13 +115,14 @@ impl HandshakeMoments for TransferStamps {
                     retrans: k.total_retrans,
                     ooo: k.rcv_ooopack,
                     mss: k.snd_mss.max(k.rcv_mss),
+                    min_rtt_us: k.min_rtt_us.unwrap_or(0),
                 })
             })
         });
     }
 
-    fn data_read(&self, now_us: u64) {
-        self.record(|s| s.data_read(now_us));
+    fn data_read(&self, now_us: u64, bytes: usize) {
+        self.record(|s| s.data_read(now_us, bytes));
     }
 }
 
@@ -169,7 +170,7 @@ mod tests {
                     let keep = bytes || *ct == RT_HEADER || *ct == RT_INNER;
                     moments.server_data(t, *ct, if keep { data } else { &[] })
                 }
-                Step::Read => moments.data_read(t),
+                Step::Read => moments.data_read(t, 1_000),
                 Step::Wait => moments.waiting_for_socket(t),
                 Step::Done => moments.handshake_done(t),
             }

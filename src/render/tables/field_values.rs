@@ -221,7 +221,7 @@ pub fn extras_cell(extra: &[TlsExtra]) -> String {
             TlsExtra::InitialWindow { flight_bytes } => {
                 cell.push_str(&format!("({flight_bytes})"));
             }
-            TlsExtra::SplitFlight { first_bytes } => {
+            TlsExtra::SplitFlight { first_bytes, .. } => {
                 cell.push_str(&format!("({first_bytes})"));
             }
             TlsExtra::Loss { recovery } => {
@@ -250,7 +250,7 @@ impl serde::Serialize for ExtraJson<'_> {
             TlsExtra::InitialWindow { flight_bytes } => {
                 map.serialize_entry("flight_bytes", flight_bytes)?;
             }
-            TlsExtra::SplitFlight { first_bytes } => {
+            TlsExtra::SplitFlight { first_bytes, .. } => {
                 map.serialize_entry("first_bytes", first_bytes)?;
             }
             TlsExtra::Loss { recovery } => {

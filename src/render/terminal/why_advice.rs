@@ -108,6 +108,7 @@ pub(super) fn chain_words(certs: &[CertSize]) -> String {
 pub(super) fn advice(info: &RunInfo, why: &HandshakeWhy) -> Vec<String> {
     let mut out: Vec<Advice> = Vec::new();
     let rtt = why.parts.map(|p| p.rtt).or(why.min_rtt);
+    let mut split = split_round_trip(why, rtt);
     if let Some(rtt) = rtt.filter(|&r| worth(r, why)) {
         let round_trip = |line: String| Advice {
             saving: rtt,
@@ -119,9 +120,7 @@ pub(super) fn advice(info: &RunInfo, why: &HandshakeWhy) -> Vec<String> {
         if why.tls12 > 0 {
             out.push(round_trip(tls12_advice(info).into()));
         }
-        if why.split_flight > 0 {
-            out.push(round_trip(split_advice(why)));
-        }
+        out.extend(split.take());
         if why.initial_window > 0 {
             out.push(round_trip(window_advice(why)));
         }
@@ -135,6 +134,8 @@ pub(super) fn advice(info: &RunInfo, why: &HandshakeWhy) -> Vec<String> {
             });
         }
     }
+    // Worth a line where the round trip alone is not: our delayed ACK.
+    out.extend(split);
     out.extend(held_advice(why));
     out.extend(rsa_advice(why));
     out.extend(resume_advice(info, why));
@@ -196,6 +197,32 @@ fn split_advice(why: &HandshakeWhy) -> String {
         "the server wrote {bytes} of its flight on their own and its TCP held the rest for \
          our ACK; a server that writes its flight at once (or sets TCP_NODELAY) sends it in one"
     )
+}
+
+/// A flight the server split (in any handshake): a round trip, and the
+/// ACK our kernel delayed where it did (on loopback nearly all of it).
+fn split_round_trip(why: &HandshakeWhy, rtt: Option<Duration>) -> Option<Advice> {
+    if why.split_flight == 0 {
+        return None;
+    }
+    let rtt = rtt?;
+    let delay = why.names.split_ack_delay.unwrap_or_default();
+    let saving = rtt + delay;
+    if !worth(saving, why) {
+        return None;
+    }
+    let what = if delay >= Duration::from_millis(1) {
+        format!(
+            "to save a round trip and our delayed ACK (about {})",
+            with_unit(Some(saving))
+        )
+    } else {
+        a_round_trip(rtt)
+    };
+    Some(Advice {
+        saving,
+        line: format!("  {what}: {}", split_advice(why)),
+    })
 }
 
 /// How to save the round trip of a flight over the initial window.

@@ -233,6 +233,37 @@ fn a_group_this_build_cannot_name_gets_no_command_line() {
 }
 
 #[test]
+fn a_split_saves_the_delayed_ack_too_even_where_the_round_trip_is_nothing() {
+    let mut w = why();
+    w.split_flight = 4;
+    w.names.split_first_bytes = Some(6);
+    w.names.split_ack_delay = Some(MS(41));
+    let info = synthetic::run_info();
+    let text = lines(&info, &w).join("\n");
+    assert!(
+        text.contains(
+            "to save a round trip and our delayed ACK (about 81.0ms): the server wrote 6 bytes"
+        ),
+        "{text}"
+    );
+    // On loopback: the 20 µs round trip alone is not worth a line, the
+    // 41 ms our ACK waited is.
+    for p in w.parts.iter_mut() {
+        p.rtt = US(20);
+    }
+    w.min_rtt = Some(US(20));
+    let text = lines(&info, &w).join("\n");
+    assert!(
+        text.contains("to save a round trip and our delayed ACK (about 41.0ms)"),
+        "{text}"
+    );
+    // Without a delayed ACK: nothing worth a line.
+    w.names.split_ack_delay = Some(Duration::ZERO);
+    let text = lines(&info, &w).join("\n");
+    assert!(!text.contains("the server wrote 6 bytes"), "{text}");
+}
+
+#[test]
 fn a_round_trip_of_a_few_microseconds_is_not_worth_a_line() {
     let mut w = why();
     for p in w.parts.iter_mut() {

@@ -403,7 +403,10 @@ mod tests {
             group: Some(0x18),
             sent: vec![0x11ec, 0x1d],
         };
-        let split = TlsExtra::SplitFlight { first_bytes: 133 };
+        let split = TlsExtra::SplitFlight {
+            first_bytes: 133,
+            ack_delay: Duration::ZERO,
+        };
         let h = History::of(&[
             cold(1, 2, vec![retry()]),
             cold(2, 3, vec![retry(), split]),

@@ -25,8 +25,10 @@ pub struct HandshakeNames {
     /// certificates of the handshake that sent it.
     pub window_flight_bytes: Option<u32>,
     pub window_certs: Vec<CertSize>,
-    /// What a split flight's first part came to (the largest seen).
+    /// What a split flight's first part came to (the largest seen), and
+    /// the longest our kernel delayed the ACK that set its rest free.
     pub split_first_bytes: Option<u32>,
+    pub split_ack_delay: Option<Duration>,
     /// The longest wait a lost segment cost.
     pub loss_recovery: Option<Duration>,
     /// The server's signature scheme and the leaf's key, from a full handshake.
@@ -45,6 +47,7 @@ impl HandshakeNames {
             window_flight_bytes: None,
             window_certs: Vec::new(),
             split_first_bytes: None,
+            split_ack_delay: None,
             loss_recovery: None,
             sig_alg: None,
             server_key: None,
@@ -68,8 +71,12 @@ impl HandshakeNames {
                     }
                     self.window_flight_bytes = self.window_flight_bytes.max(Some(*flight_bytes));
                 }
-                TlsExtra::SplitFlight { first_bytes } => {
+                TlsExtra::SplitFlight {
+                    first_bytes,
+                    ack_delay,
+                } => {
                     self.split_first_bytes = self.split_first_bytes.max(Some(*first_bytes));
+                    self.split_ack_delay = self.split_ack_delay.max(Some(*ack_delay));
                 }
                 TlsExtra::Loss { recovery } => {
                     self.loss_recovery = self.loss_recovery.max(Some(*recovery));

@@ -33,8 +33,8 @@ pub trait HandshakeMoments: Send + Sync + 'static {
     /// The handshake is done (OpenSSL's `SSL_CB_HANDSHAKE_DONE`; a TLS 1.3
     /// session ticket read later does not report it again).
     fn handshake_done(&self, now_us: u64);
-    /// A read from libcurl's socket brought data in.
-    fn data_read(&self, now_us: u64);
+    /// A read from libcurl's socket brought `bytes` of data in.
+    fn data_read(&self, now_us: u64, bytes: usize);
 }
 
 /// A recorder as an SSL_CTX keeps it: a counted reference in the context's
@@ -194,8 +194,8 @@ unsafe fn watch_reads(ssl: *mut openssl_sys::SSL, kept: *mut c_void) {
 }
 
 /// The BIO callback: after a read (`BIO_CB_READ | BIO_CB_RETURN`) that
-/// brought data in, tells the BIO's recorder when. Every call returns what
-/// OpenSSL passed as the result, so the BIO works as it did.
+/// brought data in, tells the BIO's recorder when and how much. Every call
+/// returns what OpenSSL passed as the result, so the BIO works as it did.
 ///
 /// # Safety
 /// Only OpenSSL calls this, around an operation on a live BIO whose
@@ -214,12 +214,13 @@ unsafe extern "C" fn on_bio(
 ) -> std::os::raw::c_long {
     if oper == BIO_CB_READ | BIO_CB_RETURN && ret > 0 && !processed.is_null() {
         // SAFETY: non-null, so it points at the count of bytes read (the contract).
-        if unsafe { *processed } > 0 {
+        let bytes = unsafe { *processed };
+        if bytes > 0 {
             let now = super::monotonic_us();
             // SAFETY: a live BIO; its pointer is the recorder `watch_reads`
             // set, alive as long as the BIO (the contract).
             if let Some(moments) = unsafe { recorder(BIO_get_callback_arg(bio).cast()) } {
-                moments.data_read(now);
+                moments.data_read(now, bytes);
             }
         }
     }
