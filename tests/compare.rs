@@ -199,6 +199,7 @@ fn a_group_has_one_name_in_every_output() {
         .iter()
         .filter(|s| s["mode"] == "cold")
         .collect();
+    assert!(!cold.is_empty(), "{doc}");
     assert!(cold.iter().all(|s| s["tls_group"] == "P-256"), "{doc}");
     let ca = support::cacert();
     let out = support::tlsping(&[

@@ -12,7 +12,8 @@ use std::time::Duration;
 use support::capture::End;
 use support::path::DelayedPath;
 use support::wire::{
-    cold, kinds, ms, paired, replies_against_capture, run, server_ip, show, why_lines,
+    cold, kinds, ms, paired, replies_against_capture, run, server_ip, show, start_at_server_end,
+    why_lines,
 };
 use support::{median, CertKind, FlightCut, ServerOpts};
 
@@ -85,17 +86,17 @@ fn java_style_run(
     tls12: bool,
 ) -> Option<Result<(), String>> {
     let path = DelayedPath::for_test(D, None)?;
-    let server = path.in_server(|| {
-        support::start(ServerOpts {
-            bind: Some(server_ip()),
+    let server = start_at_server_end(
+        &path,
+        ServerOpts {
             flight_cut: Some(cut),
             cert,
             tls12,
             // Java's TLS 1.2 server sends no ticket before its ChangeCipherSpec.
             tickets: !tls12,
             ..Default::default()
-        })
-    });
+        },
+    );
     let args = ["-m", "cold", "-n", "3", "--resume", "off"];
     let r = run(
         Some(&path),

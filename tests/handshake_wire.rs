@@ -15,8 +15,8 @@ use support::capture::{self, End, Frame};
 use support::path::{DelayedPath, Loss, Toward};
 use support::wire::replies_against_capture;
 use support::wire::{
-    cold, kinds, ms, paired, paired_partly, run, run_captured, server_ip, show, start_program,
-    why_lines, Server,
+    cold, kinds, ms, paired, paired_partly, run, run_captured, server_ip, show,
+    start_at_server_end, start_program, why_lines, Server,
 };
 use support::{median, CertKind, FlightCut, ServerOpts};
 
@@ -111,13 +111,13 @@ fn a_split_flight_is_a_round_trip_and_a_pause_is_the_servers_time() {
 /// parts (`cut`); what did not hold, or `None` without a path.
 fn cut_run(case: &str, cut: FlightCut) -> Option<Result<(), String>> {
     let path = DelayedPath::for_test(D, None)?;
-    let server = path.in_server(|| {
-        support::start(ServerOpts {
-            bind: Some(server_ip()),
+    let server = start_at_server_end(
+        &path,
+        ServerOpts {
             flight_cut: Some(cut),
             ..Default::default()
-        })
-    });
+        },
+    );
     let args = ["-m", "cold", "-n", "3", "--resume", "off"];
     let r = run(
         Some(&path),
@@ -177,15 +177,9 @@ fn server_paces(path: &DelayedPath) -> bool {
     });
     let ok = set.as_deref().is_ok_and(|s| s.trim() == "bbr");
     if !ok {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI's kernel must offer BBR: {set:?}"
-        );
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: this kernel offers no BBR congestion control ({set:?})"
-        );
+        support::skip(&format!(
+            "this kernel offers no BBR congestion control ({set:?})"
+        ));
     }
     ok
 }
@@ -198,13 +192,13 @@ fn a_paced_chain_is_transmission_and_the_server_time_is_its_reply() {
     if !server_paces(&path) {
         return;
     }
-    let server = path.in_server(|| {
-        support::start(ServerOpts {
-            bind: Some(server_ip()),
+    let server = start_at_server_end(
+        &path,
+        ServerOpts {
             cert: CertKind::Big,
             ..Default::default()
-        })
-    });
+        },
+    );
     // A busy machine can stretch one handshake: the medians are held to
     // the capture's, each sample to its shape.
     let args = ["-m", "cold", "-n", "5", "--resume", "off"];
@@ -317,12 +311,7 @@ fn early_data_is_advised_only_where_the_tickets_allow_it() {
         let Some(path) = DelayedPath::for_test(D, None) else {
             return;
         };
-        let server = path.in_server(|| {
-            support::start(ServerOpts {
-                bind: Some(server_ip()),
-                ..opts.clone()
-            })
-        });
+        let server = start_at_server_end(&path, ServerOpts { ..opts.clone() });
         let Some(r) = run(
             Some(&path),
             server_ip(),
@@ -400,13 +389,13 @@ fn a_lost_segment_is_named_never_a_second_window() {
     let Some(path) = DelayedPath::for_test(D, Some(loss)) else {
         return;
     };
-    let server = path.in_server(|| {
-        support::start(ServerOpts {
-            bind: Some(server_ip()),
+    let server = start_at_server_end(
+        &path,
+        ServerOpts {
             cert: CertKind::Big,
             ..Default::default()
-        })
-    });
+        },
+    );
     // Captured at both ends: the server's segments sent again show at its
     // end, the client's at its own.
     let args = ["-m", "cold", "-n", "40", "--resume", "off"];
@@ -527,13 +516,13 @@ fn the_servers_time_after_the_request_is_the_records() {
 /// or a tool is missing.
 fn records_against_capture(case: &str, h2: bool) -> Option<Vec<f64>> {
     let path = DelayedPath::for_test(D, None)?;
-    let server = path.in_server(|| {
-        support::start(ServerOpts {
-            bind: Some(server_ip()),
+    let server = start_at_server_end(
+        &path,
+        ServerOpts {
             h2,
             ..Default::default()
-        })
-    });
+        },
+    );
     let version = if h2 { "2" } else { "1.1" };
     let args = ["-m", "cold", "-n", "4", "--http-version", version];
     let r = run(

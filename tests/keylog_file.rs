@@ -78,8 +78,7 @@ fn a_key_log_that_is_not_a_regular_file_of_ours_is_refused_before_any_connection
         (link.clone(), "it is a symbolic link"),
         (fifo, "it is a FIFO"),
     ];
-    // SAFETY: geteuid(2) takes nothing and always succeeds.
-    if unsafe { libc::geteuid() } == 0 {
+    if support::root_or_skip("the case of another user's key log") {
         let theirs = dir.path().join("theirs.keys");
         std::fs::write(&theirs, "").unwrap();
         std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();
@@ -98,6 +97,24 @@ fn a_key_log_that_is_not_a_regular_file_of_ours_is_refused_before_any_connection
         );
     }
     assert!(!target.exists(), "written through the link");
+    // A file of ours that every user may read: before, the secrets went
+    // where anyone could take them.
+    let open = dir.path().join("open.keys");
+    std::fs::write(&open, "").unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = run_logging_to(&open, &url);
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    assert!(
+        stderr(&out).contains("every user may read or write it (mode 0644)")
+            && stderr(&out).contains("chmod o-rwx"),
+        "{}",
+        show(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&open).unwrap(),
+        "",
+        "nothing written"
+    );
     assert_eq!(server.counters.snapshot().tcp, 0, "nothing may be dialed");
     // Refused even where nothing would be dialled: libcurl opens the file
     // when it starts, whatever the command.

@@ -171,6 +171,7 @@ fn http_to_a_tls_port_that_answers_400_is_a_warning() {
     assert!(warnings(&doc).contains(&said), "{:?}", warnings(&doc));
     assert!(stderr(&out).contains(&said), "{}", show(&out));
     // The rounds still ran, and got the 400.
+    assert!(!samples(&doc).is_empty(), "{doc:#}");
     assert!(samples(&doc).iter().all(|s| s["status"] == 400), "{doc:#}");
     // A 400 from a port that is not TLS is the server's answer, no more.
     let plain = start_faulty(FaultOpts {

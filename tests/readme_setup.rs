@@ -196,16 +196,6 @@ fn shell(line: &str, root: &Path) -> Command {
     cmd
 }
 
-/// Skips (one line) outside CI, fails under `CI=true`.
-fn skip(why: &str) {
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "under CI=true: {why}"
-    );
-    use std::io::Write as _;
-    let _ = writeln!(std::io::stderr(), "skipped: {why}");
-}
-
 #[test]
 fn the_build_and_run_command_works_as_written_on_this_checkout() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -219,7 +209,7 @@ fn the_build_and_run_command_works_as_written_on_this_checkout() {
         .and_then(|m| m.modified())
         .is_ok_and(|built| built >= newest_source(root));
     if !fresh {
-        skip(&format!(
+        support::skip(&format!(
             "no release build newer than the sources at {} (cargo build --release --locked \
              builds it; .ci/run does, before the tests)",
             release.display()

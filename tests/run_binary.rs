@@ -291,10 +291,10 @@ fn every_file_that_cannot_be_written_is_told_on_a_line_of_its_own() {
     let read = lines.read_line(&mut first);
     std::fs::remove_dir_all(&gone).unwrap();
     assert!(read.is_ok() && first.starts_with("HEAD "), "{first:?}");
-    // Reading the rest lets the run end (bounded by its 3 rounds).
-    let mut rest = String::new();
-    let _ = std::io::Read::read_to_string(&mut lines, &mut rest);
-    let out = child.wait_with_output().unwrap();
+    // The rest is read while the run ends (3 rounds), within a bound.
+    child.stdout = Some(lines.into_inner());
+    let out = support::spawned::wait_bounded(child, std::time::Duration::from_secs(15));
+    let rest = stdout(&out);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let err = stderr(&out);
     let told: Vec<&str> = err

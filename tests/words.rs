@@ -11,7 +11,7 @@ mod support;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use support::faults::{start_faulty, Fault, FaultOpts};
 use support::{cacert, command, show, start, stderr, stdout, ServerOpts};
@@ -255,6 +255,7 @@ fn the_negotiated_group_is_spelled_as_curves_takes_it() {
     let doc =
         support::quick_json_ok(&["--curves", "X25519", "-m", "cold", "-n", "2", &server.url()]);
     assert_eq!(doc["run"]["tls_group"], "X25519", "{:#}", doc["run"]);
+    assert_eq!(support::samples(&doc).len(), 2, "{doc:#}");
     for s in support::samples(&doc) {
         assert_eq!(s["tls_group"], "X25519", "{s:#}");
     }
@@ -305,6 +306,13 @@ fn the_man_page_says_what_h_does_and_what_new_conn_is() {
         ..Default::default()
     });
     let doc = support::quick_json_ok(&["--http-version", "1.1", "-n", "2", &server.url()]);
+    // Both modes, each probe: a cold one and a warm one at least.
+    for mode in ["cold", "warm"] {
+        assert!(
+            support::samples(&doc).iter().any(|s| s["mode"] == mode),
+            "{doc:#}"
+        );
+    }
     for s in support::samples(&doc) {
         let want = s["mode"] == "warm";
         assert_eq!(s["new_conn"], want, "{s:#}");
@@ -326,32 +334,16 @@ fn ctrl_c_during_the_preflight_exits_130_as_the_man_page_says() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let until = Instant::now() + Duration::from_secs(10);
-    while server
-        .counters
-        .requests
-        .load(std::sync::atomic::Ordering::SeqCst)
-        == 0
-    {
-        assert!(
-            Instant::now() < until,
-            "the preflight never sent its request"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    // SAFETY: kill(2) with the pid of a child we spawned and still own.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
-    let until = Instant::now() + Duration::from_secs(10);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > until {
-            let _ = child.kill();
-            panic!("no exit within 10 s of Ctrl+C");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    support::wait_for(&mut child, "the preflight's request", || {
+        server
+            .counters
+            .requests
+            .load(std::sync::atomic::Ordering::SeqCst)
+            > 0
+    });
+    support::sigint(&child);
+    let out = support::spawned::wait_bounded(child, Duration::from_secs(10));
+    let status = out.status;
     assert_eq!(status.code(), Some(130));
     let man = tlsping::cli::docs::generate(tlsping::cli::docs::Generate::Man);
     assert!(man.contains("130 for Ctrl+C before round 1"), "{man}");

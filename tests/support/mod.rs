@@ -57,6 +57,27 @@ pub fn cacert() -> String {
         .to_string()
 }
 
+/// The arguments of a run against `https://localhost:PORT/` with
+/// `localhost` pinned to `ip` and the test CA trusted, no warmup: `-w
+/// timeout -i interval`, then `args`, then the URL (last).
+pub fn localhost_run(
+    ip: std::net::IpAddr,
+    port: u16,
+    timeout: &str,
+    interval: &str,
+    args: &[&str],
+) -> Vec<String> {
+    let mut all: Vec<String> = ["-w", timeout, "-i", interval, "--warmup", "0"]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    all.extend(["--resolve".into(), format!("localhost:{port}:{ip}")]);
+    all.extend(["--cacert".into(), cacert()]);
+    all.extend(args.iter().map(|a| a.to_string()));
+    all.push(format!("https://localhost:{port}/"));
+    all
+}
+
 /// Runs the real binary to completion.
 pub fn tlsping(args: &[&str]) -> Output {
     command(args).output().expect("running tlsping")

@@ -220,23 +220,8 @@ pub fn run_captured(
         None => None,
     };
     let keylog = cap.keylog();
-    let resolve = format!("localhost:{port}:{ip}");
-    let url = format!("https://localhost:{port}/");
-    let cacert = super::cacert();
-    let mut all = vec![
-        "-w",
-        "5s",
-        "-i",
-        "200ms",
-        "--warmup",
-        "0",
-        "--resolve",
-        &resolve,
-        "--cacert",
-        &cacert,
-    ];
-    all.extend_from_slice(args);
-    all.push(&url);
+    let owned = super::localhost_run(ip, port, "5s", "200ms", args);
+    let all: Vec<&str> = owned.iter().map(String::as_str).collect();
     let client = |json: bool, keys: Option<&Path>| {
         let mut with = all.clone();
         if json {
@@ -370,6 +355,17 @@ pub fn why_lines(case: &str, text: &str) -> Vec<String> {
 
 pub fn ms(s: &Value, key: &str) -> f64 {
     s[key].as_f64().unwrap_or_else(|| panic!("no {key} in {s}"))
+}
+
+/// The in-process test server, started in `path`'s server end on
+/// [`server_ip`], with `opts` otherwise.
+pub fn start_at_server_end(path: &DelayedPath, opts: super::ServerOpts) -> super::TestServer {
+    path.in_server(|| {
+        super::start(super::ServerOpts {
+            bind: Some(server_ip()),
+            ..opts
+        })
+    })
 }
 
 /// `ip` in the server's end of a path.
