@@ -38,7 +38,8 @@ pub fn keylog_refused() -> Option<String> {
 
 /// The file for TLS secrets at `path`, opened (created `0600` when new)
 /// without following a link or waiting on a FIFO: `Err` unless it is a
-/// regular file of ours, which libcurl may then append to.
+/// regular file of ours that other users cannot open, which libcurl may
+/// then append to.
 pub fn check_keylog(path: &Path) -> Result<(), String> {
     use std::os::unix::fs::MetadataExt;
     let named = format!("{KEYLOG_VAR}={}", path.display());
@@ -70,6 +71,16 @@ pub fn check_keylog(path: &Path) -> Result<(), String> {
     }
     if meta.uid() != our_uid() {
         return Err(refuse("another user's file"));
+    }
+    // A file of ours every user may read (or write): libcurl would append
+    // the secrets where anyone can take them. Its group's access is the
+    // owner's choice and stays.
+    let mode = meta.mode() & 0o777;
+    if mode & 0o007 != 0 {
+        return Err(format!(
+            "{named}: every user may read or write it (mode {mode:04o}); TLS secrets are \
+             written only to a file others cannot open (chmod o-rwx it, or unset {KEYLOG_VAR})"
+        ));
     }
     Ok(())
 }

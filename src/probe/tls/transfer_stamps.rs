@@ -36,7 +36,9 @@ impl TransferStamps {
     /// connection reports here again).
     pub(crate) fn reset(&self) {
         self.socket.store(-1, Ordering::Relaxed);
-        self.record(|s| *s = Stamps::EMPTY);
+        // Before the clock starts: wait for the lock (never skipped, as a
+        // callback's `record` may be), a poisoned one included.
+        *self.stamps.lock().unwrap_or_else(PoisonError::into_inner) = Stamps::EMPTY;
     }
 
     /// The transfer opened `sock` (the last one it opened is the connection's).

@@ -306,7 +306,10 @@ fn rsa_advice(why: &HandshakeWhy) -> Option<Advice> {
 /// none: a resumed handshake skips the certificate and the signature, at
 /// most the server's time and our finish.
 fn resume_advice(info: &RunInfo, why: &HandshakeWhy) -> Option<Advice> {
-    if why.resumed > 0 || info.settings.resume {
+    // Only where the server can resume: it sent a TLS 1.3 ticket, or the
+    // handshakes were TLS 1.2 (whose session IDs need no ticket).
+    let resumable = why.tls12 > 0 || why.tickets[0] > 0;
+    if why.resumed > 0 || info.settings.resume || !resumable {
         return None;
     }
     let saving = why

@@ -354,3 +354,27 @@ fn the_chain_line_names_each_certificate_its_size_and_key() {
         "the leaf 1.2 KB (EC P-256), 3 more of 7.4 KB (RSA-4096)"
     );
 }
+
+#[test]
+fn resumption_is_advised_only_where_the_server_can_resume() {
+    // Full handshakes only (--resume off), TLS 1.3, 12 ms of the server's
+    // and our work: worth a line where the server sent tickets.
+    let mut w = why();
+    w.resumed = 0;
+    w.hello_retry = 0;
+    w.tls12 = 0;
+    let info = synthetic::run_info();
+    let mut off = info.clone();
+    off.settings.resume = false;
+    w.tickets = [5, 0];
+    let text = lines(&off, &w).join("\n");
+    assert!(text.contains("resume sessions"), "{text}");
+    // No ticket from a TLS 1.3 server: it cannot resume; no line.
+    w.tickets = [0, 0];
+    let text = lines(&off, &w).join("\n");
+    assert!(!text.contains("resume sessions"), "{text}");
+    // TLS 1.2 resumes by session ID without tickets.
+    w.tls12 = 5;
+    let text = lines(&off, &w).join("\n");
+    assert!(text.contains("resume sessions"), "{text}");
+}

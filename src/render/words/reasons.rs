@@ -30,7 +30,10 @@ pub fn reason(r: &EndReason) -> String {
         EndReason::Negotiated(tls) => negotiated(tls),
         EndReason::NoEarlyData(tls) => no_early_data(tls),
         EndReason::OneAddress { host, addr } => {
-            format!("--compare addr: {host} resolves to one address ({addr}); nothing to compare")
+            format!(
+                "--compare addr: {host} resolves to one address ({addr}); nothing to compare: \
+                 name the addresses to measure (--compare addr=A,B)"
+            )
         }
         EndReason::AddressLookupFailed { host, error } => address_lookup_failed(host, error),
         EndReason::NoVariantCanRun { first, .. } => match first {
@@ -414,6 +417,19 @@ fn push_next_step(failure: &ProbeError) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_address_says_how_to_name_the_ones_to_compare() {
+        let why = EndReason::OneAddress {
+            host: "a.test".into(),
+            addr: "192.0.2.1".parse().unwrap(),
+        };
+        assert_eq!(
+            reason(&why),
+            "--compare addr: a.test resolves to one address (192.0.2.1); nothing to compare: \
+             name the addresses to measure (--compare addr=A,B)"
+        );
+    }
 
     #[test]
     fn valves_say_what_the_server_asked_for() {
