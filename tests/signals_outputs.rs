@@ -34,12 +34,55 @@ fn blocked_on_its_output(server: &support::TestServer) -> Child {
 /// `blocked_on_its_output`, with more arguments.
 fn blocked_with(server: &support::TestServer, more: &[&str]) -> Child {
     use std::os::fd::AsRawFd;
-    let url = server.url();
-    let mut args = vec!["--csv", "-m", "warm", "-n", "0", "-i", "200ms"];
-    args.extend_from_slice(more);
-    args.push(&url);
-    let mut child = spawn(&args);
+    let args = blocking_args(server, more);
+    let child = spawn(&args.iter().map(String::as_str).collect::<Vec<_>>());
     let pipe = child.stdout.as_ref().expect("piped stdout").as_raw_fd();
+    wait_blocked(server, child, pipe)
+}
+
+/// `blocked_with`, stderr into the same pipe as stdout (`2>&1 | stuck`),
+/// and the pipe then filled to its last byte (a stdout chunk waits for
+/// room for all of itself; a short stderr line would still fit): the
+/// pipe's read end, never read, is returned with the child.
+fn blocked_together(server: &support::TestServer, more: &[&str]) -> (Child, std::io::PipeReader) {
+    use std::os::fd::AsRawFd;
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    let ca = support::cacert();
+    let mut all = vec!["-4", "--cacert", &ca];
+    let args = blocking_args(server, more);
+    all.extend(args.iter().map(String::as_str));
+    let child = support::command(&all)
+        .stdin(std::process::Stdio::null())
+        .stdout(writer.try_clone().expect("the pipe's write end"))
+        .stderr(writer.try_clone().expect("the pipe's write end"))
+        .spawn()
+        .expect("spawning tlsping");
+    let pipe = reader.as_raw_fd();
+    let child = wait_blocked(server, child, pipe);
+    // A byte at a time until the pipe is full; the thread ends with a
+    // broken pipe once the test drops the read end.
+    std::thread::spawn(move || {
+        use std::io::Write as _;
+        let mut writer = writer;
+        while writer.write(b".").is_ok() {}
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    (child, reader)
+}
+
+fn blocking_args(server: &support::TestServer, more: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = ["--csv", "-m", "warm", "-n", "0", "-i", "200ms"]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    args.extend(more.iter().map(|a| a.to_string()));
+    args.push(server.url());
+    args
+}
+
+/// Shrinks the pipe at `pipe` (a read end we own) to 4 KiB and waits,
+/// bounded, until the child is stuck writing into it.
+fn wait_blocked(server: &support::TestServer, mut child: Child, pipe: std::os::fd::RawFd) -> Child {
     // SAFETY: `pipe` is the read end we own; F_SETPIPE_SZ only resizes its buffer.
     let size = unsafe { libc::fcntl(pipe, libc::F_SETPIPE_SZ, 4096) };
     assert!(size >= 4096, "could not shrink the pipe");
@@ -147,6 +190,39 @@ fn a_signal_with_stdout_blocked_still_writes_the_files_and_pushes() {
     let value = run_series(&metrics);
     assert_eq!(value("tlsping_run_exit_code"), Some(143.0));
     assert_eq!(value("tlsping_run_interrupted"), Some(1.0));
+    assert!(std::fs::read_to_string(&picture)
+        .expect("the picture was written")
+        .contains("</svg>"));
+}
+
+#[test]
+fn a_signal_with_stderr_blocked_too_still_writes_the_files() {
+    // `2>&1 | stuck`: the warning the signal brings would block on the
+    // same full pipe; it waits until the metrics file and the picture
+    // are written (before, the 5 s watchdog ended the run without them).
+    let dir = support::TempDir::new("blocked-both");
+    let metrics = dir.path().join("m.prom");
+    let picture = dir.path().join("p.svg");
+    let server = start(ServerOpts::default());
+    let (mut child, _reader) = blocked_together(
+        &server,
+        &[
+            "--openmetrics",
+            support::path_str(&metrics),
+            "--svg",
+            support::path_str(&picture),
+        ],
+    );
+    // SAFETY: kill(2) with the pid of a child we spawned and still own.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    let status = exit_within(
+        &mut child,
+        Duration::from_secs(15),
+        "one SIGTERM did not end a run blocked on its output",
+    );
+    assert_eq!(status.code(), Some(143));
+    let value = run_series(&metrics);
+    assert_eq!(value("tlsping_run_exit_code"), Some(143.0));
     assert!(std::fs::read_to_string(&picture)
         .expect("the picture was written")
         .contains("</svg>"));

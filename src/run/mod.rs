@@ -303,6 +303,11 @@ fn after_rounds(
     (rounds, history): (probe::Rounds, stats::History),
     warnings: &mut Warnings,
 ) -> Exit {
+    // After a signal the ending's waits are bounded; a stderr write is not:
+    // the warnings wait until the files and the push are done.
+    if signals::came().first().is_some() {
+        warnings.hold();
+    }
     if let Some(EarlyStop::Valve(why)) = &rounds.stop {
         warnings.warn(Warning::Valve(*why));
     }
@@ -339,7 +344,9 @@ fn after_rounds(
     };
     let verdict = Ended::Rounds(judgement(stats::judge(&history)));
     let tell: ending::Tell = |o, run| o.end(run);
-    ending::end_all(opts, written, &mut finished, tell, (verdict, false))
+    let exit = ending::end_all(opts, written, &mut finished, tell, (verdict, false));
+    warnings.release();
+    exit
 }
 
 #[cfg(test)]

@@ -143,6 +143,16 @@ struct State {
 }
 
 impl State {
+    /// Queues `bytes` for the writer. Once stdout is given up, only up to
+    /// `ROOM` waits (what a returning reader may still get within the
+    /// grace); the rest of the run's output is dropped, so that a long
+    /// run's last document cannot grow the queue without a bound.
+    fn queue(&mut self, bytes: &[u8]) {
+        if !self.given_up || self.queue.len() < ROOM {
+            self.queue.extend(bytes);
+        }
+    }
+
     fn error(&self) -> Option<io::Error> {
         self.error
             .as_ref()
@@ -242,7 +252,7 @@ impl Write for Stdout {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
         let pipe = pipe();
         pipe.wait(|s| s.queue.len() < ROOM)?;
-        pipe.lock().queue.extend(bytes);
+        pipe.lock().queue(bytes);
         pipe.changed.notify_all();
         Ok(bytes.len())
     }
@@ -279,6 +289,32 @@ mod tests {
             sink.write_all(w).unwrap();
         }
         String::from_utf8(sink.out).unwrap()
+    }
+
+    #[test]
+    fn a_stdout_given_up_queues_no_more_than_its_room() {
+        let mut state = State::default();
+        let piece = [b'x'; 1000];
+        // Before a signal: the writer's wait bounds the queue, not this.
+        for _ in 0..100 {
+            state.queue(&piece);
+        }
+        assert_eq!(state.queue.len(), 100_000);
+        // Given up: a run's last document of any size stays within ROOM
+        // (and one write past it).
+        let mut state = State {
+            given_up: true,
+            ..State::default()
+        };
+        for _ in 0..10_000 {
+            state.queue(&piece);
+        }
+        assert!(
+            state.queue.len() < ROOM + piece.len(),
+            "{}",
+            state.queue.len()
+        );
+        assert!(state.queue.len() >= ROOM, "{}", state.queue.len());
     }
 
     const HOSTILE: &str = "db;desc=\"\u{1b}]0;owned\u{7}\u{202e}lmth.exe\"\r\n";

@@ -20,6 +20,8 @@ use super::reasons;
 #[derive(Debug, Default)]
 pub struct Warnings {
     list: Vec<Warning>,
+    /// Lines kept back from stderr (`hold`) until `release`.
+    held: Option<String>,
 }
 
 impl Warnings {
@@ -38,8 +40,29 @@ impl Warnings {
             "tlsping: warning: {}\n",
             crate::text::printable(&text(&warning))
         );
-        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+        match &mut self.held {
+            Some(held) => held.push_str(&line),
+            None => {
+                let _ = std::io::stderr().lock().write_all(line.as_bytes());
+            }
+        }
         self.list.push(warning);
+    }
+
+    /// From now on keeps the lines back from stderr until `release`: after
+    /// a signal, a stderr nobody reads (`2>&1 | stuck`) must not block the
+    /// files and the push the run still owes (a write to it is not
+    /// interrupted by the signal). They are kept as they are said, in order.
+    pub fn hold(&mut self) {
+        self.held.get_or_insert_with(String::new);
+    }
+
+    /// Writes the lines kept back since `hold` (then nothing is held).
+    pub fn release(&mut self) {
+        use std::io::Write as _;
+        if let Some(held) = self.held.take() {
+            let _ = std::io::stderr().lock().write_all(held.as_bytes());
+        }
     }
 
     pub fn list(&self) -> &[Warning] {
